@@ -1,0 +1,41 @@
+// ESLint (flat config). Workflow code must be deterministic: no Node built-ins and no
+// non-workflow Temporal packages in src/workflows; floating promises are errors everywhere.
+const tseslint = require('typescript-eslint');
+
+const nodeBuiltins = require('module').builtinModules.flatMap((m) => [m, `node:${m}`]);
+
+module.exports = tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.loom/**', 'coverage/**', 'bin/**', '**/*.js'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: __dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins (use an activity).' })),
+          { name: '@temporalio/client', message: 'Workflows import only @temporalio/workflow.' },
+          { name: '@temporalio/worker', message: 'Workflows import only @temporalio/workflow.' },
+          { name: '@temporalio/activity', message: 'Workflows import only @temporalio/workflow.' },
+          { name: '@temporalio/testing', message: 'Workflows import only @temporalio/workflow.' },
+          { name: 'openai', message: 'Model calls are activities.' },
+        ],
+        patterns: [
+          { group: ['**/activities/*', '!**/activities/types'], message: 'Workflows may only `import type` from activities.', allowTypeImports: true },
+          { group: ['**/compiler/*', '!**/compiler/types'], message: 'Workflows may not load the compiler (I/O).', allowTypeImports: true },
+        ],
+      }],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep()/timers from @temporalio/workflow.' }],
+    },
+  },
+);

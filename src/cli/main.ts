@@ -1,0 +1,52 @@
+/** Command table and dispatch for the `loom` CLI (see client.ts). */
+import * as path from 'path';
+
+export interface CommandModule {
+  /** Runs the command with its own argv (after the command name); resolves to the exit code. */
+  run(argv: string[]): Promise<number>;
+}
+
+interface CommandEntry { module: string; summary: string }
+
+/** name -> module under src/cli/commands (loaded lazily) and a one-line summary for `loom help`. */
+export const COMMANDS: Record<string, CommandEntry> = {
+  validate: { module: 'validate', summary: 'validate agent definitions and registry files (exit 1 on errors)' },
+  compile: { module: 'compile', summary: 'compile AGENT_ID and print the canonical JSON bundle' },
+  publish: { module: 'publish', summary: 'store the compiled payload under .loom/published/<agent_id>/<version>.json' },
+  dev: { module: 'dev', summary: 'embedded Temporal dev server + worker in the foreground; prints the Web UI URL' },
+  run: { module: 'run', summary: 'run AGENT_ID, show live progress and print the output' },
+  start: { module: 'start', summary: 'start AGENT_ID and print the workflow id' },
+  status: { module: 'status', summary: 'show the status of a run' },
+  approve: { module: 'approve', summary: 'approve a pending tool call (optionally with corrected --args)' },
+  reject: { module: 'reject', summary: 'reject a pending tool call with --reason' },
+  pause: { module: 'pause', summary: 'pause a run (no new model or tool call starts)' },
+  resume: { module: 'resume', summary: 'resume a paused run' },
+  cancel: { module: 'cancel', summary: 'cancel a run' },
+  result: { module: 'result', summary: 'wait for and print the output of a run' },
+  list: { module: 'list', summary: 'list runs' },
+  delete: { module: 'delete', summary: 'delete a run and its state' },
+  escalations: { module: 'escalations', summary: 'list runs waiting on a human queue' },
+  respond: { module: 'respond', summary: 'answer an escalation: --queue Q --output JSON | --close' },
+};
+
+export function usage(): string {
+  const lines = ['usage: loom <command> [options]', '', 'commands:'];
+  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
+  lines.push('', 'common options: --registry DIR (or LOOM_REGISTRY), TEMPORAL_ADDRESS to use a real cluster');
+  return lines.join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`loom: unknown command '${name}'\n\n${usage()}\n`);
+    return 2;
+  }
+  const mod: CommandModule = await import(path.join(__dirname, 'commands', entry.module));
+  return mod.run(rest);
+}

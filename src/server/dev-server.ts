@@ -1,0 +1,150 @@
+/**
+ * The embedded Temporal server: `temporal server start-dev` from the project-local Temporal CLI
+ * (scripts/install-temporal.sh, overridable with TEMPORAL_CLI_PATH). Used by `loom dev`/`loom run`
+ * when TEMPORAL_ADDRESS is unset, and by the test suite. Never a mock of Temporal.
+ */
+import { spawn, execFileSync, ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as net from 'net';
+import * as path from 'path';
+import { SEARCH_ATTRIBUTES } from '../shared/contract';
+
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+export interface DevServerOptions {
+  /** SQLite file; omitted = in-memory (lost on exit). */
+  dbFile?: string;
+  port?: number;
+  uiPort?: number;
+  headless?: boolean;
+  /** Faster, less durable SQLite (tests). */
+  fastSqlite?: boolean;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Extra dynamic config values, e.g. `limit.historyCount.warn=...`. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+  /** Where the server's stdout/stderr go (default: `.loom/temporal-dev.log`). */
+  logFile?: string;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  pid: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Locate the Temporal CLI: TEMPORAL_CLI_PATH, the project-local install, or install it now. */
+export function resolveTemporalCli(opts: { install?: boolean } = {}): string {
+  const override = process.env.TEMPORAL_CLI_PATH;
+  if (override) {
+    if (!fs.existsSync(override)) throw new Error(`TEMPORAL_CLI_PATH points to ${override}, which does not exist`);
+    return override;
+  }
+  const local = path.join(PROJECT_ROOT, '.tools', 'temporal', 'bin', 'temporal');
+  if (fs.existsSync(local)) return local;
+  const goBuilt = path.join(PROJECT_ROOT, '.tools', 'bin', 'temporal');
+  if (fs.existsSync(goBuilt)) return goBuilt;
+  if (opts.install === false) {
+    throw new Error('Temporal CLI not found: run `npm run temporal:install` or set TEMPORAL_CLI_PATH');
+  }
+  const out = execFileSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-temporal.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, SKIP_TEST_SERVER: '1' },
+  });
+  const cli = out.trim().split('\n').pop() ?? '';
+  if (!cli || !fs.existsSync(cli)) throw new Error(`installing the Temporal CLI failed (got '${cli}')`);
+  return cli;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host: '127.0.0.1', port });
+    sock.once('connect', () => { sock.destroy(); resolve(true); });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+/** Start `temporal server start-dev` and wait until its frontend accepts connections. */
+export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
+  const cli = resolveTemporalCli();
+  const port = opts.port ?? (await freePort());
+  const uiPort = opts.headless ? undefined : opts.uiPort ?? (await freePort());
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', opts.logLevel ?? 'warn'];
+  if (opts.headless) args.push('--headless');
+  else args.push('--ui-port', String(uiPort));
+  if (opts.dbFile) {
+    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  if (opts.fastSqlite) args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
+  for (const name of Object.values(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=Keyword`);
+  for (const [k, v] of Object.entries(opts.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${k}=${JSON.stringify(v)}`);
+
+  const logFile = opts.logFile ?? path.join(PROJECT_ROOT, '.loom', 'temporal-dev.log');
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(cli, args, { stdio: ['ignore', log, log], detached: false });
+  fs.closeSync(log);
+  let exited: number | null = null;
+  child.once('exit', (code) => { exited = code ?? -1; });
+
+  const deadline = Date.now() + 60_000;
+  while (!(await canConnect(port))) {
+    if (exited !== null) throw new Error(`temporal server start-dev exited with code ${exited}; see ${logFile}`);
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`Temporal dev server did not listen on ${port} within 60s; see ${logFile}`); }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const address = `127.0.0.1:${port}`;
+  // The port accepts before the namespace and search attributes are ready: wait for them.
+  await waitForNamespace(address, deadline);
+  return {
+    address,
+    uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined,
+    pid: child.pid ?? -1,
+    process: child,
+    async stop() {
+      if (exited !== null) return;
+      const done = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
+async function waitForNamespace(address: string, deadline: number): Promise<void> {
+  // Imported lazily so that modules which only need the CLI path do not load gRPC.
+  const { Connection } = await import('@temporalio/client');
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const conn = await Connection.connect({ address });
+      try {
+        await conn.workflowService.describeNamespace({ namespace: 'default' });
+        return;
+      } finally {
+        await conn.close();
+      }
+    } catch (err) {
+      lastErr = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`Temporal dev server at ${address} never became ready: ${String(lastErr)}`);
+}

@@ -1,0 +1,72 @@
+/**
+ * Test harness: a real Temporal dev server (started once by test/setup/global-setup.ts), a
+ * Client, and a Worker on a fresh task queue run with `runUntil` (the samples-typescript shape).
+ */
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions } from '@temporalio/worker';
+import { randomUUID } from 'crypto';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed in this process
+  }
+}
+
+export function temporalAddress(): string {
+  const a = process.env.LOOM_TEST_TEMPORAL_ADDRESS;
+  if (!a) throw new Error('LOOM_TEST_TEMPORAL_ADDRESS is not set: run tests through jest (global setup starts the server)');
+  return a;
+}
+
+export function workflowBundlePath(): string {
+  const p = process.env.LOOM_TEST_WORKFLOW_BUNDLE;
+  if (!p) throw new Error('LOOM_TEST_WORKFLOW_BUNDLE is not set: src/workflows/index.ts was missing when the suite started');
+  return p;
+}
+
+export interface TestTemporal {
+  client: Client;
+  connection: Connection;
+  nativeConnection: NativeConnection;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+export async function connectTestTemporal(prefix = 'test'): Promise<TestTemporal> {
+  quietRuntime();
+  const address = temporalAddress();
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    client,
+    connection,
+    nativeConnection,
+    taskQueue: `${prefix}-${randomUUID()}`,
+    async close() {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** Create a worker over the shared prebuilt bundle on `t.taskQueue`. */
+export async function createTestWorker(
+  t: TestTemporal,
+  activities: object,
+  extra: Partial<WorkerOptions> = {},
+): Promise<Worker> {
+  return Worker.create({
+    connection: t.nativeConnection,
+    namespace: 'default',
+    taskQueue: t.taskQueue,
+    workflowBundle: { codePath: workflowBundlePath() },
+    activities,
+    ...extra,
+  });
+}
