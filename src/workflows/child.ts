@@ -3,7 +3,7 @@
  * pattern, and agent-as-tool calls, go through here, so members show up as a tree in the Web UI
  * and each member keeps its own bounded history.
  */
-import { executeChild, startChild, workflowInfo, ChildWorkflowHandle, ParentClosePolicy } from '@temporalio/workflow';
+import { executeChild, startChild, workflowInfo, ChildWorkflowHandle, ChildWorkflowOptions, ParentClosePolicy } from '@temporalio/workflow';
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
 import type { JsonValue } from '../compiler/types';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -21,7 +21,7 @@ export interface ChildRunSpec {
   timeoutSeconds?: number;
 }
 
-function childOptions(spec: ChildRunSpec) {
+function childOptions(spec: ChildRunSpec): ChildWorkflowOptions & { args: [RunAgentInput] } {
   const parentId = workflowInfo().workflowId;
   const input: RunAgentInput = {
     bundle: spec.bundle,
@@ -33,7 +33,7 @@ function childOptions(spec: ChildRunSpec) {
     workflowId: `${parentId}/${spec.role}`,
     args: [input] as [RunAgentInput],
     parentClosePolicy: ParentClosePolicy.TERMINATE,
-    workflowRunTimeout: spec.timeoutSeconds ? `${spec.timeoutSeconds}s` : undefined,
+    workflowRunTimeout: spec.timeoutSeconds ? spec.timeoutSeconds * 1000 : undefined,
     searchAttributes: { [SEARCH_ATTRIBUTES.agentId]: [spec.agent_id] },
   };
 }
