@@ -1,0 +1,13 @@
+/** `loom resume ID`: signal `resume` to a run. */
+import { parseArgs } from '../args';
+import { withRun } from '../run-control';
+import { SIGNALS } from '../../shared/contract';
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  return withRun(args.positionals[0], 'loom resume ID', async (s, id) => {
+    await s.client.workflow.getHandle(id).signal(SIGNALS.resume);
+    process.stdout.write(`resume signal sent to ${id}\n`);
+    return 0;
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * How the CLI reaches Temporal:
+ *  1. TEMPORAL_ADDRESS set → that server (a real cluster; TEMPORAL_NAMESPACE, TEMPORAL_UI_URL optional);
+ *  2. a `loom dev` running from this folder (.loom/dev.json) → its embedded server;
+ *  3. otherwise, for commands that can (run), an embedded `temporal server start-dev` with its SQLite
+ *     file under .loom/ (runs survive a restart) plus an in-process worker, stopped on exit.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Client, Connection } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { DevServer, freePort, startDevServer } from '../server/dev-server';
+
+export interface LoomSession {
+  client: Client;
+  address: string;
+  namespace: string;
+  uiUrl?: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export const LOOM_DIR = () => path.resolve(process.env.LOOM_HOME ?? path.join(process.cwd(), '.loom'));
+const DEV_FILE = () => path.join(LOOM_DIR(), 'dev.json');
+
+interface DevInfo { address: string; uiUrl?: string; pid: number }
+
+export function readDevInfo(): DevInfo | undefined {
+  try {
+    const info = JSON.parse(fs.readFileSync(DEV_FILE(), 'utf8')) as DevInfo;
+    process.kill(info.pid, 0); // throws when the `loom dev` process is gone
+    return info;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeDevInfo(info: DevInfo): void {
+  fs.mkdirSync(LOOM_DIR(), { recursive: true });
+  fs.writeFileSync(DEV_FILE(), JSON.stringify(info, null, 2));
+}
+
+export function removeDevInfo(): void {
+  fs.rmSync(DEV_FILE(), { force: true });
+}
+
+export function webUiLink(uiUrl: string | undefined, namespace: string, workflowId: string): string | undefined {
+  if (!uiUrl) return undefined;
+  return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+async function clientFor(address: string, namespace: string): Promise<{ client: Client; connection: Connection }> {
+  const connection = await Connection.connect({ address, connectTimeout: '10s' });
+  return { client: new Client({ connection, namespace }), connection };
+}
+
+/** Start the embedded server (SQLite under .loom/) for `loom dev` and `loom run`. */
+export async function startEmbeddedServer(): Promise<DevServer> {
+  const want = Number(process.env.LOOM_UI_PORT ?? 8233);
+  const uiPort = (await portFree(want)) ? want : await freePort();
+  return startDevServer({ dbFile: path.join(LOOM_DIR(), 'temporal.sqlite'), uiPort, logFile: path.join(LOOM_DIR(), 'temporal-dev.log') });
+}
+
+async function portFree(port: number): Promise<boolean> {
+  const net = await import('net');
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Connect for a command. `embedded: 'with-worker'` lets the command start its own server and an
+ * in-process worker when nothing else is available; `'never'` fails with what to do instead.
+ */
+export async function connect(opts: { embedded: 'never' | 'with-worker' } = { embedded: 'never' }): Promise<LoomSession> {
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const external = process.env.TEMPORAL_ADDRESS;
+  if (external) {
+    const { client, connection } = await clientFor(external, namespace);
+    return { client, address: external, namespace, uiUrl: process.env.TEMPORAL_UI_URL, embedded: false, close: () => connection.close() };
+  }
+  const dev = readDevInfo();
+  if (dev) {
+    const { client, connection } = await clientFor(dev.address, namespace);
+    return { client, address: dev.address, namespace, uiUrl: dev.uiUrl, embedded: false, close: () => connection.close() };
+  }
+  if (opts.embedded === 'never') {
+    throw new Error('no Temporal server: set TEMPORAL_ADDRESS to a cluster, or start `loom dev` in this folder first');
+  }
+  const server = await startEmbeddedServer();
+  const { NativeConnection } = await import('@temporalio/worker');
+  const { createAgentloomWorker } = await import('../worker/create-worker');
+  const native = await NativeConnection.connect({ address: server.address });
+  const worker: Worker = await createAgentloomWorker({ connection: native });
+  const running = worker.run();
+  const { client, connection } = await clientFor(server.address, namespace);
+  // Let `loom approve/status/…` from another shell reach this embedded server while it runs.
+  writeDevInfo({ address: server.address, uiUrl: server.uiUrl, pid: process.pid });
+  return {
+    client,
+    address: server.address,
+    namespace,
+    uiUrl: server.uiUrl,
+    embedded: true,
+    async close() {
+      removeDevInfo();
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await native.close();
+      await connection.close();
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/** Shared by `loom run` and `loom start`: compile, pick and check the input, store the bundle, start. */
+import * as fs from 'fs';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { randomBytes } from 'crypto';
+import type { CompiledAgent, CompiledBundle, Diagnostic, JsonValue } from '../compiler/types';
+import { DEFAULT_TASK_QUEUE, RunAgentInput, SEARCH_ATTRIBUTES } from '../shared/contract';
+import { patternOf, workflowTypeFor } from '../shared/dispatch';
+import { FileBlobStore, storeBundle } from '../activities/blob-store';
+
+export interface PreparedRun {
+  bundle: CompiledBundle;
+  root: CompiledAgent;
+  input: JsonValue;
+  inputFromExample: boolean;
+  workflowType: string;
+  runInput: RunAgentInput;
+}
+
+export class RunError extends Error {}
+
+export function parseInputFlag(raw: string | undefined): JsonValue | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.startsWith('@') ? fs.readFileSync(raw.slice(1), 'utf8') : raw;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new RunError(`--input is not valid JSON (${(err as Error).message}); write e.g. --input '{"question":"…"}' or --input @file.json`);
+  }
+}
+
+/** Returns the schema errors of `input` against the agent's interface.input.schema (empty = valid). */
+export function inputErrors(agent: CompiledAgent, input: JsonValue): string[] {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const validate = ajv.compile(agent.interface.input.schema as object);
+  if (validate(input)) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '(input)'} ${e.message ?? 'is invalid'}`);
+}
+
+export async function prepareRun(agentId: string, registry: string, rawInput: string | undefined): Promise<PreparedRun> {
+  const { compileBundle, formatDiagnostic } = await import('../compiler');
+  const { bundle, diagnostics } = compileBundle(registry, agentId);
+  const errors = diagnostics.filter((d: Diagnostic) => d.severity === 'error');
+  if (!bundle || errors.length) {
+    throw new RunError(`${agentId} does not compile:\n${(errors.length ? errors : diagnostics).map((d: Diagnostic) => formatDiagnostic(d)).join('\n')}`);
+  }
+  const root = bundle.agents[agentId];
+  const given = parseInputFlag(rawInput);
+  const examples = root.interface.input.examples ?? [];
+  if (given === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);
+  const input: JsonValue = given === undefined ? examples[0] : given;
+  const inputFromExample = given === undefined;
+  const problems = inputErrors(root, input);
+  if (problems.length) throw new RunError(`input refused by ${agentId}'s interface.input.schema:\n  ${problems.join('\n  ')}`);
+  const workflowType = workflowTypeFor(root);
+  if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
+  const ref = await storeBundle(new FileBlobStore(), bundle);
+  return { bundle, root, input, inputFromExample, workflowType, runInput: { bundle: ref, agent_id: agentId, input } };
+}
+
+export function newWorkflowId(agentId: string): string {
+  return `${agentId}-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function startPrepared(client: Client, p: PreparedRun): Promise<WorkflowHandle> {
+  const workflowId = newWorkflowId(p.root.agent_id);
+  return client.workflow.start(p.workflowType, {
+    taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    workflowId,
+    args: [p.runInput],
+    staticSummary: `${p.root.agent_id} v${p.root.version} (${patternOf(p.root)})`,
+    staticDetails: `Agent **${p.root.meta.name}** — ${p.root.meta.description ?? ''}\n\nInput:\n\`\`\`json\n${JSON.stringify(p.input, null, 2).slice(0, 4000)}\n\`\`\``,
+    searchAttributes: {
+      [SEARCH_ATTRIBUTES.agentId]: [p.root.agent_id],
+      [SEARCH_ATTRIBUTES.agentVersion]: [p.root.version],
+      [SEARCH_ATTRIBUTES.pattern]: [patternOf(p.root)],
+      [SEARCH_ATTRIBUTES.status]: ['running'],
+    },
+  });
+}
