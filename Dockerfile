@@ -1,0 +1,17 @@
+# Agentloom worker image (untested here: this machine has no Docker engine).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npx tsc -p tsconfig.json && npx ts-node --transpile-only scripts/build-bundle.ts
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production LOOM_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js LOOM_STORE_DIR=/data/store
+COPY --from=build /app/package.json /app/package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+COPY --from=build /app/dist ./dist
+COPY schemas ./schemas
+VOLUME ["/data"]
+CMD ["node", "dist/worker.js"]
