@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     say('\nanswer:');
     say(JSON.stringify(result.output, null, 2));
     say(`\ntoken usage: ${JSON.stringify(result.usage)}`);
-    if (link) say(`Web UI (this run's history; live while the demo runs): ${link}`);
+    if (link) say(`Web UI link of this run: ${link}\n  (the server stops with the demo; its SQLite file is kept: browse the run later with\n   LOOM_HOME=.loom/demo npx loom dev, then open the link)`);
   } finally {
     await session.close();
     say('demo: server and worker stopped.');
