@@ -1,0 +1,114 @@
+/**
+ * Graph pattern (seed 001) as a Temporal workflow. `$self` (the orchestrator agent, run as an
+ * agfReactWorkflow child) is the entry node; after a node completes, its outgoing edges are
+ * evaluated against the graph state (safe expression language, src/orchestration/expr.ts) and
+ * ready nodes start in parallel; a fan-in node joins when its live upstream branches completed.
+ * `max_node_executions` stops cycles, `node_timeout` is each child's run timeout,
+ * `execution_timeout` is a durable timer, `reset_on_revisit: false` hands a revisited node its
+ * earlier outputs. Node failures and timeouts go through the orchestrator's escalation rules.
+ */
+import { CancellationScope, condition } from '@temporalio/workflow';
+import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
+import type { AgentRunResult, RunAgentInput } from '../shared/contract';
+import { WORKFLOW_TYPES } from '../shared/dispatch';
+import { GraphScheduler, SELF } from '../orchestration/graph';
+import { failureMessage, isTimeout, OrchestratorRun } from './orchestration-common';
+
+type Done = { id: string; ok: true; output: JsonValue } | { id: string; ok: false; error: string; timeout: boolean; input: JsonValue };
+
+export async function graphWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
+  const run = new OrchestratorRun(input, 'graph');
+  const agent = await run.init();
+  const pattern = agent.orchestration?.pattern as GraphPattern | undefined;
+  if (!pattern || pattern.type !== 'graph') throw run.fail(`agent '${agent.agent_id}' declares no graph pattern`, 'WrongPattern');
+  let g: GraphScheduler;
+  try {
+    g = new GraphScheduler(pattern);
+  } catch (e) {
+    throw run.fail(`invalid graph: ${(e as Error).message}`, 'InvalidGraph');
+  }
+  const agentOf = (id: string): string => (id === SELF ? input.agent_id : pattern.nodes.find((n) => n.id === id)!.agent_ref);
+  const deadline = Date.now() + (pattern.execution_timeout ?? 900) * 1000;
+  const nodeTimeout = pattern.node_timeout ?? 300;
+  const scope = new CancellationScope();
+  const done: Done[] = [];
+  let running = 0;
+  const report = () => { run.status.progress = g.progress(); run.status.step = g.state.total_executions; };
+
+  const start = (id: string) => {
+    const revisit = g.node(id).executions > 0;
+    const nodeInput: JsonValue =
+      id === SELF
+        ? input.input
+        : ({
+            task: input.input,
+            inputs: g.inputsFor(id),
+            ...(revisit && !pattern.reset_on_revisit ? { previous_outputs: [...g.node(id).outputs] } : {}),
+          } as JsonObject);
+    const n = g.markRunning(id);
+    running++;
+    report();
+    const role = `node-${id === SELF ? 'self' : id}-${n}`;
+    void scope
+      .run(() =>
+        run.runMember({
+          agent_id: agentOf(id),
+          input: nodeInput,
+          role,
+          timeoutSeconds: nodeTimeout,
+          ...(id === SELF ? { workflowType: WORKFLOW_TYPES['agf.react'] } : {}),
+        }),
+      )
+      .then(
+        (res) => { running--; done.push({ id, ok: true, output: res.output }); },
+        (err) => { running--; done.push({ id, ok: false, error: failureMessage(err), timeout: isTimeout(err), input: nodeInput }); },
+      );
+  };
+
+  for (;;) {
+    await run.checkpoint();
+    for (const id of g.readyNodes()) {
+      if (g.limitReached()) {
+        scope.cancel();
+        report();
+        throw run.fail(
+          `graph stopped: max_node_executions (${pattern.max_node_executions}) reached with '${id}' still to run`,
+          'MaxNodeExecutions',
+          g.progress(),
+        );
+      }
+      start(id);
+    }
+    if (running === 0 && done.length === 0) break;
+    const remaining = deadline - Date.now();
+    const got = remaining > 0 ? await condition(() => done.length > 0, remaining) : done.length > 0;
+    if (!got) {
+      scope.cancel();
+      const esc = await run.escalate({ on: 'timeout' }, { error: `execution_timeout (${pattern.execution_timeout}s) exceeded` });
+      if (esc.handled && 'final' in esc) return run.complete(esc.final.output);
+      if (esc.handled && 'output' in esc) return run.complete(esc.output);
+      throw run.fail(`graph execution_timeout (${pattern.execution_timeout}s) exceeded`, 'ExecutionTimeout', g.progress());
+    }
+    while (done.length) {
+      const d = done.shift()!;
+      if (d.ok) {
+        g.complete(d.id, d.output, input.input);
+        continue;
+      }
+      g.fail(d.id);
+      const what = d.timeout ? `timed out after node_timeout (${nodeTimeout}s)` : `failed: ${d.error}`;
+      const esc = d.id === SELF ? { handled: false as const } : await run.escalate({ on: 'node_failure', node: d.id }, { error: what, input: d.input });
+      if (esc.handled && 'output' in esc) {
+        g.complete(d.id, esc.output, input.input);
+        continue;
+      }
+      scope.cancel();
+      if (esc.handled && 'final' in esc) return run.complete(esc.final.output);
+      report();
+      throw run.fail(`graph node '${d.id}' ${what}`, d.timeout ? 'NodeTimeout' : 'NodeFailed', g.progress());
+    }
+    report();
+  }
+  report();
+  return run.complete(g.output());
+}

@@ -1,0 +1,69 @@
+/**
+ * `x-<vendor>.*` execution policies (seed 000 "Registering Custom Policies"). A vendor calls
+ * `registerPolicy(id, fn)` at module load in the workflows module its worker bundles (see
+ * LOOM_WORKFLOWS_PATH in src/worker/create-worker.ts: a module that re-exports ours and registers
+ * its own); `vendorPolicyWorkflow` dispatches on the agent's execution_policy.id. A policy the
+ * worker does not know fails with an ApplicationFailure naming the policy id.
+ *
+ * The example vendor policy shipped here, `x-agentloom.fallback`, tries the agent's local_agents in
+ * declaration order (config.order may reorder them by alias) and returns the first that succeeds.
+ */
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { JsonObject } from '../compiler/types';
+import type { AgentRunResult, RunAgentInput } from '../shared/contract';
+import { failureMessage, LoadedAgent, OrchestratorRun } from './orchestration-common';
+
+/** A vendor policy body: runs inside vendorPolicyWorkflow with the shared run helpers. */
+export type VendorPolicyFn = (input: RunAgentInput, ctx: { agent: LoadedAgent; config: JsonObject; run: OrchestratorRun }) => Promise<AgentRunResult>;
+
+const registry = new Map<string, VendorPolicyFn>();
+
+/** Register an `x-<vendor>.<name>` policy (call at module load, before any workflow runs). */
+export function registerPolicy(id: string, fn: VendorPolicyFn): void {
+  if (!/^x-[a-z0-9][a-z0-9-]*\.[A-Za-z0-9_.-]+$/.test(id)) {
+    throw new Error(`vendor policy ids look like x-<vendor>.<name> (got '${id}')`);
+  }
+  registry.set(id, fn);
+}
+
+export function registeredPolicies(): string[] {
+  return [...registry.keys()].sort();
+}
+
+export async function vendorPolicyWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
+  const run = new OrchestratorRun(input, 'vendor');
+  const agent = await run.init();
+  const id = agent.execution_policy?.id ?? '(none)';
+  run.status.pattern = id;
+  const fn = registry.get(id);
+  if (!fn) {
+    run.setState('failed');
+    throw ApplicationFailure.nonRetryable(
+      `execution policy '${id}' is not implemented by this worker (registered vendor policies: ${registeredPolicies().join(', ') || 'none'})`,
+      'UnsupportedPolicy',
+    );
+  }
+  return fn(input, { agent, config: (agent.execution_policy.config ?? {}) as JsonObject, run });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Example vendor policy: x-agentloom.fallback
+// ---------------------------------------------------------------------------------------------
+
+registerPolicy('x-agentloom.fallback', async (input, { agent, config, run }) => {
+  const aliases = Array.isArray(config.order) ? (config.order as string[]) : (agent.local_agents ?? []).map((l) => l.alias);
+  if (!aliases.length) throw run.fail('x-agentloom.fallback needs local_agents (or config.order)', 'InvalidConfig');
+  const errors: string[] = [];
+  for (const [i, alias] of aliases.entries()) {
+    run.status.step = i + 1;
+    run.status.progress = { trying: alias, attempt: i + 1, of: aliases.length };
+    try {
+      const res = await run.runMember({ agent_id: run.agentIdFor(alias), input: input.input, role: `try-${i + 1}-${alias}` });
+      if (errors.length) run.warn(`x-agentloom.fallback: ${errors.length} agent(s) failed before '${alias}' answered`);
+      return run.complete(res.output);
+    } catch (err) {
+      errors.push(`${alias}: ${failureMessage(err)}`);
+    }
+  }
+  throw run.fail(`x-agentloom.fallback: every agent failed (${errors.join('; ')})`, 'AllFailed');
+});
