@@ -1,0 +1,116 @@
+/**
+ * `npm run bench:fanout`: an agf.batch fan-out of 10, 100, 1,000 and 10,000 members (scripted
+ * zero-latency model) on an embedded Temporal dev server, printing wall time, runs/s, the largest
+ * history of any single execution and the worker's peak RSS; then the same fan-out hand-written
+ * directly on Temporal activities, and the ratio. BENCH_SIZES=10,100 overrides the sizes;
+ * BENCH_CONCURRENCY (default 200) bounds member concurrency.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, Runtime, DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
+import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
+import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
+import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
+
+function member(id: string): CompiledAgent {
+  return {
+    agent_id: id, version: '1.0.0', spec_version: '1.0', status: 'active', meta: { name: id },
+    instructions: '# Purpose\nProcess one item.', sections: [{ name: 'Purpose', text: 'Process one item.' }],
+    runtime: { model: { model_id: 'zero', version: '1', status: 'active', provider: 'scripted', scripted: { turns: [{ content: 'done' }], latency_ms: 0 } }, max_turns: 2 },
+    interface: { input: { schema: {}, examples: [] }, output: { schema: {} } },
+    tools: { tool_choice: 'auto', refs: [] }, knowledge: { refs: [] },
+    memory: { mode: 'none', read_collections: [], write_collections: [] },
+    artifacts: { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: 'standard' },
+    policies: { pii_redaction: false, allow_external_http: false, require_human_approval: false, blocked_content: [], allowed_connectors: [], audit_level: 'standard' },
+    guardrails: { input: [], tool_input: [], tool_output: [], output: [], tool_calls: { require_user_confirmation_for: [], block_tools_on_input_fail: false } },
+    orchestration: { can_delegate: false, allowed_delegates: [], can_be_invoked_as_tool: true, escalation: [] },
+    execution_policy: { id: 'agf.react', config: {} }, local_agents: [], content_hash: id,
+  };
+}
+
+function batchBundle(concurrency: number): CompiledBundle {
+  const root: CompiledAgent = {
+    ...member('fanout'),
+    execution_policy: { id: 'agf.batch', config: { agent: 'worker', input_mapping: { item: 'parent.input.items.[]' }, max_concurrency: concurrency } },
+    local_agents: [{ alias: 'worker', agent_ref: 'item-worker' }],
+  };
+  return { format: 'agentloom.compiled/v1', root: 'fanout', agents: { fanout: root, 'item-worker': member('item-worker') }, content_hash: 'bench' };
+}
+
+async function maxHistory(client: Client, prefix: string): Promise<{ max: number; executions: number }> {
+  let max = 0;
+  let executions = 0;
+  for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) {
+    executions++;
+    max = Math.max(max, wf.historyLength ?? 0);
+  }
+  return { max, executions };
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,10000').split(',').map(Number);
+  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 200);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
+  process.env.LOOM_STORE_DIR = path.join(dir, 'store');
+  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.sqlite'), headless: true, fastSqlite: true, logFile: path.join(dir, 'temporal.log') });
+  const native = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const { createActivities } = await import('../src/activities');
+  process.stderr.write('bundling workflows…\n');
+  const loomBundle = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts'), logger: new DefaultLogger('ERROR') as never });
+  const directBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./fanout-direct-workflows'), logger: new DefaultLogger('ERROR') as never });
+  const loomWorker = await Worker.create({
+    connection: native, taskQueue: 'bench-loom', workflowBundle: loomBundle, activities: createActivities(),
+    maxConcurrentActivityTaskExecutions: 200, maxConcurrentWorkflowTaskExecutions: 100, maxCachedWorkflows: 2000,
+  });
+  const directWorker = await Worker.create({
+    connection: native, taskQueue: 'bench-direct', workflowBundle: directBundle,
+    activities: { async zeroLatencyModel(item: unknown) { return `done ${JSON.stringify(item).length}`; } },
+    maxConcurrentActivityTaskExecutions: 200,
+  });
+  let peakRss = 0;
+  const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 100);
+  const running = Promise.all([loomWorker.run(), directWorker.run()]);
+  const ref = await storeBundle(new FileBlobStore(), batchBundle(concurrency));
+  const rows: string[] = [];
+  rows.push('| members | agentloom wall s | runs/s | largest history (events) | executions | direct wall s | direct runs/s | direct history | ratio | worker peak RSS MiB |');
+  rows.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  try {
+    for (const n of sizes) {
+      const items = Array.from({ length: n }, (_, i) => ({ n: i }));
+      peakRss = process.memoryUsage().rss;
+      const id = `bench-${n}-${Date.now()}`;
+      const t0 = Date.now();
+      const input: RunAgentInput = { bundle: ref, agent_id: 'fanout', input: { items } };
+      const res = (await client.workflow.execute('agfBatchWorkflow', { taskQueue: 'bench-loom', workflowId: id, args: [input] })) as AgentRunResult;
+      const wall = (Date.now() - t0) / 1000;
+      const failed = (res.output as unknown[]).filter((x) => x === null).length;
+      await new Promise((r) => setTimeout(r, 1500)); // visibility catches up
+      const hist = await maxHistory(client, id);
+      const t1 = Date.now();
+      const did = `direct-${n}-${Date.now()}`;
+      await client.workflow.execute('directFanoutWorkflow', { taskQueue: 'bench-direct', workflowId: did, args: [items, concurrency] });
+      const dwall = (Date.now() - t1) / 1000;
+      const dh = await client.workflow.getHandle(did).describe();
+      const row = `| ${n} | ${wall.toFixed(2)} | ${(n / wall).toFixed(1)} | ${hist.max} | ${hist.executions} | ${dwall.toFixed(2)} | ${(n / dwall).toFixed(1)} | ${dh.historyLength} | ${(wall / dwall).toFixed(1)}x | ${(peakRss / 1048576).toFixed(0)} |`;
+      rows.push(row);
+      process.stderr.write(`${n}: ${wall.toFixed(2)} s${failed ? ` (${failed} failed items)` : ''}\n`);
+    }
+  } finally {
+    clearInterval(sampler);
+    process.stdout.write(rows.join('\n') + '\n');
+    loomWorker.shutdown();
+    directWorker.shutdown();
+    await running.catch(() => undefined);
+    await native.close();
+    await connection.close();
+    await server.stop();
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1); });

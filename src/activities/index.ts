@@ -1,0 +1,58 @@
+/**
+ * All Agentloom activities, for the worker: `createActivities(deps?)`.
+ */
+import { FileBlobStore } from './blob-store';
+import { BundleCache, agentView } from './agent-loader';
+import { MessageStore } from './message-store';
+import { createModelActivity, scriptedProvider, Provider } from './model';
+import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
+import type { BlobRef } from '../shared/contract';
+import { createTransformActivities } from './transforms';
+import type { AgentView } from '../runtime/agent-view';
+
+export interface ActivityDeps {
+  store?: FileBlobStore;
+  /** Extra or replacement model providers by name (`scripted` and `openai` are built in). */
+  providers?: Record<string, Provider>;
+  /** Executes builtin/http tools (defaults to src/activities/tools.ts when it exports one). */
+  toolExecutor?: ExternalToolExecutor;
+}
+
+function optionalModule(name: string): Record<string, unknown> | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(name) as Record<string, unknown>;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === 'MODULE_NOT_FOUND' && String((e as Error).message).includes(name.replace('./', ''))) return undefined;
+    throw e;
+  }
+}
+
+export function createActivities(deps: ActivityDeps = {}) {
+  const store = deps.store ?? new FileBlobStore();
+  const bundles = new BundleCache(store);
+  const messages = new MessageStore(store);
+  const providers: Record<string, Provider> = { scripted: scriptedProvider };
+  const openaiMod = optionalModule('./openai');
+  if (openaiMod && typeof openaiMod.openaiProvider === 'function') providers.openai = openaiMod.openaiProvider as Provider;
+  Object.assign(providers, deps.providers ?? {});
+  const toolsMod = optionalModule('./tools');
+  const executor = deps.toolExecutor ?? (toolsMod && typeof toolsMod.executeTool === 'function' ? (toolsMod.executeTool as ExternalToolExecutor) : undefined);
+  const otherToolActivities =
+    toolsMod && typeof toolsMod.createToolActivities === 'function'
+      ? ((toolsMod.createToolActivities as (d: unknown) => Record<string, unknown>)({ store }) ?? {})
+      : {};
+
+  return {
+    ...otherToolActivities,
+    async loadAgent(inp: { bundle: BlobRef; agent_id: string }): Promise<AgentView> {
+      const { bundle, agent } = await bundles.agent(inp.bundle, inp.agent_id);
+      return agentView(bundle, agent);
+    },
+    modelTurn: createModelActivity({ bundles, messages, providers }),
+    ...createReactToolActivities({ bundles, messages, executor }),
+    ...createTransformActivities(),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,180 @@
+/**
+ * The model activity: appends the pending messages (tool results, a correction) to the
+ * conversation, calls the provider with the instructions read verbatim from the bundle, appends
+ * the assistant reply and returns only that reply, the new head and the usage. For a final
+ * answer it also checks the reply against `interface.output.schema` (ajv runs here, not in the
+ * workflow). Providers: `scripted` (here) and `openai` (src/activities/openai.ts when present).
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiler/types';
+import type { BlobRef, ExtraToolSpec } from '../shared/contract';
+import type { AppendItem, Message, ToolCall } from '../runtime/messages';
+import type { ModelPrefs } from '../runtime/agent-view';
+import { materializeReply, scriptedUsage, selectScriptedReply } from '../runtime/scripted';
+import { checkOutput, OutputCheck } from '../runtime/output';
+import { schemaError, BundleCache } from './agent-loader';
+import { MessageStore } from './message-store';
+import { withHeartbeat } from './react-tools';
+
+export interface ModelTurnInput {
+  bundle: BlobRef;
+  agent_id: string;
+  /** Conversation head before this turn (null on the first turn, with `append` holding the input). */
+  head: BlobRef | null;
+  /** 0-based turn number of this run (continues across continue-as-new). */
+  turn: number;
+  prefs: ModelPrefs;
+  /** Messages to append before calling the model (tool results, a correction). */
+  append: AppendItem[];
+  /** Use runtime.fallback_model instead of runtime.model. */
+  fallback?: boolean;
+  /** The raw run input (scripted `{{input.x}}`); only the first turn carries it, later turns read it from the store. */
+  input?: JsonValue;
+  extra_tools?: ExtraToolSpec[];
+  forbid_tools?: boolean;
+}
+
+export interface ModelTurnOutput {
+  head: BlobRef;
+  message: { content?: string; tool_calls?: ToolCall[] };
+  usage: { prompt_tokens: number; completion_tokens: number };
+  model: string;
+  /** Present when the reply is a final answer: its check against interface.output.schema. */
+  output_check?: OutputCheck;
+}
+
+/** What a provider receives. */
+export interface ProviderRequest {
+  model: CompiledModel;
+  agent: CompiledAgent;
+  instructions: string;
+  conversation: Message[];
+  tools: { name: string; description: string; parameters: JsonSchema }[];
+  prefs: ModelPrefs;
+  turn: number;
+  input: JsonValue;
+  signal?: AbortSignal;
+}
+export interface ProviderReply {
+  content?: string;
+  tool_calls?: ToolCall[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+export type Provider = (req: ProviderRequest) => Promise<ProviderReply>;
+
+export function toolSpecs(agent: CompiledAgent, extra: ExtraToolSpec[] = [], forbid = false): ProviderRequest['tools'] {
+  if (forbid) return [];
+  const refs: CompiledTool[] = agent.tools.refs;
+  return [
+    ...refs.map((t) => ({ name: t.tool_id, description: t.description, parameters: t.input_schema })),
+    ...extra.map((e) => ({ name: e.name, description: e.description, parameters: e.parameters })),
+  ];
+}
+
+function providerFailure(status: number, message: string, retryAfter?: number): ApplicationFailure {
+  const retryable = status === 429 || status >= 500;
+  return ApplicationFailure.create({
+    message: `model provider error ${status}: ${message}`,
+    type: `ModelHttp${status}`,
+    nonRetryable: !retryable,
+    nextRetryDelay: retryAfter !== undefined ? `${retryAfter}s` : undefined,
+  });
+}
+
+/** The scripted provider: deterministic replies from the model file. */
+export const scriptedProvider: Provider = async (req) => {
+  const cfg = req.model.scripted ?? {};
+  const conv = req.conversation;
+  const last = conv[conv.length - 1];
+  const lastTool = [...conv].reverse().find((m) => m.role === 'tool');
+  const ctx = {
+    turn: req.turn,
+    lastMessage: last?.content ?? '',
+    inputText: conv.find((m) => m.role === 'user')?.content ?? '',
+    input: req.input,
+    lastToolResult: lastTool?.content,
+  };
+  const reply = selectScriptedReply(cfg, ctx);
+  if (!reply) throw ApplicationFailure.nonRetryable(`scripted model ${req.model.model_id} has no reply for turn ${req.turn}`, 'ScriptedModelExhausted');
+  if (cfg.latency_ms) await sleepHeartbeating(cfg.latency_ms, req.signal);
+  if (reply.error) throw providerFailure(reply.error.status, reply.error.message, reply.error.retry_after_seconds);
+  const out = materializeReply(reply, ctx);
+  let content = out.content;
+  if (content !== undefined && req.prefs.stop_sequences?.length) {
+    for (const s of req.prefs.stop_sequences) {
+      const i = content.indexOf(s);
+      if (i >= 0) content = content.slice(0, i);
+    }
+  }
+  if (content !== undefined && req.prefs.max_output_tokens !== undefined && content.length > req.prefs.max_output_tokens * 4) {
+    content = content.slice(0, req.prefs.max_output_tokens * 4);
+  }
+  const usage = scriptedUsage(reply, (last?.content ?? '').length, (content ?? '') + JSON.stringify(out.tool_calls ?? []));
+  if (req.prefs.max_output_tokens !== undefined) usage.completion_tokens = Math.min(usage.completion_tokens, req.prefs.max_output_tokens);
+  return { content, tool_calls: req.prefs.tool_choice === 'none' ? undefined : out.tool_calls, usage };
+};
+
+async function sleepHeartbeating(ms: number, signal?: AbortSignal): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      Context.current().heartbeat();
+    } catch {
+      // not in an activity (bench/unit use)
+    }
+    if (signal?.aborted) throw new Error('cancelled');
+    await new Promise((r) => setTimeout(r, Math.min(200, end - Date.now())));
+  }
+}
+
+export interface ModelDeps {
+  bundles: BundleCache;
+  messages: MessageStore;
+  providers: Record<string, Provider>;
+}
+
+export function createModelActivity(deps: ModelDeps) {
+  return async function modelTurn(inp: ModelTurnInput): Promise<ModelTurnOutput> {
+    const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
+    const model = inp.fallback ? agent.runtime.fallback_model ?? agent.runtime.model : agent.runtime.model;
+    const provider = deps.providers[model.provider];
+    if (!provider) throw ApplicationFailure.nonRetryable(`model provider '${model.provider}' (model ${model.model_id}) is not available in this worker`, 'UnknownProvider');
+    const head = await deps.messages.appendAll(inp.head, inp.append);
+    if (!head) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');
+    const conversation = await deps.messages.conversation(head);
+    let input: JsonValue = inp.input ?? null;
+    if (inp.input === undefined) {
+      const first = conversation[0];
+      try {
+        input = first ? (JSON.parse(first.content) as JsonValue) : null;
+      } catch {
+        input = first?.content ?? null;
+      }
+    }
+    let ctx: Context | undefined;
+    try {
+      ctx = Context.current();
+    } catch {
+      ctx = undefined;
+    }
+    const reply = await withHeartbeat(() => provider({
+      model,
+      agent,
+      instructions: agent.instructions,
+      conversation,
+      tools: toolSpecs(agent, inp.extra_tools, inp.forbid_tools),
+      prefs: inp.prefs,
+      turn: inp.turn,
+      input,
+      signal: ctx?.cancellationSignal,
+    }));
+    const msg: Message = { role: 'assistant', content: reply.content ?? '' };
+    if (reply.tool_calls?.length) msg.tool_calls = reply.tool_calls;
+    const newHead = await deps.messages.append(head, msg);
+    const out: ModelTurnOutput = { head: newHead, message: {}, usage: reply.usage, model: model.model_id };
+    if (reply.content !== undefined) out.message.content = reply.content;
+    if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;
+    else out.output_check = checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError);
+    return out;
+  };
+}

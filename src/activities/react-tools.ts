@@ -1,0 +1,138 @@
+/**
+ * The react runtime's tool activity: validate the arguments against the tool's input schema, run
+ * the tool with an idempotency key derived from the workflow id and call id, and store the result
+ * as a message blob (only its ref and a short preview enter history). Unknown tools, invalid
+ * arguments and tool errors become error results for the model, never a failed run.
+ *
+ * Builtin and http tools are executed by src/activities/tools.ts when that module provides an
+ * `executeTool` function; a minimal builtin set (MINIMAL_BUILTINS) is the fallback.
+ */
+import { Context } from '@temporalio/activity';
+import type { CompiledTool, JsonObject } from '../compiler/types';
+import type { BlobRef } from '../shared/contract';
+import type { Message } from '../runtime/messages';
+import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
+import { MessageStore } from './message-store';
+
+export interface RunToolInput {
+  bundle: BlobRef;
+  agent_id: string;
+  workflow_id: string;
+  call_id: string;
+  tool: string;
+  args: JsonObject;
+  workspace?: string;
+}
+
+export interface RunToolOutput {
+  /** The stored tool message (appended to the conversation by the next model turn). */
+  ref: BlobRef;
+  is_error: boolean;
+  /** First 200 characters of the result, for status and the Web UI. */
+  preview: string;
+}
+
+export interface ExternalToolContext {
+  tool: CompiledTool;
+  args: JsonObject;
+  idempotencyKey: string;
+  workflowId: string;
+  callId: string;
+  workspace?: string;
+  heartbeat: () => void;
+  signal?: AbortSignal;
+}
+export type ExternalToolExecutor = (ctx: ExternalToolContext) => Promise<unknown>;
+
+export function idempotencyKey(workflowId: string, callId: string): string {
+  return `${workflowId}/${callId}`;
+}
+
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // outside an activity
+  }
+}
+function cancelSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Heartbeat every 5 s while `fn` runs, so cancellation reaches long calls and heartbeatTimeout holds. */
+export async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
+  heartbeat();
+  const t = setInterval(heartbeat, 5000);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(t);
+  }
+}
+
+export function createReactToolActivities(deps: { bundles: BundleCache; messages: MessageStore; executor?: ExternalToolExecutor }) {
+  async function findTool(bundle: BlobRef, agentId: string, name: string): Promise<CompiledTool | undefined> {
+    const { agent } = await deps.bundles.agent(bundle, agentId);
+    return agent.tools.refs.find((t) => t.tool_id === name);
+  }
+
+  async function execute(inp: RunToolInput): Promise<{ text: string; is_error: boolean }> {
+    const tool = await findTool(inp.bundle, inp.agent_id, inp.tool);
+    if (!tool) {
+      const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
+      return { text: `error: unknown tool '${inp.tool}'; available tools: ${agent.tools.refs.map((t) => t.tool_id).join(', ') || '(none)'}`, is_error: true };
+    }
+    const bad = schemaError(tool.input_schema, inp.args);
+    if (bad) return { text: `error: invalid arguments for tool ${tool.tool_id}: ${bad}`, is_error: true };
+    const ctx: ExternalToolContext = {
+      tool,
+      args: inp.args,
+      idempotencyKey: idempotencyKey(inp.workflow_id, inp.call_id),
+      workflowId: inp.workflow_id,
+      callId: inp.call_id,
+      workspace: inp.workspace,
+      heartbeat,
+      signal: cancelSignal(),
+    };
+    try {
+      let result: unknown;
+      const builtin = tool.kind === 'builtin' ? MINIMAL_BUILTINS[tool.builtin?.name ?? tool.tool_id] : undefined;
+      if (deps.executor) {
+        result = await deps.executor(ctx).catch(async (e: unknown) => {
+          // The shared executor does not know this builtin: fall back to the minimal set.
+          if (builtin && e instanceof Error && /unknown builtin|not registered|no builtin/i.test(e.message)) return builtin(inp.args, ctx);
+          throw e;
+        });
+      } else if (builtin) {
+        result = await builtin(inp.args, ctx);
+      } else {
+        return { text: `error: tool ${tool.tool_id} (${tool.kind}${tool.builtin ? ` ${tool.builtin.name}` : ''}) is not available in this worker`, is_error: true };
+      }
+      return { text: typeof result === 'string' ? result : JSON.stringify(result ?? null), is_error: false };
+    } catch (e) {
+      if (cancelSignal()?.aborted) throw e;
+      return { text: `error: tool ${tool.tool_id} failed: ${(e as Error)?.message ?? String(e)}`, is_error: true };
+    }
+  }
+
+  return {
+    async runTool(inp: RunToolInput): Promise<RunToolOutput> {
+      const r = await withHeartbeat(() => execute(inp));
+      const msg: Message = { role: 'tool', content: r.text, tool_call_id: inp.call_id, name: inp.tool };
+      if (r.is_error) msg.is_error = true;
+      const ref = await deps.messages.putLoose(msg);
+      return { ref, is_error: r.is_error, preview: r.text.slice(0, 200) };
+    },
+    /** Validate (corrected) arguments without running the tool: approveCall uses it. */
+    async checkToolArgs(inp: { bundle: BlobRef; agent_id: string; tool: string; args: JsonObject }): Promise<{ ok: boolean; error?: string }> {
+      const tool = await findTool(inp.bundle, inp.agent_id, inp.tool);
+      if (!tool) return { ok: true };
+      const bad = schemaError(tool.input_schema, inp.args);
+      return bad ? { ok: false, error: `invalid arguments for tool ${tool.tool_id}: ${bad}` } : { ok: true };
+    },
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * Reading one registry file: size/encoding guards, front matter split, YAML parse with source
+ * positions, Markdown body sections. Never throws: every problem becomes a Diagnostic.
+ */
+import * as fs from 'fs';
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, Document } from 'yaml';
+import type { BodySection, Diagnostic } from './types';
+
+export const MAX_FILE_BYTES = 1024 * 1024;
+export const MAX_ALIAS_COUNT = 50;
+
+export type PathPart = string | number;
+
+/** A parsed registry file with a position lookup for any field path. */
+export interface SourceFile {
+  file: string;
+  /** Front matter as plain JS (undefined when unusable). */
+  data?: Record<string, unknown>;
+  body: string;
+  /** 1-based line in the file where the body starts. */
+  bodyLine: number;
+  doc?: Document.Parsed;
+  lineCounter?: LineCounter;
+  /** Line offset of the front matter (its first line is file line `fmLine`). */
+  fmLine: number;
+  /** Prefix rewrites from normalized paths to the paths as written (alias shapes). */
+  aliases: Array<[PathPart[], PathPart[]]>;
+}
+
+export function diag(
+  file: string, line: number, column: number, severity: 'error' | 'warning', code: string, field: string, message: string,
+): Diagnostic {
+  return { file, line, column, severity, code, field, message };
+}
+
+export function fieldPath(path: PathPart[]): string {
+  let s = '';
+  for (const p of path) {
+    if (typeof p === 'number') s += `[${p}]`;
+    else s += s ? `.${p}` : p;
+  }
+  return s;
+}
+
+/** Reads a file and parses it; diagnostics for every file-level problem. */
+export function readSource(file: string, display: string, diags: Diagnostic[]): SourceFile | undefined {
+  let buf: Buffer;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) {
+      diags.push(diag(display, 1, 1, 'error', 'LOOM001', '', 'cannot read the file: it is not a regular file; point the compiler at a .md file or a registry folder'));
+      return undefined;
+    }
+    if (st.size > MAX_FILE_BYTES) {
+      diags.push(diag(display, 1, 1, 'error', 'LOOM002', '', `file is ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte limit; split it or move large content (documents, examples) into knowledge files`));
+      return undefined;
+    }
+    buf = fs.readFileSync(file);
+  } catch (e) {
+    diags.push(diag(display, 1, 1, 'error', 'LOOM001', '', `cannot read the file (${(e as NodeJS.ErrnoException).code ?? 'error'}); check that it exists and is readable`));
+    return undefined;
+  }
+  return parseSource(buf, display, diags);
+}
+
+export function parseSource(input: Buffer | string, display: string, diags: Diagnostic[]): SourceFile | undefined {
+  let text: string;
+  if (typeof input === 'string') {
+    text = input;
+    if (Buffer.byteLength(text) > MAX_FILE_BYTES) {
+      diags.push(diag(display, 1, 1, 'error', 'LOOM002', '', `file is over the ${MAX_FILE_BYTES}-byte limit; split it or move large content into knowledge files`));
+      return undefined;
+    }
+  } else {
+    if (input.includes(0)) {
+      diags.push(diag(display, 1, 1, 'error', 'LOOM003', '', 'file is binary (contains NUL bytes); registry files must be UTF-8 Markdown with YAML front matter'));
+      return undefined;
+    }
+    text = input.toString('utf8');
+    if (text.includes('\uFFFD')) {
+      diags.push(diag(display, 1, 1, 'error', 'LOOM003', '', 'file is not valid UTF-8; save it as UTF-8 Markdown with YAML front matter'));
+      return undefined;
+    }
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.includes('\0')) {
+    diags.push(diag(display, 1, 1, 'error', 'LOOM003', '', 'file contains NUL characters; registry files must be UTF-8 text'));
+    return undefined;
+  }
+  if (text.trim() === '') {
+    diags.push(diag(display, 1, 1, 'error', 'LOOM004', '', 'file is empty; start it with a YAML front matter block between two `---` lines'));
+    return undefined;
+  }
+  const m = /^---[ \t]*\r?\n/.exec(text);
+  if (!m) {
+    diags.push(diag(display, 1, 1, 'error', 'LOOM004', '', 'missing front matter: the file must start with a `---` line, then YAML fields, then a closing `---` line'));
+    return undefined;
+  }
+  const rest = text.slice(m[0].length);
+  const close = /^---[ \t]*$/m.exec(rest);
+  let fm: string;
+  let body: string;
+  let bodyLine: number;
+  if (!close) {
+    diags.push(diag(display, 1, 1, 'error', 'LOOM004', '', 'front matter is not closed: add a `---` line after the YAML fields'));
+    return undefined;
+  }
+  fm = rest.slice(0, close.index);
+  const after = rest.slice(close.index + close[0].length);
+  body = after.replace(/^\r?\n/, '');
+  const fmLines = countLines(fm);
+  bodyLine = 2 + fmLines + 1;
+  const lineCounter = new LineCounter();
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: true, maxAliasCount: MAX_ALIAS_COUNT, strict: true });
+  } catch (e) {
+    diags.push(diag(display, 2, 1, 'error', 'LOOM005', '', `YAML cannot be parsed: ${(e as Error).message}`));
+    return undefined;
+  }
+  const src: SourceFile = { file: display, body, bodyLine, doc, lineCounter, fmLine: 2, aliases: [] };
+  if (doc.errors.length) {
+    for (const err of doc.errors.slice(0, 20)) {
+      const p = lineCounter.linePos(err.pos[0]);
+      diags.push(diag(display, p.line + 1, p.col, 'error', 'LOOM005', '', `YAML syntax error: ${err.message.split('\n')[0]}; fix the indentation/quoting at this position`));
+    }
+    return src;
+  }
+  if (!isMap(doc.contents)) {
+    diags.push(diag(display, 2, 1, 'error', 'LOOM006', '', 'front matter must be a YAML mapping of `key: value` fields (e.g. `agent_id: my-agent`)'));
+    return src;
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    const msg = (e as Error).message;
+    const code = /alias/i.test(msg) ? 'LOOM007' : 'LOOM005';
+    diags.push(diag(display, 2, 1, 'error', code, '', code === 'LOOM007'
+      ? `too many YAML alias expansions (limit ${MAX_ALIAS_COUNT}); write the values out instead of using anchors/aliases`
+      : `YAML cannot be converted: ${msg}`));
+    return src;
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    diags.push(diag(display, 2, 1, 'error', 'LOOM006', '', 'front matter must be a YAML mapping of `key: value` fields'));
+    return src;
+  }
+  // Non-string keys (e.g. `1: x`) would be coerced silently; JSON has string keys only.
+  src.data = data as Record<string, unknown>;
+  return src;
+}
+
+function countLines(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+function rewrite(src: SourceFile, path: PathPart[]): PathPart[] {
+  for (const [from, to] of src.aliases) {
+    if (from.length <= path.length && from.every((p, i) => p === path[i])) return [...to, ...path.slice(from.length)];
+  }
+  return path;
+}
+
+/**
+ * Position (1-based line/col in the file) of the node at `path`, or of its deepest existing
+ * ancestor. With `key`, the position of the mapping key rather than its value.
+ */
+export function posOf(src: SourceFile, path: PathPart[], key = false): { line: number; column: number } {
+  const lc = src.lineCounter;
+  if (!src.doc || !lc) return { line: 1, column: 1 };
+  const real = rewrite(src, path);
+  let node: unknown = src.doc.contents;
+  let best: number | undefined = rangeStart(node);
+  for (let i = 0; i < real.length; i++) {
+    const part = real[i];
+    let next: unknown;
+    if (isMap(node)) {
+      const pair = node.items.find((it) => isPair(it) && isScalar(it.key) && String(it.key.value) === String(part));
+      if (!pair) break;
+      if (key && i === real.length - 1) { next = pair.key; }
+      else next = pair.value ?? pair.key;
+    } else if (isSeq(node) && typeof part === 'number') {
+      next = node.items[part];
+      if (next === undefined) break;
+    } else break;
+    const r = rangeStart(next);
+    if (r !== undefined) best = r;
+    node = next;
+  }
+  if (best === undefined) return { line: src.fmLine, column: 1 };
+  const p = lc.linePos(best);
+  return { line: p.line + src.fmLine - 1, column: p.col };
+}
+
+function rangeStart(n: unknown): number | undefined {
+  const r = (n as { range?: [number, number, number] } | null)?.range;
+  return r ? r[0] : undefined;
+}
+
+export const REQUIRED_SECTIONS = ['Purpose', 'System behavior', 'Rules'];
+export const OPTIONAL_SECTIONS = ['Escalation', 'Examples', 'Non-goals', 'Output style notes'];
+
+/** Level-1 `# ` headings outside code fences; text verbatim up to the next level-1 heading. */
+export function splitSections(body: string, bodyLine: number): { sections: BodySection[]; lines: number[]; preamble: string } {
+  const lines = body.split('\n');
+  const sections: BodySection[] = [];
+  const at: number[] = [];
+  const pre: string[] = [];
+  let cur: { name: string; text: string[] } | undefined;
+  let fence: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].replace(/\r$/, '');
+    const f = /^\s*(```+|~~~+)/.exec(raw);
+    if (f) {
+      if (!fence) fence = f[1][0];
+      else if (f[1][0] === fence) fence = undefined;
+    }
+    const h = !fence && !f ? /^#[ \t]+(.+?)[ \t#]*$/.exec(raw) : null;
+    if (h) {
+      if (cur) sections.push({ name: cur.name, text: trimBlank(cur.text) });
+      cur = { name: h[1].trim(), text: [] };
+      at.push(bodyLine + i);
+    } else if (cur) cur.text.push(raw);
+    else pre.push(raw);
+  }
+  if (cur) sections.push({ name: cur.name, text: trimBlank(cur.text) });
+  return { sections, lines: at, preamble: pre.join('\n').trim() };
+}
+
+function trimBlank(lines: string[]): string {
+  let a = 0;
+  let b = lines.length;
+  while (a < b && lines[a].trim() === '') a++;
+  while (b > a && lines[b - 1].trim() === '') b--;
+  return lines.slice(a, b).join('\n');
+}

@@ -1,0 +1,45 @@
+/**
+ * What the react workflow knows about its agent: the CompiledAgent without `instructions` and
+ * `sections` (those reach the model verbatim from the bundle, inside the model activity, so they
+ * never enter workflow history), plus the workflow types of agent tools. Pure types.
+ */
+import type { CompiledAgent, JsonObject, ReactConfig } from '../compiler/types';
+
+export type AgentView = Omit<CompiledAgent, 'instructions' | 'sections'> & {
+  /** tool_id -> workflow type of the agent run as that tool (kind 'agent'). */
+  agent_tool_types: Record<string, string>;
+};
+
+/** Preferences passed to the model activity (seed 000 "Preferences vs Constraints"). */
+export interface ModelPrefs {
+  temperature?: number;
+  top_p?: number;
+  stop_sequences?: string[];
+  tool_choice: 'none' | 'auto' | 'required';
+  max_output_tokens?: number;
+}
+
+export function reactConfig(agent: Pick<AgentView, 'execution_policy'>): ReactConfig {
+  const p = agent.execution_policy;
+  return p && p.id === 'agf.react' ? (p.config ?? {}) : {};
+}
+
+export function modelPrefs(agent: AgentView, forceNone: boolean): ModelPrefs {
+  const cfg = reactConfig(agent);
+  const maxOut = [cfg.max_output_tokens, agent.runtime.max_output_tokens, agent.runtime.model.max_output_tokens].filter(
+    (n): n is number => typeof n === 'number',
+  );
+  const prefs: ModelPrefs = {
+    tool_choice: forceNone ? 'none' : (cfg.tool_choice ?? agent.tools.tool_choice ?? 'auto'),
+  };
+  const temperature = cfg.temperature ?? agent.runtime.temperature;
+  if (temperature !== undefined) prefs.temperature = temperature;
+  const topP = cfg.top_p ?? agent.runtime.top_p;
+  if (topP !== undefined) prefs.top_p = topP;
+  if (cfg.stop_sequences?.length) prefs.stop_sequences = cfg.stop_sequences;
+  // The constraint wins: the smallest declared max_output_tokens is a hard cap.
+  if (maxOut.length) prefs.max_output_tokens = Math.min(...maxOut);
+  return prefs;
+}
+
+export type JsonObj = JsonObject;

@@ -1,0 +1,440 @@
+/**
+ * agf.react as a deterministic Temporal workflow (seed 000; seed 003 "The Execution Loop").
+ *
+ * model turn (activity) -> tool calls (activities, concurrent within a turn) -> results back to
+ * the model, until a final answer or a limit. The conversation lives in the content-addressed
+ * message store (src/activities/message-store.ts); this workflow keeps only the head ref and
+ * counters, so history grows by a constant amount per turn. Human approval happens just before a
+ * call runs; pause/resume are signals; the run timeout is a timer racing the loop; long runs
+ * continue-as-new carrying the head, counters and usage.
+ */
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+  ActivityOptions,
+} from '@temporalio/workflow';
+import type { CompiledTool, JsonObject, JsonValue } from '../compiler/types';
+import type {
+  AgentRunResult,
+  ApproveArgs,
+  BlobRef,
+  RejectArgs,
+  RunAgentInput,
+  RunState,
+  RunStatus,
+  TokenUsage,
+} from '../shared/contract';
+import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS, UPDATES } from '../shared/contract';
+import { patternOf } from '../shared/dispatch';
+import type { AgentView } from '../runtime/agent-view';
+import { modelPrefs, reactConfig } from '../runtime/agent-view';
+import type { AppendItem, Message, ToolCall } from '../runtime/messages';
+import { renderUserPrompt } from '../runtime/template';
+import { Counters, Limits, countToolCall, countTurn, newCounters, toolCallBlocked, toolsExhausted, turnBlocked } from '../runtime/limits';
+import { ApprovalBook, ApprovalPolicy, approvalReason } from '../runtime/approvals';
+import { correctionMessage } from '../runtime/output';
+import type { ModelTurnInput, ModelTurnOutput } from '../activities/model';
+import type { RunToolInput, RunToolOutput } from '../activities/react-tools';
+import { runChildAgent } from './child';
+
+export const approveSignal = defineSignal<[ApproveArgs]>(SIGNALS.approve);
+export const rejectSignal = defineSignal<[RejectArgs]>(SIGNALS.reject);
+export const pauseSignal = defineSignal<[]>(SIGNALS.pause);
+export const resumeSignal = defineSignal<[]>(SIGNALS.resume);
+export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
+export const approveUpdate = defineUpdate<string, [ApproveArgs]>(UPDATES.approve);
+export const rejectUpdate = defineUpdate<string, [RejectArgs]>(UPDATES.reject);
+
+/** The activities this workflow calls (implemented in src/activities). */
+export interface ReactActivities {
+  loadAgent(inp: { bundle: BlobRef; agent_id: string }): Promise<AgentView>;
+  modelTurn(inp: ModelTurnInput): Promise<ModelTurnOutput>;
+  runTool(inp: RunToolInput): Promise<RunToolOutput>;
+  checkToolArgs(inp: { bundle: BlobRef; agent_id: string; tool: string; args: JsonObject }): Promise<{ ok: boolean; error?: string }>;
+}
+
+/** State carried across continue-as-new (RunAgentInput.carried). */
+export interface ReactCarried {
+  head: BlobRef | null;
+  counters: Counters;
+  usage: TokenUsage;
+  warnings: string[];
+  pending_append: AppendItem[];
+  corrections: number;
+  fallback: boolean;
+  deadline_ms?: number;
+  executions: number;
+  /** Tests/bench: continue-as-new every N model turns (besides Temporal's suggestion). */
+  continue_as_new_every?: number;
+}
+
+const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
+
+function emptyUsage(): TokenUsage {
+  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+}
+
+function inputChars(input: JsonValue): number {
+  return typeof input === 'string' ? input.length : JSON.stringify(input ?? null).length;
+}
+
+export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
+  const carried = (input.carried ?? {}) as Partial<ReactCarried>;
+  const first = carried.head === undefined;
+  const info = workflowInfo();
+  const st: ReactCarried = {
+    head: carried.head ?? null,
+    counters: carried.counters ?? newCounters(),
+    usage: carried.usage ?? emptyUsage(),
+    warnings: carried.warnings ?? [],
+    pending_append: carried.pending_append ?? [],
+    corrections: carried.corrections ?? 0,
+    fallback: carried.fallback ?? false,
+    deadline_ms: carried.deadline_ms,
+    executions: (carried.executions ?? 0) + 1,
+    continue_as_new_every: carried.continue_as_new_every,
+  };
+  const book = new ApprovalBook();
+  let paused = false;
+  let agent: AgentView | undefined;
+  let finalState: RunState | undefined;
+  let error: string | undefined;
+  let publishedState: RunState | undefined;
+
+  const loader = proxyActivities<ReactActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+
+  const currentState = (): RunState => finalState ?? (paused ? 'paused' : book.pending.length ? 'waiting_for_approval' : 'running');
+  const status = (): RunStatus => ({
+    state: currentState(),
+    agent_id: input.agent_id,
+    version: agent?.version ?? '',
+    pattern: agent ? patternOf(agent) : 'agf.react',
+    step: st.counters.step,
+    turn: st.counters.turn,
+    pending_approvals: book.pending.map((p) => ({ ...p })),
+    tool_calls_made: st.counters.tool_calls,
+    token_usage: { ...st.usage },
+    warnings: [...st.warnings],
+    ...(error ? { error } : {}),
+  });
+  /** Keep the AgentStatus search attribute current (one upsert per state change). */
+  const syncState = (): void => {
+    const s = currentState();
+    if (s === publishedState || !agent) return;
+    publishedState = s;
+    upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [s] });
+  };
+
+  setHandler(statusQuery, status);
+  setHandler(pauseSignal, () => {
+    paused = true;
+    syncState();
+  });
+  setHandler(resumeSignal, () => {
+    paused = false;
+    syncState();
+  });
+  setHandler(approveSignal, (a) => {
+    if (book.decide(a.call_id, { kind: 'approve', args: a.args, by: a.by })) return;
+    st.warnings.push(`approve signal ignored: ${book.unknownMessage(a.call_id)}`);
+  });
+  setHandler(rejectSignal, (a) => {
+    if (book.decide(a.call_id, { kind: 'reject', reason: a.reason, by: a.by })) return;
+    st.warnings.push(`reject signal ignored: ${book.unknownMessage(a.call_id)}`);
+  });
+  const validateKnown = (callId: string): void => {
+    if (!book.has(callId) || book.decision(callId)) throw new Error(book.unknownMessage(callId));
+  };
+  setHandler(
+    approveUpdate,
+    async (a) => {
+      if (a.args) {
+        const pending = book.pending.find((p) => p.call_id === a.call_id);
+        const chk = await loader.checkToolArgs({ bundle: input.bundle, agent_id: input.agent_id, tool: pending?.tool ?? '', args: a.args });
+        if (!chk.ok) throw ApplicationFailure.nonRetryable(`corrected arguments refused for ${a.call_id}: ${chk.error}`, 'InvalidArguments');
+      }
+      if (!book.decide(a.call_id, { kind: 'approve', args: a.args, by: a.by })) throw ApplicationFailure.nonRetryable(book.unknownMessage(a.call_id), 'UnknownCall');
+      return `approved ${a.call_id}${a.args ? ' with corrected arguments' : ''}`;
+    },
+    { validator: (a) => validateKnown(a.call_id) },
+  );
+  setHandler(
+    rejectUpdate,
+    (a) => {
+      if (!book.decide(a.call_id, { kind: 'reject', reason: a.reason, by: a.by })) throw ApplicationFailure.nonRetryable(book.unknownMessage(a.call_id), 'UnknownCall');
+      return `rejected ${a.call_id}`;
+    },
+    {
+      validator: (a) => {
+        validateKnown(a.call_id);
+        if (!a.reason || !a.reason.trim()) throw new Error('reject needs a reason (the model sees it as the tool result)');
+      },
+    },
+  );
+
+  agent = await loader.loadAgent.executeWithOptions(
+    { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 }, summary: `load agent ${input.agent_id}` },
+    [{ bundle: input.bundle, agent_id: input.agent_id }],
+  );
+  const ag: AgentView = agent;
+  upsertSearchAttributes({
+    [SEARCH_ATTRIBUTES.agentId]: [ag.agent_id],
+    [SEARCH_ATTRIBUTES.agentVersion]: [ag.version],
+    [SEARCH_ATTRIBUTES.pattern]: [patternOf(ag)],
+    [SEARCH_ATTRIBUTES.status]: ['running'],
+  });
+  publishedState = 'running';
+
+  const cfg = reactConfig(ag);
+  const limits: Limits = {
+    max_steps: cfg.max_steps,
+    max_turns: ag.runtime.max_turns,
+    max_tool_calls: ag.runtime.max_tool_calls,
+    per_tool: Object.fromEntries(ag.tools.refs.map((t) => [t.tool_id, t.max_calls_per_run])),
+  };
+  const policy: ApprovalPolicy = {
+    require_human_approval: ag.policies.require_human_approval,
+    require_user_confirmation_for: ag.guardrails.tool_calls.require_user_confirmation_for ?? [],
+    tools: Object.fromEntries(ag.tools.refs.map((t) => [t.tool_id, t.approval_required])),
+  };
+  const toolsById = new Map<string, CompiledTool>(ag.tools.refs.map((t) => [t.tool_id, t]));
+  const extraTools = input.options?.extra_tools ?? [];
+  const forbidTools = input.options?.forbid_tools ?? false;
+  const approvalTimeoutS = input.options?.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_S;
+  const retry = ag.runtime.retry_policy;
+  const modelTimeoutS = ag.runtime.model.openai?.request_timeout_seconds ?? 300;
+  const modelOpts: ActivityOptions = {
+    startToCloseTimeout: `${modelTimeoutS + 30} seconds`,
+    heartbeatTimeout: '60 seconds',
+    retry: retry
+      ? { maximumAttempts: retry.max_attempts, initialInterval: `${retry.backoff_seconds} seconds`, backoffCoefficient: 2 }
+      : { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
+  };
+  const toolOpts: ActivityOptions = {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { maximumAttempts: 3, initialInterval: '1 second' },
+  };
+  const acts = proxyActivities<ReactActivities>(modelOpts);
+
+  if (first) {
+    const maxChars = ag.runtime.max_input_chars;
+    const chars = inputChars(input.input);
+    if (maxChars !== undefined && chars > maxChars) {
+      finalState = 'failed';
+      error = `input has ${chars} characters, more than runtime.max_input_chars (${maxChars})`;
+      syncState();
+      throw ApplicationFailure.nonRetryable(error, 'InputTooLong');
+    }
+    const prompt = renderUserPrompt(input.input, cfg.user_prompt_template);
+    st.pending_append = [{ message: { role: 'user', content: prompt } }];
+    if (ag.runtime.timeout_seconds) st.deadline_ms = Date.now() + ag.runtime.timeout_seconds * 1000;
+  }
+
+  const waitUnpaused = async (): Promise<void> => {
+    if (paused) await condition(() => !paused);
+  };
+  const addUsage = (u: { prompt_tokens: number; completion_tokens: number }): void => {
+    st.usage.prompt_tokens += u.prompt_tokens;
+    st.usage.completion_tokens += u.completion_tokens;
+    st.usage.total_tokens = st.usage.prompt_tokens + st.usage.completion_tokens;
+  };
+  const details = (s: string): void => setCurrentDetails(`${ag.agent_id} (${patternOf(ag)}): ${s}`);
+
+  const errorResult = (call: ToolCall, text: string): AppendItem => ({
+    message: { role: 'tool', content: `error: ${text}`, tool_call_id: call.id, name: call.name, is_error: true } satisfies Message,
+  });
+
+  /** One tool call: limits, approval just before it runs, then the activity (or child agent). */
+  const runCall = async (call: ToolCall): Promise<AppendItem> => {
+    // Synchronous up to the first await: concurrent calls of one turn see each other's counts.
+    const blocked = toolCallBlocked(st.counters, limits, call.name);
+    countToolCall(st.counters, call.name);
+    if (blocked) return errorResult(call, blocked);
+    const tool = toolsById.get(call.name);
+    if (!tool) {
+      const names = [...toolsById.keys(), ...extraTools.map((e) => e.name)];
+      return errorResult(call, `unknown tool '${call.name}'; available tools: ${names.join(', ') || '(none)'}`);
+    }
+    let args = call.arguments ?? {};
+    const reason = approvalReason(policy, call.name);
+    if (reason) {
+      // Only calls that are ready to run (valid arguments) are presented for approval.
+      const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
+        { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
+      ]);
+      if (!chk.ok) return errorResult(call, chk.error ?? 'invalid arguments');
+      await waitUnpaused();
+      book.add({ call_id: call.id, tool: call.name, arguments: args, reason, requested_at: new Date().toISOString() });
+      syncState();
+      details(`waiting for approval of ${call.name} (${call.id})`);
+      const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
+      const d = book.decision(call.id);
+      book.remove(call.id);
+      syncState();
+      if (!decided || !d) {
+        st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
+        return errorResult(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`);
+      }
+      if (d.kind === 'reject') return errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`);
+      if (d.args) args = d.args;
+    }
+    await waitUnpaused();
+    if (tool.kind === 'agent' && tool.agent) {
+      const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
+        { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
+      ]);
+      if (!chk.ok) return errorResult(call, chk.error ?? 'invalid arguments');
+      try {
+        const res = await runChildAgent({
+          bundle: input.bundle,
+          agent_id: tool.agent.agent_id,
+          workflowType: ag.agent_tool_types[tool.tool_id] ?? 'agfReactWorkflow',
+          input: args,
+          role: `tool-${call.id}`,
+          options: { approval_timeout_seconds: input.options?.approval_timeout_seconds },
+        });
+        addUsage(res.usage);
+        const text = typeof res.output === 'string' ? res.output : JSON.stringify(res.output);
+        return { message: { role: 'tool', content: text, tool_call_id: call.id, name: call.name } };
+      } catch (e) {
+        if (isCancellation(e)) throw e;
+        const cause = (e as { cause?: { message?: string } }).cause?.message;
+        return errorResult(call, `agent tool ${call.name} failed: ${cause ?? (e as Error).message}`);
+      }
+    }
+    const out = await acts.runTool.executeWithOptions({ ...toolOpts, summary: `tool ${call.name}` }, [
+      {
+        bundle: input.bundle,
+        agent_id: input.agent_id,
+        workflow_id: info.workflowId,
+        call_id: call.id,
+        tool: call.name,
+        args,
+        workspace: input.options?.workspace,
+      },
+    ]);
+    return { ref: out.ref };
+  };
+
+  const shouldContinueAsNew = (turnsThisRun: number): boolean =>
+    workflowInfo().continueAsNewSuggested || (st.continue_as_new_every !== undefined && turnsThisRun >= st.continue_as_new_every);
+
+  const loop = async (): Promise<AgentRunResult> => {
+    let turnsThisRun = 0;
+    for (;;) {
+      if (shouldContinueAsNew(turnsThisRun)) {
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof agfReactWorkflow>({ ...input, carried: st as unknown as JsonObject });
+      }
+      await waitUnpaused();
+      const blocked = turnBlocked(st.counters, limits);
+      if (blocked) throw ApplicationFailure.nonRetryable(blocked, 'LimitExceeded');
+      const noTools = forbidTools || toolsExhausted(st.counters, limits);
+      const model = st.fallback && ag.runtime.fallback_model ? ag.runtime.fallback_model : ag.runtime.model;
+      const turn = st.counters.turn;
+      details(`model ${model.model_id}, turn ${turn + 1}`);
+      const modelIn: ModelTurnInput = {
+        bundle: input.bundle,
+        agent_id: input.agent_id,
+        head: st.head,
+        turn,
+        prefs: modelPrefs(ag, noTools),
+        append: st.pending_append,
+        ...(st.fallback ? { fallback: true } : {}),
+        ...(st.head === null ? { input: input.input } : {}),
+        ...(extraTools.length ? { extra_tools: extraTools } : {}),
+        ...(forbidTools ? { forbid_tools: true } : {}),
+      };
+      const out = await acts.modelTurn.executeWithOptions({ ...modelOpts, summary: `model ${model.model_id}, turn ${turn + 1}` }, [modelIn]);
+      countTurn(st.counters);
+      turnsThisRun += 1;
+      addUsage(out.usage);
+      st.head = out.head;
+      st.pending_append = [];
+      const calls = out.message.tool_calls ?? [];
+      if (calls.length) {
+        if (noTools && !forbidTools) {
+          const why = toolCallBlocked(st.counters, limits, calls[0].name) ?? 'tools are not allowed any more';
+          throw ApplicationFailure.nonRetryable(`the model kept calling tools after the limit: ${why}`, 'LimitExceeded');
+        }
+        const terminal = calls.find((c) => extraTools.some((e) => e.name === c.name && e.terminal));
+        if (terminal) {
+          return { agent_id: ag.agent_id, output: out.message.content ?? null, usage: st.usage, warnings: st.warnings, terminal_tool_call: { name: terminal.name, arguments: terminal.arguments } };
+        }
+        details(`turn ${turn + 1}: ${calls.length} tool call(s): ${calls.map((c) => c.name).join(', ')}`);
+        st.pending_append = await Promise.all(calls.map((c) => runCall(c)));
+        continue;
+      }
+      const check = out.output_check ?? { ok: true as const, value: out.message.content ?? '' };
+      if (check.ok) return { agent_id: ag.agent_id, output: check.value, usage: st.usage, warnings: st.warnings };
+      const schema = ag.interface.output.schema;
+      if (st.corrections === 0) {
+        st.corrections = 1;
+        st.warnings.push(`turn ${turn + 1}: ${check.error}; asked the model for a correction`);
+        st.pending_append = [{ message: { role: 'user', content: correctionMessage(check.error, schema) } }];
+        continue;
+      }
+      if (ag.runtime.fallback_model && !st.fallback) {
+        st.fallback = true;
+        st.warnings.push(`turn ${turn + 1}: ${check.error}; retrying on fallback model ${ag.runtime.fallback_model.model_id}`);
+        st.pending_append = [{ message: { role: 'user', content: correctionMessage(check.error, schema) } }];
+        continue;
+      }
+      throw ApplicationFailure.nonRetryable(
+        `final answer rejected after a correction turn${ag.runtime.fallback_model ? ' and the fallback model' : ''}: ${check.error}`,
+        'OutputSchemaError',
+      );
+    }
+  };
+
+  /** runtime.timeout_seconds: a timer racing the loop; when it fires the loop's scope is cancelled. */
+  const withDeadline = async (fn: () => Promise<AgentRunResult>): Promise<AgentRunResult> => {
+    if (st.deadline_ms === undefined) return fn();
+    let timedOut = false;
+    const scope = new CancellationScope();
+    const remaining = Math.max(1, st.deadline_ms - Date.now());
+    sleep(remaining)
+      .then(() => {
+        timedOut = true;
+        scope.cancel();
+      })
+      .catch(() => undefined);
+    try {
+      return await scope.run(fn);
+    } catch (e) {
+      if (timedOut && isCancellation(e)) {
+        throw ApplicationFailure.nonRetryable(`runtime.timeout_seconds (${ag.runtime.timeout_seconds}) exceeded before a final answer`, 'Timeout');
+      }
+      throw e;
+    }
+  };
+
+  try {
+    const result = await withDeadline(loop);
+    finalState = 'completed';
+    syncState();
+    details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
+    return result;
+  } catch (e) {
+    if (e instanceof ContinueAsNew) throw e;
+    finalState = isCancellation(e) ? 'cancelled' : 'failed';
+    error = (e as Error)?.message ?? String(e);
+    syncState();
+    throw e;
+  }
+}

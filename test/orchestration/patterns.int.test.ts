@@ -1,0 +1,272 @@
+/** Graph, Swarm, task DAG and steps patterns on a real Temporal dev server. */
+import type { GraphPattern, StepDefinition, SwarmPattern, WorkflowPattern, EscalationRule } from '../../src/compiler/types';
+import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
+import { agent, answers, bundle, byInput, failingModel, handoff } from './builders';
+import { childIds, failureOf, Harness, startHarness, waitFor } from './harness';
+
+let h: Harness;
+beforeAll(async () => { h = await startHarness('orch-pat'); });
+afterAll(async () => { await h?.close(); });
+
+const graph = (p: Partial<GraphPattern>): GraphPattern => ({ type: 'graph', execution_timeout: 120, node_timeout: 60, reset_on_revisit: false, nodes: [], edges: [], ...p });
+
+describe('graph', () => {
+  test('$self entry, conditional edge on result_contains, sequential tail', async () => {
+    const b = bundle('triage', [
+      agent({ id: 'triage', model: answers('This looks like a billing question'), pattern: graph({
+        nodes: [{ id: 'billing-specialist', agent_ref: 'billing-agent' }, { id: 'tech-specialist', agent_ref: 'tech-agent' }, { id: 'report-writer', agent_ref: 'reporting-agent' }],
+        edges: [
+          { from: '$self', to: 'billing-specialist', condition: "result_contains('billing')" },
+          { from: '$self', to: 'tech-specialist', condition: "result_contains('technical')" },
+          { from: 'billing-specialist', to: 'report-writer' },
+          { from: 'tech-specialist', to: 'report-writer' },
+        ],
+      }) }),
+      agent({ id: 'billing-agent', model: answers({ refund: 12 }) }),
+      agent({ id: 'tech-agent', model: answers('tech!') }),
+      agent({ id: 'reporting-agent', model: byInput([{ contains: 'refund', reply: { content: 'report: refund issued' } }], { content: 'report without inputs' }) }),
+    ]);
+    const wf = await h.start(b, { ticket: 'charged twice' });
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toBe('report: refund issued');
+    const st = await wf.query<RunStatus>('status');
+    expect(st.progress).toMatchObject({ total_executions: 3, nodes: { 'tech-specialist': { executions: 0 }, 'report-writer': { executions: 1 } } });
+    expect(await childIds(h, wf.workflowId)).toEqual([`${wf.workflowId}/node-billing-specialist-1`, `${wf.workflowId}/node-report-writer-1`, `${wf.workflowId}/node-self-1`]);
+  });
+
+  test('parallel fan-out and join waits for every branch', async () => {
+    const b = bundle('fan', [
+      agent({ id: 'fan', model: answers('go'), pattern: graph({
+        nodes: [{ id: 'slow', agent_ref: 'slow-agent' }, { id: 'fast', agent_ref: 'fast-agent' }, { id: 'join', agent_ref: 'join-agent' }],
+        edges: [{ from: '$self', to: 'slow' }, { from: '$self', to: 'fast' }, { from: 'slow', to: 'join' }, { from: 'fast', to: 'join' }],
+      }) }),
+      agent({ id: 'slow-agent', model: answers('SLOW-RESULT', 1500) }),
+      agent({ id: 'fast-agent', model: answers('FAST-RESULT') }),
+      agent({ id: 'join-agent', model: byInput([{ contains: 'SLOW-RESULT', reply: { content: 'joined both' } }], { content: 'joined early' }) }),
+    ]);
+    const wf = await h.start(b, 'x');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('joined both');
+    expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ nodes: { join: { executions: 1 } } });
+  });
+
+  test('a cycle is stopped by max_node_executions', async () => {
+    const b = bundle('drafting', [
+      agent({ id: 'drafting', model: answers('start'), pattern: graph({
+        max_node_executions: 5,
+        nodes: [{ id: 'drafter', agent_ref: 'drafter-agent' }, { id: 'reviewer', agent_ref: 'reviewer-agent' }],
+        edges: [{ from: '$self', to: 'drafter' }, { from: 'drafter', to: 'reviewer' }, { from: 'reviewer', to: 'drafter', condition: 'state.score < 0.8' }],
+      }) }),
+      agent({ id: 'drafter-agent', model: answers({ draft: 'd' }) }),
+      agent({ id: 'reviewer-agent', model: answers({ score: 0.3 }) }),
+    ]);
+    const wf = await h.start(b, 'x');
+    expect(await failureOf(wf)).toMatch(/max_node_executions \(5\) reached with 'drafter' still to run/);
+    const st = await wf.query<RunStatus>('status');
+    expect(st.state).toBe('failed');
+    expect(st.progress).toMatchObject({ total_executions: 5, nodes: { drafter: { executions: 2 }, reviewer: { executions: 2 } } });
+  });
+
+  test('a cycle exits once the reviewer approves (reset_on_revisit false passes earlier outputs)', async () => {
+    const b = bundle('drafting2', [
+      agent({ id: 'drafting2', model: answers('start'), pattern: graph({
+        max_node_executions: 10,
+        nodes: [{ id: 'drafter', agent_ref: 'drafter2' }, { id: 'reviewer', agent_ref: 'reviewer2' }],
+        edges: [{ from: '$self', to: 'drafter' }, { from: 'drafter', to: 'reviewer' }, { from: 'reviewer', to: 'drafter', condition: 'state.score < 0.8 and not result_contains(\'approved\')' }],
+      }) }),
+      agent({ id: 'drafter2', model: byInput([{ contains: 'previous_outputs', reply: { content: { draft: 'second draft' } } }], { content: { draft: 'first draft' } }) }),
+      agent({ id: 'reviewer2', model: byInput([{ contains: 'second draft', reply: { content: { score: 0.9, verdict: 'approved' } } }], { content: { score: 0.1 } }) }),
+    ]);
+    const res = (await (await h.start(b, 'x')).result()) as AgentRunResult;
+    expect(res.output).toEqual({ score: 0.9, verdict: 'approved' });
+  });
+
+  test('node_timeout marks the node failed and fails the graph', async () => {
+    const b = bundle('slowgraph', [
+      agent({ id: 'slowgraph', model: answers('go'), pattern: graph({ node_timeout: 2, nodes: [{ id: 'sleepy', agent_ref: 'sleepy-agent' }], edges: [{ from: '$self', to: 'sleepy' }] }) }),
+      agent({ id: 'sleepy-agent', model: answers('too late', 8000) }),
+    ]);
+    expect(await failureOf(await h.start(b, 'x'))).toMatch(/graph node 'sleepy' timed out after node_timeout \(2s\)/);
+  });
+
+  test('node_failure escalation to an agent returns that agent\'s result', async () => {
+    const esc: EscalationRule[] = [
+      { on: 'node_failure', node: 'billing-specialist', target: { type: 'agent', id: 'billing-escalation-agent' } },
+      { on: 'node_failure', target: { type: 'human_queue', id: 'ops-oncall' } },
+    ];
+    const b = bundle('escal', [
+      agent({ id: 'escal', model: answers('go'), escalation: esc, pattern: graph({ nodes: [{ id: 'billing-specialist', agent_ref: 'broken-billing' }], edges: [{ from: '$self', to: 'billing-specialist' }] }) }),
+      agent({ id: 'broken-billing', model: failingModel('billing backend down') }),
+      agent({ id: 'billing-escalation-agent', model: answers('handled by escalation') }),
+    ]);
+    const res = (await (await h.start(b, 'x')).result()) as AgentRunResult;
+    expect(res.output).toBe('handled by escalation');
+    expect(res.warnings.join('\n')).toMatch(/escalated to agent 'billing-escalation-agent'/);
+  });
+});
+
+const swarm = (p: Partial<SwarmPattern>): SwarmPattern => ({
+  type: 'swarm', max_handoffs: 20, max_iterations: 20, execution_timeout: 300, node_timeout: 60,
+  repetitive_handoff_detection_window: 0, repetitive_handoff_min_unique_agents: 0, agents: [], ...p,
+});
+
+describe('swarm', () => {
+  test('hand-offs carry message and context; the swarm ends on a final answer', async () => {
+    const b = bundle('lead', [
+      agent({ id: 'lead', model: answers(handoff('architect', 'design the API', { language: 'typescript' }) as never), pattern: swarm({ agents: [{ ref: 'architect' }, { ref: 'coder' }] }) }),
+      agent({ id: 'architect', model: { turns: [handoff('coder', 'implement the design')] } }),
+      agent({ id: 'coder', model: byInput([{ contains: 'implement the design', reply: { content: 'code written' } }], { content: 'coder confused' }) }),
+    ]);
+    // `answers` wraps content; the lead needs a tool call turn instead:
+    b.agents.lead.runtime.model.scripted = { turns: [handoff('architect', 'design the API', { language: 'typescript' })] };
+    const wf = await h.start(b, { task: 'build a service' });
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toBe('code written');
+    const st = await wf.query<RunStatus>('status');
+    expect(st.progress).toMatchObject({ handoffs: 2, iterations: 3, history: [{ agent: 'lead', handoff_to: 'architect' }, { agent: 'architect', handoff_to: 'coder' }, { agent: 'coder' }] });
+  });
+
+  test('ping-pong between two agents is detected and fails the swarm', async () => {
+    const b = bundle('pp', [
+      agent({ id: 'pp', pattern: swarm({ agents: [{ ref: 'ping' }, { ref: 'pong' }, { ref: 'third' }], repetitive_handoff_detection_window: 4, repetitive_handoff_min_unique_agents: 3 }) }),
+      agent({ id: 'ping', model: { turns: [handoff('pong', 'your turn')] } }),
+      agent({ id: 'pong', model: { turns: [handoff('ping', 'no, yours')] } }),
+      agent({ id: 'third' }),
+    ]);
+    b.agents.pp.runtime.model.scripted = { turns: [handoff('ping', 'start')] };
+    const wf = await h.start(b, 'x');
+    expect(await failureOf(wf)).toMatch(/repetitive hand-off detected: only 2 unique agent\(s\)/);
+    expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ handoffs: 4 });
+  });
+
+  test('a hand-off to an unlisted agent is refused and the unlisted agent never runs', async () => {
+    const b = bundle('guarded', [
+      agent({ id: 'guarded', pattern: swarm({ agents: [{ ref: 'helper' }] }) }),
+      agent({ id: 'helper' }),
+      agent({ id: 'intruder', model: answers('I should never run') }),
+    ]);
+    b.agents.guarded.runtime.model.scripted = { turns: [handoff('intruder', 'take over')] };
+    const wf = await h.start(b, 'x');
+    const msg = await failureOf(wf);
+    expect(msg).toMatch(/hand-off to 'intruder' refused: not an agent of this swarm/);
+    const kids = await childIds(h, wf.workflowId);
+    expect(kids.some((k) => k.includes('intruder'))).toBe(false);
+    expect(kids).toHaveLength(2); // told once, then failed
+  });
+
+  test('max_handoffs: the current agent must answer', async () => {
+    const b = bundle('capped', [
+      agent({ id: 'capped', pattern: swarm({ max_handoffs: 1, agents: [{ ref: 'eager' }] }) }),
+      agent({ id: 'eager', model: { turns: [handoff('capped', 'back to you')] } }),
+    ]);
+    b.agents.capped.runtime.model.scripted = { rules: [{ when: { input_contains: 'original' }, reply: handoff('eager', 'please') }], turns: [{ content: 'final from capped' }] };
+    const wf = await h.start(b, 'original task');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).not.toBeNull();
+    expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ handoffs: 1, iterations: 2 });
+  });
+});
+
+const T = (task_id: string, agent_ref: string, dependencies: string[] = [], priority = 0) => ({ task_id, agent_ref, description: `Do ${task_id}`, priority, dependencies });
+
+describe('workflow (task DAG)', () => {
+  test('a failed task halts only its dependents; retry once; status has progress and errors', async () => {
+    const pattern: WorkflowPattern = {
+      type: 'workflow', max_workers: 2, retry_failed_tasks: true,
+      tasks: [T('data-extraction', 'extractor', [], 5), T('trend-analysis', 'analyst', ['data-extraction'], 3), T('risk-assessment', 'risky', ['data-extraction'], 3), T('report-generation', 'reporter', ['trend-analysis', 'risk-assessment'], 1), T('side-quest', 'sider')],
+    };
+    const b = bundle('quarterly', [
+      agent({ id: 'quarterly', pattern }),
+      agent({ id: 'extractor', model: answers({ revenue: 10 }) }),
+      agent({ id: 'analyst', model: byInput([{ contains: 'revenue', reply: { content: 'trend up' } }], { content: 'no data' }) }),
+      agent({ id: 'risky', model: failingModel('risk model exploded') }),
+      agent({ id: 'reporter', model: answers('report') }),
+      agent({ id: 'sider', model: answers('side done') }),
+    ]);
+    const wf = await h.start(b, { quarter: 'Q3' });
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toEqual({ 'data-extraction': { revenue: 10 }, 'trend-analysis': 'trend up', 'side-quest': 'side done' });
+    expect(res.warnings.join('\n')).toMatch(/task 'risk-assessment' failed.*halted: report-generation/s);
+    const st = await wf.query<RunStatus>('status');
+    const prog = st.progress as { progress_percent: number; tasks: { task_id: string; status: string; attempts: number; error?: string; duration_ms?: number }[] };
+    expect(prog.progress_percent).toBe(100);
+    const byId = Object.fromEntries(prog.tasks.map((t) => [t.task_id, t]));
+    expect(byId['risk-assessment']).toMatchObject({ status: 'failed', attempts: 2, error: expect.stringMatching(/exploded/) });
+    expect(byId['report-generation']).toMatchObject({ status: 'halted' });
+    expect(byId['trend-analysis'].status).toBe('completed');
+    expect(typeof byId['trend-analysis'].duration_ms).toBe('number');
+  });
+
+  test('pause stops new tasks after in-flight ones; resume continues', async () => {
+    const pattern: WorkflowPattern = { type: 'workflow', retry_failed_tasks: false, tasks: [T('first', 'slowpoke'), T('second', 'quick', ['first'])] };
+    const b = bundle('pausable', [agent({ id: 'pausable', pattern }), agent({ id: 'slowpoke', model: answers('one', 2000) }), agent({ id: 'quick', model: answers('two') })]);
+    const wf = await h.start(b, 'x');
+    const taskStatus = async (i: number) => ((await wf.query<RunStatus>('status')).progress as { tasks: { status: string }[] } | undefined)?.tasks[i].status;
+    await waitFor(async () => (await taskStatus(0)) === 'running', 'first task to start');
+    await wf.signal('pause');
+    const paused = await waitFor(async () => {
+      const st = await wf.query<RunStatus>('status');
+      const tasks = (st.progress as { tasks: { task_id: string; status: string }[] }).tasks;
+      return tasks[0].status === 'completed' ? st : undefined;
+    }, 'first task to complete while paused');
+    expect(paused.state).toBe('paused');
+    await new Promise((r) => setTimeout(r, 1000));
+    const still = await wf.query<RunStatus>('status');
+    expect((still.progress as { tasks: { status: string }[]; progress_percent: number }).tasks[1].status).toBe('pending');
+    expect((still.progress as { progress_percent: number }).progress_percent).toBe(50);
+    await wf.signal('resume');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toEqual({ first: 'one', second: 'two' });
+  });
+});
+
+describe('steps (seed 004)', () => {
+  test('the seed example runs unchanged: FanOut, Collect, Conditional, Loop, output_var', async () => {
+    const steps: StepDefinition[] = [
+      { name: 'extract', agent: { ByName: 'extractor' }, prompt_template: 'Extract from: {{input}}', output_var: 'data' },
+      { name: 'legal-review', mode: 'FanOut', agent: { ByName: 'legal' }, prompt_template: 'Legal review: {{data}}' },
+      { name: 'compliance-review', mode: 'FanOut', agent: { ByName: 'compliance' }, prompt_template: 'Compliance review: {{data}}' },
+      { name: 'synthesize', mode: 'Collect', agent: { ByName: 'synthesizer' }, prompt_template: 'Combine reviews: {{input}}' },
+      { name: 'escalate', mode: { Conditional: { condition: 'high_risk' } }, agent: { ByName: 'supervisor' }, prompt_template: 'Escalate: {{input}}' },
+      { name: 'finalize', mode: { Loop: { max_iterations: 3, until: 'APPROVED' } }, agent: { ByName: 'finalizer' }, prompt_template: 'Finalize: {{input}}' },
+    ];
+    const b = bundle('contract-review', [
+      agent({ id: 'contract-review', pattern: { type: 'steps', steps } }),
+      agent({ id: 'extractor', model: byInput([{ contains: 'Extract from: the contract', reply: { content: 'CLAUSES' } }], { content: 'extract-miss' }) }),
+      agent({ id: 'legal', model: byInput([{ contains: 'Legal review: CLAUSES', reply: { content: 'legal ok' } }], { content: 'legal-miss' }) }),
+      agent({ id: 'compliance', model: byInput([{ contains: 'Compliance review: CLAUSES', reply: { content: 'compliance ok' } }], { content: 'compliance-miss' }) }),
+      agent({ id: 'synthesizer', model: byInput([{ contains: 'legal ok\n\n---\n\ncompliance ok', reply: { content: 'summary: High_Risk found' } }], { content: 'synth-miss' }) }),
+      agent({ id: 'supervisor', model: byInput([{ contains: 'Escalate: summary', reply: { content: 'supervised draft' } }], { content: 'sup-miss' }) }),
+      agent({ id: 'finalizer', model: byInput([{ contains: 'Finalize: Finalize', reply: { content: 'final version: approved' } }], { content: 'Finalize once more' }) }),
+    ]);
+    const wf = await h.start(b, 'the contract');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toBe('final version: approved');
+    const st = await wf.query<RunStatus>('status');
+    expect((st.progress as { steps: unknown[] }).steps).toEqual([
+      { step: 'extract', status: 'completed' }, { step: 'legal-review', status: 'completed' }, { step: 'compliance-review', status: 'completed' },
+      { step: 'synthesize', status: 'completed' }, { step: 'escalate', status: 'completed' }, { step: 'finalize', status: 'completed', iterations: 2 },
+    ]);
+  });
+
+  test('a Conditional step is skipped when the condition is absent; a failing FanOut step fails the run', async () => {
+    const b = bundle('cond-steps', [
+      agent({ id: 'cond-steps', pattern: { type: 'steps', steps: [
+        { name: 'a', agent: { ByName: 's1' } },
+        { name: 'maybe', mode: { Conditional: { condition: 'needs_review' } }, agent: { ByName: 's2' } },
+      ] } }),
+      agent({ id: 's1', model: answers('all good') }),
+      agent({ id: 's2', model: answers('reviewed') }),
+    ]);
+    expect(((await (await h.start(b, 'in')).result()) as AgentRunResult).output).toBe('all good');
+    const f = bundle('fan-fail', [
+      agent({ id: 'fan-fail', pattern: { type: 'steps', steps: [
+        { name: 'x', mode: 'FanOut', agent: { ByName: 'ok1' } },
+        { name: 'y', mode: 'FanOut', agent: { ByName: 'bad1' } },
+        { name: 'z', mode: 'Collect', agent: { ByName: 'ok1' } },
+      ] } }),
+      agent({ id: 'ok1', model: answers('fine') }),
+      agent({ id: 'bad1', model: failingModel('fanout member broke') }),
+    ]);
+    expect(await failureOf(await h.start(f, 'in'))).toMatch(/step 'y' failed/);
+  });
+});

@@ -1,0 +1,155 @@
+/** agf.sequential / parallel / loop / batch / conditional / vendor on a real Temporal dev server. */
+import type { ExecutionPolicy } from '../../src/compiler/types';
+import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
+import { agent, answers, bundle, byInput, failingModel, locals } from './builders';
+import { failureOf, Harness, startHarness } from './harness';
+
+let h: Harness;
+beforeAll(async () => { h = await startHarness('orch-pol'); });
+afterAll(async () => { await h?.close(); });
+
+const orch = (id: string, policy: ExecutionPolicy, aliases: string[]) => agent({ id, policy, local_agents: locals(...aliases) });
+
+test('agf.sequential maps writer.output into editor and returns output_from alias', async () => {
+  const b = bundle('pipeline', [
+    orch('pipeline', { id: 'agf.sequential', config: {
+      steps: [
+        { agent: 'writer', input_mapping: { topic: 'parent.input.topic' } },
+        { agent: 'editor', input_mapping: { draft: 'writer.output.draft' } },
+      ],
+      output_from: 'editor',
+    } }, ['writer', 'editor']),
+    agent({ id: 'writer', model: byInput([{ contains: 'otters', reply: { content: { draft: 'DRAFT-ABOUT-OTTERS' } } }], { content: { draft: 'generic' } }) }),
+    agent({ id: 'editor', model: byInput([{ contains: 'DRAFT-ABOUT-OTTERS', reply: { content: { final: 'edited otters' } } }], { content: { final: 'editor saw no draft' } }) }),
+  ]);
+  const wf = await h.start(b, { topic: 'otters' });
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.output).toEqual({ final: 'edited otters' });
+  expect(res.usage.total_tokens).toBeGreaterThan(0);
+  const st = await wf.query<RunStatus>('status');
+  expect(st).toMatchObject({ state: 'completed', pattern: 'agf.sequential' });
+});
+
+test('agf.parallel merge keys follow declaration order under reversed completion order', async () => {
+  const b = bundle('experts', [
+    orch('experts', { id: 'agf.parallel', config: {
+      agents: [{ agent: 'food_expert', input_mapping: { mood: 'parent.input.mood' } }, { agent: 'movie_expert', input_mapping: { mood: 'parent.input.mood' } }],
+      output_from: 'merge',
+    } }, ['food_expert', 'movie_expert']),
+    agent({ id: 'food_expert', model: answers({ recommendation: 'Sushi' }, 2500) }),
+    agent({ id: 'movie_expert', model: answers({ recommendation: 'Inception' }, 0) }),
+  ]);
+  const wf = await h.start(b, { mood: 'happy' });
+  const res = (await wf.result()) as AgentRunResult;
+  expect(JSON.stringify(res.output)).toBe(JSON.stringify({ food_expert: { recommendation: 'Sushi' }, movie_expert: { recommendation: 'Inception' } }));
+  // `first` is the first COMPLETED output (the fast movie expert).
+  const b2 = { ...b, agents: { ...b.agents, experts: orch('experts', { id: 'agf.parallel', config: { agents: [{ agent: 'food_expert' }, { agent: 'movie_expert' }], output_from: 'first' } }, ['food_expert', 'movie_expert']) } };
+  const res2 = (await (await h.start(b2, { mood: 'x' })).result()) as AgentRunResult;
+  expect(res2.output).toEqual({ recommendation: 'Inception' });
+});
+
+test('agf.parallel with a custom_transform registered in the worker', async () => {
+  const b = bundle('joined', [
+    orch('joined', { id: 'agf.parallel', config: { agents: [{ agent: 'a' }, { agent: 'b' }], output_from: { custom_transform: 'agentloom.concat_text' } } }, ['a', 'b']),
+    agent({ id: 'a', model: answers('alpha', 800) }),
+    agent({ id: 'b', model: answers('beta') }),
+  ]);
+  const res = (await (await h.start(b, {})).result()) as AgentRunResult;
+  expect(res.output).toBe('alpha\n\nbeta');
+});
+
+test('agf.loop ends by max_iterations with a warning and returns the last iteration', async () => {
+  const b = bundle('refiner', [
+    orch('refiner', { id: 'agf.loop', config: {
+      steps: [{ agent: 'writer', input_mapping: { topic: 'parent.input.topic' } }, { agent: 'quality_checker', input_mapping: { draft: 'writer.output.draft' } }],
+      max_iterations: 3,
+      exit_condition: { args_match: { 'quality_checker.output.score': { gte: 0.8 } } },
+      output_from: 'writer',
+    } }, ['writer', 'quality_checker']),
+    agent({ id: 'writer', model: answers({ draft: 'v' }) }),
+    agent({ id: 'quality_checker', model: answers({ score: 0.5 }) }),
+  ]);
+  const wf = await h.start(b, { topic: 't' });
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.output).toEqual({ draft: 'v' });
+  expect(res.warnings.join('\n')).toMatch(/max_iterations \(3\)/);
+  const st = await wf.query<RunStatus>('status');
+  expect(st.warnings.join('\n')).toMatch(/max_iterations/);
+  expect(st.progress).toMatchObject({ iteration: 3, ended_by: 'max_iterations' });
+});
+
+test('agf.loop stops on exit_condition without a warning (merge keeps the final iteration)', async () => {
+  const b = bundle('refiner2', [
+    orch('refiner2', { id: 'agf.loop', config: {
+      steps: [{ agent: 'writer' }, { agent: 'quality_checker' }],
+      max_iterations: 5,
+      exit_condition: [{ args_match: { 'quality_checker.output.score': { gte: 0.8 } } }, { args_match: { 'writer.output.done': true } }],
+      output_from: 'merge',
+    } }, ['writer', 'quality_checker']),
+    agent({ id: 'writer', model: answers({ draft: 'v' }) }),
+    agent({ id: 'quality_checker', model: answers({ score: 0.95 }) }),
+  ]);
+  const wf = await h.start(b, {});
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.output).toEqual({ writer: { draft: 'v' }, quality_checker: { score: 0.95 } });
+  expect(res.warnings).toEqual([]);
+  expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ iteration: 1, ended_by: 'exit_condition' });
+});
+
+test('agf.batch: one child per item, input order, one failing item reported without losing others', async () => {
+  const b = bundle('batcher', [
+    orch('batcher', { id: 'agf.batch', config: { agent: 'item_processor', input_mapping: { item: 'parent.input.items.[].value', job: 'parent.input.job' }, max_batch_count: 10, max_concurrency: 2 } }, ['item_processor']),
+    agent({ id: 'item_processor', model: byInput([
+      { contains: 'poison', reply: { error: { status: 400, message: 'cannot process poison' } } },
+      { contains: 'first', reply: { content: 'did first' } },
+      { contains: 'third', reply: { content: 'did third' } },
+    ], { content: 'did other' }) }),
+  ]);
+  const wf = await h.start(b, { job: 'j', items: [{ value: 'first' }, { value: 'poison' }, { value: 'third' }, { value: 'fourth' }] });
+  const res = (await wf.result()) as AgentRunResult & { item_errors?: { index: number; error: string }[] };
+  expect(res.output).toEqual(['did first', null, 'did third', 'did other']);
+  expect(res.item_errors).toEqual([{ index: 1, error: expect.stringMatching(/poison/) }]);
+  expect(res.warnings.join('\n')).toMatch(/item 1 failed/);
+  const st = await wf.query<RunStatus>('status');
+  expect(st.progress).toMatchObject({ completed: 3, failed: 1, of: 4 });
+  // max_batch_count
+  const tooMany = await h.start(b, { job: 'j', items: Array.from({ length: 11 }, (_, i) => ({ value: `v${i}` })) });
+  expect(await failureOf(tooMany)).toMatch(/exceed max_batch_count \(10\)/);
+});
+
+test('agf.conditional: first matching route, default_agent, and a clear failure without default', async () => {
+  const routes = [
+    { when: { args_match: { 'parent.input.language': { in: ['zh', 'ja', 'ko'] } } }, agent: 'cjk_translator', input_mapping: { text: 'parent.input.text' } },
+    { when: { args_match: { 'parent.input.language': 'en' } }, agent: 'english_processor' },
+  ];
+  const members = [
+    agent({ id: 'cjk_translator', model: answers('cjk') }),
+    agent({ id: 'english_processor', model: answers('english') }),
+    agent({ id: 'generic_handler', model: answers('generic') }),
+  ];
+  const withDefault = bundle('router', [orch('router', { id: 'agf.conditional', config: { routes, default_agent: 'generic_handler' } }, ['cjk_translator', 'english_processor', 'generic_handler']), ...members]);
+  expect(((await (await h.start(withDefault, { language: 'ja', text: 'x' })).result()) as AgentRunResult).output).toBe('cjk');
+  expect(((await (await h.start(withDefault, { language: 'en' })).result()) as AgentRunResult).output).toBe('english');
+  expect(((await (await h.start(withDefault, { language: 'fr' })).result()) as AgentRunResult).output).toBe('generic');
+  const noDefault = bundle('router2', [orch('router2', { id: 'agf.conditional', config: { routes } }, ['cjk_translator', 'english_processor']), ...members]);
+  expect(await failureOf(await h.start(noDefault, { language: 'fr' }))).toMatch(/no route matched.*no default_agent/);
+});
+
+test('vendor policy: registered x-agentloom.fallback runs; an unknown policy fails naming its id', async () => {
+  const b = bundle('fallback', [
+    agent({ id: 'fallback', policy: { id: 'x-agentloom.fallback', config: {} }, local_agents: locals('broken', 'works') }),
+    agent({ id: 'broken', model: failingModel('model down') }),
+    agent({ id: 'works', model: answers('rescued') }),
+  ]);
+  const res = (await (await h.start(b, 'q')).result()) as AgentRunResult;
+  expect(res.output).toBe('rescued');
+  expect(res.warnings.join('\n')).toMatch(/1 agent\(s\) failed/);
+  const unknown = bundle('mystery', [agent({ id: 'mystery', policy: { id: 'x-acme.mystery', config: {} } })]);
+  expect(await failureOf(await h.start(unknown, 'q'))).toMatch(/x-acme\.mystery.*not implemented/);
+  // A member whose standard policy the worker does not implement.
+  const odd = bundle('seq-odd', [
+    orch('seq-odd', { id: 'agf.sequential', config: { steps: [{ agent: 'odd' }] } }, ['odd']),
+    agent({ id: 'odd', policy: { id: 'agf.telepathy', config: {} } as unknown as ExecutionPolicy }),
+  ]);
+  expect(await failureOf(await h.start(odd, 'q'))).toMatch(/agf\.telepathy/);
+});
