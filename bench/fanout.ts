@@ -31,6 +31,15 @@ function member(id: string): CompiledAgent {
   };
 }
 
+function loopBundle(iterations: number): CompiledBundle {
+  const root: CompiledAgent = {
+    ...member('looper'),
+    execution_policy: { id: 'agf.loop', config: { steps: [{ agent: 'worker' }], max_iterations: iterations } },
+    local_agents: [{ alias: 'worker', agent_ref: 'item-worker' }],
+  };
+  return { format: 'agentloom.compiled/v1', root: 'looper', agents: { looper: root, 'item-worker': member('item-worker') }, content_hash: 'bench-loop' };
+}
+
 function batchBundle(concurrency: number): CompiledBundle {
   const root: CompiledAgent = {
     ...member('fanout'),
@@ -78,6 +87,7 @@ async function main(): Promise<void> {
   const running = Promise.all([loomWorker.run(), directWorker.run()]);
   const ref = await storeBundle(new FileBlobStore(), batchBundle(concurrency));
   const rows: string[] = [];
+  let loopRow = '';
   rows.push('| members | agentloom wall s | runs/s | largest history (events) | executions | direct wall s | direct runs/s | direct history | ratio | worker peak RSS MiB |');
   rows.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   try {
@@ -101,9 +111,25 @@ async function main(): Promise<void> {
       rows.push(row);
       process.stderr.write(`${n}: ${wall.toFixed(2)} s${failed ? ` (${failed} failed items)` : ''}\n`);
     }
+    const loopN = Number(process.env.BENCH_LOOP ?? 2000);
+    if (loopN > 0) {
+      const lref = await storeBundle(new FileBlobStore(), loopBundle(loopN));
+      const id = `bench-loop-${loopN}-${Date.now()}`;
+      const t0 = Date.now();
+      const res = (await client.workflow.execute('agfLoopWorkflow', { taskQueue: 'bench-loom', workflowId: id, args: [{ bundle: lref, agent_id: 'looper', input: 'go' }] })) as AgentRunResult;
+      const wall = (Date.now() - t0) / 1000;
+      await new Promise((r) => setTimeout(r, 1500));
+      let runs = 0;
+      let maxLoop = 0;
+      for await (const wf of client.workflow.list({ query: `WorkflowId = '${id}'` })) { runs++; maxLoop = Math.max(maxLoop, wf.historyLength ?? 0); }
+      const all = await maxHistory(client, id);
+      loopRow = `agf.loop of ${loopN} iterations: ${wall.toFixed(1)} s, ${runs} executions of the loop workflow (continue-as-new), largest history ${Math.max(maxLoop, all.max)} events; warning: ${res.warnings[0] ?? 'none'}`;
+      process.stderr.write(loopRow + '\n');
+    }
   } finally {
     clearInterval(sampler);
     process.stdout.write(rows.join('\n') + '\n');
+    if (loopRow) process.stdout.write('\n' + loopRow + '\n');
     loomWorker.shutdown();
     directWorker.shutdown();
     await running.catch(() => undefined);

@@ -20,7 +20,6 @@ export interface ActivityDeps {
 
 function optionalModule(name: string): Record<string, unknown> | undefined {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(name) as Record<string, unknown>;
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code === 'MODULE_NOT_FOUND' && String((e as Error).message).includes(name.replace('./', ''))) return undefined;
@@ -34,7 +33,9 @@ export function createActivities(deps: ActivityDeps = {}) {
   const messages = new MessageStore(store);
   const providers: Record<string, Provider> = { scripted: scriptedProvider };
   const openaiMod = optionalModule('./openai');
-  if (openaiMod && typeof openaiMod.openaiProvider === 'function') providers.openai = openaiMod.openaiProvider as Provider;
+  // src/activities/openai.ts (written separately) plugs in as a Provider: (ProviderRequest) => ProviderReply.
+  const openaiFn = openaiMod?.openaiProvider ?? openaiMod?.callOpenAI;
+  if (typeof openaiFn === 'function') providers.openai = openaiFn as Provider;
   Object.assign(providers, deps.providers ?? {});
   const toolsMod = optionalModule('./tools');
   const executor = deps.toolExecutor ?? (toolsMod && typeof toolsMod.executeTool === 'function' ? (toolsMod.executeTool as ExternalToolExecutor) : undefined);

@@ -113,7 +113,7 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
   const lineCounter = new LineCounter();
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: true, maxAliasCount: MAX_ALIAS_COUNT, strict: true });
+    doc = parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
   } catch (e) {
     diags.push(diag(display, 2, 1, 'error', 'LOOM005', '', `YAML cannot be parsed: ${(e as Error).message}`));
     return undefined;
@@ -179,7 +179,9 @@ export function posOf(src: SourceFile, path: PathPart[], key = false): { line: n
     if (isMap(node)) {
       const pair = node.items.find((it) => isPair(it) && isScalar(it.key) && String(it.key.value) === String(part));
       if (!pair) break;
-      if (key && i === real.length - 1) { next = pair.key; }
+      const v = pair.value as unknown;
+      const block = (isMap(v) || isSeq(v)) && !(v as { flow?: boolean }).flow;
+      if ((key || block) && i === real.length - 1) { next = pair.key; }
       else next = pair.value ?? pair.key;
     } else if (isSeq(node) && typeof part === 'number') {
       next = node.items[part];

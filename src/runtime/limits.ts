@@ -33,6 +33,7 @@ export function turnBlocked(c: Counters, l: Limits): string | undefined {
 
 /** Why a tool call may not run, or undefined when it may (does not count it). */
 export function toolCallBlocked(c: Counters, l: Limits, tool: string): string | undefined {
+  if (l.max_steps !== undefined && c.step >= l.max_steps) return `max_steps (${l.max_steps}) reached: the call was not run`;
   if (l.max_tool_calls !== undefined && c.tool_calls >= l.max_tool_calls) {
     return `runtime.max_tool_calls (${l.max_tool_calls}) reached: no more tool calls in this run; answer with what you have`;
   }

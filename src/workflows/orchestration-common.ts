@@ -61,18 +61,20 @@ export function addUsage(into: TokenUsage, u: Partial<TokenUsage> | undefined): 
   into.total_tokens += u.total_tokens ?? (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0);
 }
 
-/** The text of a failure, unwrapping child-workflow/activity causes (e.g. "node timed out"). */
+const GENERIC_FAILURES = new Set(['Activity task failed', 'Child Workflow execution failed', 'Workflow execution failed', 'Activity task timed out']);
+
+/** The text of a failure, unwrapping child-workflow/activity causes (e.g. "timed out", the model's error). */
 export function failureMessage(err: unknown): string {
-  if (err instanceof ChildWorkflowFailure) {
-    if (err.cause instanceof TimeoutFailure) return 'timed out';
-    const c = err.cause as { message?: string; cause?: { message?: string } } | undefined;
-    return c?.message || c?.cause?.message || err.message;
+  if (err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure) return 'timed out';
+  const parts: string[] = [];
+  let cur: unknown = err;
+  for (let depth = 0; cur && depth < 8; depth++) {
+    const e = cur as { message?: string; cause?: unknown };
+    const m = (e.message ?? '').trim();
+    if (m && !GENERIC_FAILURES.has(m) && !parts.some((p) => p.includes(m))) parts.push(m);
+    cur = e.cause;
   }
-  if (err instanceof Error) {
-    const c = (err as { cause?: { message?: string } }).cause;
-    return err.message || c?.message || String(err);
-  }
-  return String(err);
+  return parts.length ? parts.join(': ') : String((err as { message?: string })?.message ?? err);
 }
 
 export function isTimeout(err: unknown): boolean {
@@ -150,6 +152,14 @@ export class OrchestratorRun {
   async init(): Promise<LoadedAgent> {
     this.agent = await this.load(this.input.agent_id);
     this.status.version = this.agent.version;
+    if (!this.input.carried) {
+      safeUpsert({
+        [SEARCH_ATTRIBUTES.agentId]: [this.agent.agent_id],
+        [SEARCH_ATTRIBUTES.agentVersion]: [this.agent.version],
+        [SEARCH_ATTRIBUTES.pattern]: [this.status.pattern === 'vendor' ? patternOf(this.agent) : this.status.pattern],
+        [SEARCH_ATTRIBUTES.status]: ['running'],
+      });
+    }
     return this.agent;
   }
 

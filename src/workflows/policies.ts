@@ -121,6 +121,8 @@ export async function agfParallelWorkflow(input: RunAgentInput): Promise<AgentRu
 
 interface LoopCarry {
   iteration: number;
+  /** The last step's output of the latest iteration (the next iteration's first input without mapping). */
+  last_output?: JsonValue;
   outputs: Record<string, JsonValue>;
   iter_outputs: Record<string, JsonValue>;
   iter_order: string[];
@@ -138,6 +140,7 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
   let iterOutputs: Record<string, JsonValue> = { ...carried.iter_outputs };
   let iterOrder: string[] = [...carried.iter_order];
   let iteration = carried.iteration;
+  let lastOutput: JsonValue | undefined = carried.last_output;
   let exited = false;
   const max = Math.max(1, cfg.max_iterations);
   while (iteration < max) {
@@ -146,7 +149,9 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
     run.status.progress = { iteration, max_iterations: max };
     iterOutputs = {};
     iterOrder = [];
-    let previous: JsonValue = input.input;
+    // Without input_mapping a step gets the previous step's output; the first step gets the parent
+    // input in the first iteration and the previous iteration's last output afterwards.
+    let previous: JsonValue = lastOutput === undefined ? input.input : lastOutput;
     for (const [i, step] of cfg.steps.entries()) {
       let res: AgentRunResult;
       try {
@@ -159,13 +164,14 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
       if (!iterOrder.includes(step.agent)) iterOrder.push(step.agent);
       previous = res.output;
     }
+    lastOutput = previous;
     if (cfg.exit_condition && evaluateCondition(cfg.exit_condition, ctx)) {
       exited = true;
       break;
     }
     const info = workflowInfo();
     if (iteration < max && (info.continueAsNewSuggested || info.historyLength > LOOP_HISTORY_LIMIT)) {
-      const carry: LoopCarry = { iteration, outputs: ctx.outputs, iter_outputs: iterOutputs, iter_order: iterOrder };
+      const carry: LoopCarry = { iteration, last_output: lastOutput ?? null, outputs: ctx.outputs, iter_outputs: iterOutputs, iter_order: iterOrder };
       await continueAsNew<typeof agfLoopWorkflow>({ ...input, carried: run.carry({ loop: carry as unknown as JsonObject }) });
     }
   }

@@ -240,7 +240,9 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       syncState();
       throw ApplicationFailure.nonRetryable(error, 'InputTooLong');
     }
-    const prompt = renderUserPrompt(input.input, cfg.user_prompt_template);
+    let prompt = renderUserPrompt(input.input, cfg.user_prompt_template);
+    // Swarm members and other children get an extra context block (RunOptions.context).
+    if (input.options?.context) prompt += `\n\n# Context\n${JSON.stringify(input.options.context, null, 2)}`;
     st.pending_append = [{ message: { role: 'user', content: prompt } }];
     if (ag.runtime.timeout_seconds) st.deadline_ms = Date.now() + ag.runtime.timeout_seconds * 1000;
   }

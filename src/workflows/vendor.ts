@@ -8,7 +8,6 @@
  * The example vendor policy shipped here, `x-agentloom.fallback`, tries the agent's local_agents in
  * declaration order (config.order may reorder them by alias) and returns the first that succeeds.
  */
-import { ApplicationFailure } from '@temporalio/workflow';
 import type { JsonObject } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { failureMessage, LoadedAgent, OrchestratorRun } from './orchestration-common';
@@ -37,8 +36,7 @@ export async function vendorPolicyWorkflow(input: RunAgentInput): Promise<AgentR
   run.status.pattern = id;
   const fn = registry.get(id);
   if (!fn) {
-    run.setState('failed');
-    throw ApplicationFailure.nonRetryable(
+    throw run.fail(
       `execution policy '${id}' is not implemented by this worker (registered vendor policies: ${registeredPolicies().join(', ') || 'none'})`,
       'UnsupportedPolicy',
     );

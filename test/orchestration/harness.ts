@@ -1,13 +1,11 @@
 /**
- * Integration harness: a real dev server (global setup) and a worker on a fresh task queue.
- * Members run through the runtime's agfReactWorkflow and the activities of
- * src/activities/index.ts when they exist (LOOM_ORCH_STUB unset); otherwise through the interim
- * stub in ./stub (same contract, single scripted turn).
+ * Integration harness: the real dev server (global setup), the shared prebuilt bundle of
+ * src/workflows/index.ts and the worker activities of src/activities/index.ts, on a fresh task
+ * queue per test file. Members run through the runtime's agfReactWorkflow with scripted models.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import { randomUUID } from 'crypto';
-import { Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
 import type { WorkflowHandle } from '@temporalio/client';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import type { CompiledBundle, JsonValue } from '../../src/compiler/types';
@@ -15,13 +13,6 @@ import type { RunAgentInput, RunOptions } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { store, testStore } from './builders';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-
-export function useRealRuntime(): boolean {
-  if (process.env.LOOM_ORCH_STUB === '1') return false;
-  return !!process.env.LOOM_TEST_WORKFLOW_BUNDLE && fs.existsSync(path.join(ROOT, 'src', 'activities', 'index.ts'));
-}
 
 export interface Harness {
   t: TestTemporal;
@@ -34,23 +25,9 @@ export interface Harness {
 export async function startHarness(prefix: string): Promise<Harness> {
   testStore();
   const t = await connectTestTemporal(prefix);
-  let worker: Worker;
-  if (useRealRuntime()) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createActivities } = require('../../src/activities') as { createActivities: () => object };
-    worker = await createTestWorker(t, createActivities());
-  } else {
-    const { stubActivities } = await import('./stub/activities');
-    worker = await Worker.create({
-      connection: t.nativeConnection,
-      namespace: 'default',
-      taskQueue: t.taskQueue,
-      workflowsPath: require.resolve('./stub/workflows'),
-      activities: stubActivities(),
-    });
-  }
+  const worker = await createTestWorker(t, createActivities());
   const running = worker.run();
-  return {
+  const harness: Harness = {
     t,
     worker,
     running,
@@ -72,11 +49,16 @@ export async function startHarness(prefix: string): Promise<Harness> {
       });
     },
     async close() {
-      worker.shutdown();
-      await running;
+      try {
+        harness.worker.shutdown();
+      } catch {
+        // already stopped
+      }
+      await harness.running.catch(() => undefined);
       await t.close();
     },
   };
+  return harness;
 }
 
 /** The failure message chain of a failed workflow result. */

@@ -88,6 +88,17 @@ describe('graph', () => {
     expect(await failureOf(await h.start(b, 'x'))).toMatch(/graph node 'sleepy' timed out after node_timeout \(2s\)/);
   });
 
+  test('execution_timeout is a durable timer: the graph fails when it fires', async () => {
+    const b = bundle('slowall', [
+      agent({ id: 'slowall', model: answers('go'), pattern: graph({ execution_timeout: 3, node_timeout: 60, nodes: [{ id: 'long', agent_ref: 'long-agent' }], edges: [{ from: '$self', to: 'long' }] }) }),
+      agent({ id: 'long-agent', model: answers('late', 20000) }),
+    ]);
+    const wf = await h.start(b, 'x');
+    const t0 = Date.now();
+    expect(await failureOf(wf)).toMatch(/graph execution_timeout \(3s\) exceeded/);
+    expect(Date.now() - t0).toBeLessThan(15000);
+  });
+
   test('node_failure escalation to an agent returns that agent\'s result', async () => {
     const esc: EscalationRule[] = [
       { on: 'node_failure', node: 'billing-specialist', target: { type: 'agent', id: 'billing-escalation-agent' } },
@@ -153,16 +164,23 @@ describe('swarm', () => {
     expect(kids).toHaveLength(2); // told once, then failed
   });
 
-  test('max_handoffs: the current agent must answer', async () => {
+  test('max_handoffs: the agent holding the task must answer (no hand-off tool, tools forbidden)', async () => {
     const b = bundle('capped', [
       agent({ id: 'capped', pattern: swarm({ max_handoffs: 1, agents: [{ ref: 'eager' }] }) }),
-      agent({ id: 'eager', model: { turns: [handoff('capped', 'back to you')] } }),
+      // eager would hand back, but after the last allowed hand-off it runs with forbid_tools.
+      agent({ id: 'eager', model: { rules: [{ when: { turn: 0 }, reply: handoff('capped', 'back to you') }], turns: [{ content: 'eager answers' }] } }),
     ]);
-    b.agents.capped.runtime.model.scripted = { rules: [{ when: { input_contains: 'original' }, reply: handoff('eager', 'please') }], turns: [{ content: 'final from capped' }] };
+    b.agents.capped.runtime.model.scripted = { turns: [handoff('eager', 'please')] };
     const wf = await h.start(b, 'original task');
-    const res = (await wf.result()) as AgentRunResult;
-    expect(res.output).not.toBeNull();
-    expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ handoffs: 1, iterations: 2 });
+    await wf.result();
+    expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ handoffs: 1, iterations: 2, history: [{ agent: 'capped', handoff_to: 'eager' }, { agent: 'eager' }] });
+    const kids = await childIds(h, wf.workflowId);
+    expect(kids).toEqual([`${wf.workflowId}/turn-1-capped`, `${wf.workflowId}/turn-2-eager`]);
+    const eagerIn = await h.t.client.workflow.getHandle(`${wf.workflowId}/turn-2-eager`).fetchHistory();
+    const started = eagerIn.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    const args = JSON.parse(Buffer.from(started as Uint8Array).toString('utf8'));
+    expect(args.options).toMatchObject({ forbid_tools: true });
+    expect(args.options.extra_tools).toBeUndefined();
   });
 });
 

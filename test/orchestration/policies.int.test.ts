@@ -153,3 +153,31 @@ test('vendor policy: registered x-agentloom.fallback runs; an unknown policy fai
   ]);
   expect(await failureOf(await h.start(odd, 'q'))).toMatch(/agf\.telepathy/);
 });
+
+test('a closure of 50 agents with 40 KB of instructions each stays under the payload limit (claim check)', async () => {
+  const big = 'Follow these rules carefully. '.repeat(1400); // ~42 KB
+  const ids = Array.from({ length: 50 }, (_, i) => `member_${String(i).padStart(2, '0')}`);
+  const members = ids.map((id) => ({ ...agent({ id, model: answers(`${id} ok`) }), instructions: `# Purpose\n${big}` }));
+  const b = bundle('big-closure', [orch('big-closure', { id: 'agf.parallel', config: { agents: ids.map((a) => ({ agent: a })) } }, ids), ...members]);
+  expect(JSON.stringify(b).length).toBeGreaterThan(2 * 1024 * 1024);
+  const res = (await (await h.start(b, 'go')).result()) as AgentRunResult;
+  expect(Object.keys(res.output as object)).toEqual(ids);
+  expect((res.output as Record<string, string>).member_49).toBe('member_49 ok');
+});
+
+test('agf.loop without input_mapping: the first step gets the previous iteration\'s last output', async () => {
+  const b = bundle('reviser', [
+    orch('reviser', { id: 'agf.loop', config: {
+      steps: [{ agent: 'writer' }, { agent: 'checker', input_mapping: { draft: 'writer.output.draft' } }],
+      max_iterations: 4,
+      exit_condition: { args_match: { 'checker.output.score': { gte: 0.8 } } },
+      output_from: 'writer',
+    } }, ['writer', 'checker']),
+    agent({ id: 'writer', model: byInput([{ contains: 'too rough', reply: { content: { draft: 'tighter draft' } } }], { content: { draft: 'rough draft' } }) }),
+    agent({ id: 'checker', model: byInput([{ contains: 'tighter', reply: { content: { score: 0.9 } } }], { content: { score: 0.2, feedback: 'too rough' } }) }),
+  ]);
+  const wf = await h.start(b, { topic: 't' });
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.output).toEqual({ draft: 'tighter draft' });
+  expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ iteration: 2, ended_by: 'exit_condition' });
+});

@@ -1,0 +1,18 @@
+/** `loom compile AGENT_ID [--registry DIR] [--out FILE]`: print (or write) the canonical JSON bundle. */
+import * as fs from 'fs';
+import { parseArgs, flagString, registryDir } from '../args';
+import { canonicalJson, compileBundle, formatDiagnostic } from '../../compiler';
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const id = args.positionals[0];
+  if (!id) { process.stderr.write('usage: loom compile AGENT_ID [--registry DIR] [--out FILE]\n'); return 2; }
+  const { bundle, diagnostics } = compileBundle(registryDir(args), id);
+  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  if (!bundle) return 1;
+  const text = canonicalJson(bundle) + '\n';
+  const out = flagString(args, 'out');
+  if (out) fs.writeFileSync(out, text);
+  else process.stdout.write(text);
+  return 0;
+}

@@ -1,0 +1,18 @@
+/** `loom validate [PATHS…] [--registry DIR] [--strict] [--json]`: exit 0 clean, 1 on errors (or warnings with --strict). */
+import { parseArgs, flagString } from '../args';
+import { formatDiagnostic, validatePaths } from '../../compiler';
+
+export async function run(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, ['strict', 'json']);
+  const registry = flagString(args, 'registry') ?? process.env.LOOM_REGISTRY;
+  const paths = args.positionals.length ? args.positionals : [registry ?? process.cwd()];
+  const diags = validatePaths(paths, { registry });
+  const errors = diags.filter((d) => d.severity === 'error').length;
+  const warnings = diags.length - errors;
+  if (args.flags.json === true) process.stdout.write(JSON.stringify(diags, null, 2) + '\n');
+  else {
+    for (const d of diags) process.stdout.write(formatDiagnostic(d) + '\n');
+    process.stderr.write(`${errors} error(s), ${warnings} warning(s)\n`);
+  }
+  return errors > 0 || (args.flags.strict === true && warnings > 0) ? 1 : 0;
+}

@@ -1,0 +1,840 @@
+/** Agent compilation: normalize, validate, resolve references, emit the CompiledAgent. */
+import type {
+  CompiledAgent, CompiledCollection, CompiledGuardrail, CompiledKnowledge, CompiledModel, CompiledRole, CompiledTool,
+  Diagnostic, EscalationRule, ExecutionPolicy, JsonObject, JsonSchema, JsonValue, OrchestrationPattern, Status, ToolManifest,
+  BodySection, GuardrailResultType,
+} from './types';
+import { diag, fieldPath, posOf, splitSections, REQUIRED_SECTIONS, OPTIONAL_SECTIONS, type PathPart, type SourceFile } from './source';
+import { isValidJsonSchema, schemaDiagnostics } from './validate';
+import { AGF_POLICIES, RESERVED_PATTERNS, VENDOR_POLICY_RE } from './schemas';
+import type { Entry, Registry } from './registry';
+
+type Obj = Record<string, unknown>;
+
+export interface AgentResult {
+  agent?: Omit<CompiledAgent, 'content_hash'>;
+  diags: Diagnostic[];
+  /** agent_ids this agent needs in its bundle. */
+  needs: string[];
+  /** registry entries read (their own file diagnostics belong to the bundle). */
+  touched: Entry[];
+}
+
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const asObj = (v: unknown): Obj => (isObj(v) ? v : {});
+const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const asStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const asNum = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const asBool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+const json = (v: unknown): JsonValue => (v === undefined ? null : (JSON.parse(JSON.stringify(v)) as JsonValue));
+const jsonObj = (v: unknown): JsonObject => (isObj(v) ? (json(v) as JsonObject) : {});
+const statusOf = (d: Obj | undefined): Status => {
+  const s = d?.status;
+  return s === 'draft' || s === 'active' || s === 'deprecated' || s === 'disabled' ? s : 'draft';
+};
+const strip = <T extends Obj>(o: T): T => {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+};
+
+const KNOWN_BLOCKED = ['legal_advice', 'medical_advice', 'financial_advice', 'adult_content', 'hate_speech', 'violence', 'self_harm', 'harassment', 'illegal_activity'];
+const ON_FAIL: Record<GuardrailResultType, string[]> = {
+  score: ['block', 'warn', 'log', 'escalate', 'retry'],
+  transform: ['apply', 'reject', 'redact'],
+  annotate: ['skip', 'fail_closed'],
+  enrich: ['skip', 'fail_closed'],
+};
+const SCOPE_RANK: Record<string, number> = { none: 0, session: 1, project: 2, user: 3 };
+const OUTPUT_KEYWORDS = ['last', 'merge', 'first'];
+
+class Ctx {
+  diags: Diagnostic[] = [];
+  needs = new Set<string>();
+  touched: Entry[] = [];
+  constructor(public src: SourceFile, public reg: Registry, public data: Obj) {}
+  err(path: PathPart[], code: string, message: string, key = false): void {
+    const p = posOf(this.src, path, key);
+    this.diags.push(diag(this.src.file, p.line, p.column, 'error', code, fieldPath(path), message));
+  }
+  warn(path: PathPart[], code: string, message: string, key = false): void {
+    const p = posOf(this.src, path, key);
+    this.diags.push(diag(this.src.file, p.line, p.column, 'warning', code, fieldPath(path), message));
+  }
+  get(kind: Entry['kind'], id: string): Entry | undefined {
+    const e = this.reg.entries[kind].get(id);
+    if (e && kind !== 'agent' && !this.touched.includes(e)) this.touched.push(e);
+    return e;
+  }
+  known(kind: Entry['kind']): string {
+    const ids = [...this.reg.entries[kind].keys()].sort();
+    if (!ids.length) return 'none registered';
+    return ids.length > 8 ? `${ids.slice(0, 8).join(', ')}, …` : ids.join(', ');
+  }
+}
+
+// ---- alias shapes (seed 001 "Minimal complete example") ----------------------------------------
+function normalize(ctx: Ctx, raw: Obj): Obj {
+  const d: Obj = JSON.parse(JSON.stringify(raw)) as Obj;
+  const src = ctx.src;
+  const alias = (path: PathPart[], what: string, instead: string): void =>
+    ctx.warn(path, 'AGL009', `short form ${what} (minimal-example shape) accepted; prefer the full form: ${instead}`, true);
+  if (Array.isArray(d.tools)) {
+    alias(['tools'], 'bare `tools:` list', '`tools: {tool_choice: auto, refs: [- ref: …]}`');
+    d.tools = { refs: d.tools };
+    src.aliases.push([['tools', 'refs'], ['tools']]);
+  }
+  if (d.tool_choice !== undefined && (isObj(d.tools) || d.tools === undefined)) {
+    alias(['tool_choice'], 'top-level `tool_choice`', '`tools.tool_choice`');
+    const t = asObj(d.tools);
+    if (t.tool_choice === undefined) t.tool_choice = d.tool_choice;
+    d.tools = t;
+    delete d.tool_choice;
+    src.aliases.push([['tools', 'tool_choice'], ['tool_choice']]);
+  }
+  if (Array.isArray(d.knowledge)) {
+    alias(['knowledge'], 'bare `knowledge:` list', '`knowledge: {refs: [- ref: …]}`');
+    d.knowledge = { refs: d.knowledge };
+    src.aliases.push([['knowledge', 'refs'], ['knowledge']]);
+  }
+  for (const io of ['input', 'output']) {
+    if (d[io] !== undefined && d.interface === undefined || (d[io] !== undefined && isObj(d.interface) && (d.interface as Obj)[io] === undefined)) {
+      alias([io], `top-level \`${io}\``, `\`interface.${io}\``);
+      const i = asObj(d.interface);
+      i[io] = d[io];
+      d.interface = i;
+      delete d[io];
+      src.aliases.push([['interface', io], [io]]);
+    }
+  }
+  if (isObj(d.guardrails)) {
+    for (const pos of ['input', 'tool_input', 'tool_output', 'output']) {
+      const list = (d.guardrails as Obj)[pos];
+      if (!Array.isArray(list)) continue;
+      list.forEach((g, i) => {
+        if (!isObj(g)) return;
+        if (g.id !== undefined && g.ref === undefined) {
+          alias(['guardrails', pos, i, 'id'], 'guardrail `id:`', '`ref:`');
+          g.ref = g.id;
+          delete g.id;
+          src.aliases.push([['guardrails', pos, i, 'ref'], ['guardrails', pos, i, 'id']]);
+        }
+        if (g.mode !== undefined) {
+          alias(['guardrails', pos, i, 'mode'], 'guardrail `mode:`', 'the mode is part of the guardrail definition file (behaviour / provider.config)');
+          delete g.mode;
+        }
+      });
+    }
+  }
+  if (isObj(d.memory) && (d.memory as Obj).writeback !== undefined) {
+    alias(['memory', 'writeback'], '`memory.writeback`', '`writeback` in each collections/<id>.collection.md');
+  }
+  return d;
+}
+
+function agentCode(path: PathPart[], keyword: string): string {
+  const [a, b] = path;
+  if (path.length === 1 && keyword === 'required') return 'AGF001';
+  if (a === 'spec_version' && path.length === 1) return 'AGF002';
+  if (a === 'agent_id' && path.length === 1) return 'AGF003';
+  if (a === 'version' && path.length === 1) return 'AGF004';
+  if (a === 'status' && path.length === 1) return 'AGF005';
+  if (a === 'policies' && path.length === 2 && keyword === 'additionalProperties') return 'AGF012';
+  if (a === 'runtime' && b === 'temperature') return 'AGF015';
+  if (a === 'execution_policy' && b === 'config') return 'AGF042';
+  return 'AGF019';
+}
+
+// ---- compiled registry objects -------------------------------------------------------------
+export function compileModel(e: Entry): CompiledModel {
+  const d = asObj(e.data);
+  const m: CompiledModel = strip({
+    model_id: e.id,
+    version: asStr(d.version) ?? '0.0.0',
+    status: statusOf(d),
+    provider: d.provider === 'openai' ? 'openai' : 'scripted',
+    openai: d.provider === 'openai' && isObj(d.openai) ? (json(d.openai) as unknown as CompiledModel['openai']) : undefined,
+    scripted: d.provider === 'scripted' ? (json(asObj(d.scripted)) as unknown as CompiledModel['scripted']) : undefined,
+    context_window_tokens: asNum(d.context_window_tokens),
+    max_output_tokens: asNum(d.max_output_tokens),
+    supports_tools: asBool(d.supports_tools),
+    supports_parallel_tool_calls: asBool(d.supports_parallel_tool_calls),
+    temperature_range: Array.isArray(d.temperature_range) && d.temperature_range.length === 2 ? (json(d.temperature_range) as [number, number]) : undefined,
+  } as CompiledModel & Obj);
+  return m;
+}
+
+function sensitiveFields(schema: unknown, prefix = '', out: string[] = [], depth = 0): string[] {
+  if (!isObj(schema) || depth > 16) return out;
+  const props = asObj(schema.properties);
+  for (const k of Object.keys(props).sort()) {
+    const p = asObj(props[k]);
+    const name = prefix ? `${prefix}.${k}` : k;
+    if (p.sensitive === true) out.push(name);
+    sensitiveFields(p, name, out, depth + 1);
+    if (isObj(p.items)) sensitiveFields(p.items, `${name}[]`, out, depth + 1);
+  }
+  return out;
+}
+
+const toolCache = new WeakMap<Entry, CompiledTool>();
+function compileTool(e: Entry): CompiledTool {
+  let t = toolCache.get(e);
+  if (!t) { t = compileToolUncached(e); toolCache.set(e, t); }
+  return t;
+}
+function compileToolUncached(e: Entry): CompiledTool {
+  const d = asObj(e.data);
+  const kind = d.kind === 'http' || d.kind === 'agent' ? d.kind : 'builtin';
+  return strip({
+    tool_id: e.id,
+    version: asStr(d.version) ?? '0.0.0',
+    status: statusOf(d),
+    description: asStr(d.description) ?? '',
+    kind,
+    input_schema: jsonObj(d.input_schema),
+    output_schema: isObj(d.output_schema) ? jsonObj(d.output_schema) : undefined,
+    approval_required: d.approval_required === true,
+    max_calls_per_run: asNum(d.max_calls_per_run),
+    sensitive_fields: sensitiveFields(d.input_schema),
+    side_effects: d.side_effects === true,
+    builtin: kind === 'builtin' && isObj(d.builtin) ? (json(d.builtin) as unknown as CompiledTool['builtin']) : undefined,
+    http: kind === 'http' && isObj(d.http) ? (json(d.http) as unknown as CompiledTool['http']) : undefined,
+    agent: kind === 'agent' && isObj(d.agent) ? { agent_id: String((d.agent as Obj).agent_id) } : undefined,
+  } as CompiledTool & Obj);
+}
+
+function compileCollection(e: Entry): CompiledCollection {
+  const d = asObj(e.data);
+  const scope = d.scope === 'project' || d.scope === 'user' ? d.scope : 'session';
+  const wb = asObj(d.writeback);
+  return {
+    collection_id: e.id, version: asStr(d.version) ?? '0.0.0', status: statusOf(d), scope,
+    backend: { ...jsonObj(d.backend), type: asStr(asObj(d.backend).type) ?? 'memory' },
+    writeback: strip({ enabled: wb.enabled === true, strategy: asStr(wb.strategy), approval_required: asBool(wb.approval_required) }),
+  };
+}
+
+const roleCache = new WeakMap<Entry, CompiledRole>();
+
+// ---- the agent -----------------------------------------------------------------------------
+export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
+  const src = entry.src;
+  if (!src?.data) return { diags: [], needs: [], touched: [] };
+  const ctx = new Ctx(src, reg, {});
+  const d = normalize(ctx, src.data);
+  ctx.data = d;
+  const policyId = asStr(asObj(d.execution_policy).id);
+  schemaDiagnostics('agent', d, src, ctx.diags, agentCode, [], (p) => {
+    if (p[0] === 'execution_policy' && p[1] === 'id') return true;
+    if (p[0] === 'execution_policy' && p[1] === 'config' && !(policyId && AGF_POLICIES.includes(policyId))) return true;
+    return false;
+  });
+  const agentId = asStr(d.agent_id) ?? entry.id;
+  if (typeof d.agent_id === 'string' && d.agent_id !== entry.id && entry.file.endsWith('.agent.md')) {
+    const stem = entry.file.split('/').pop()!.slice(0, -'.agent.md'.length);
+    if (stem !== d.agent_id) ctx.err(['agent_id'], 'AGF003', `agent_id \`${d.agent_id}\` does not match the file name; rename the file to agents/${d.agent_id}.agent.md or write \`agent_id: ${stem}\``);
+  }
+  const status = statusOf(d);
+  const active = status === 'active';
+
+  // body
+  const { sections, lines, preamble } = splitSections(src.body, src.bodyLine);
+  const names = sections.map((s) => s.name.toLowerCase());
+  for (const req of REQUIRED_SECTIONS) {
+    if (!names.includes(req.toLowerCase())) {
+      ctx.diags.push(diag(src.file, src.bodyLine, 1, 'error', 'AGF016', '', `missing required body section \`# ${req}\`; add a level-1 heading \`# ${req}\` followed by its text after the front matter`));
+    }
+  }
+  const allKnown = [...REQUIRED_SECTIONS, ...OPTIONAL_SECTIONS].map((s) => s.toLowerCase());
+  const seenSec = new Set<string>();
+  sections.forEach((s, i) => {
+    const n = s.name.toLowerCase();
+    if (!allKnown.includes(n)) ctx.diags.push(diag(src.file, lines[i], 1, 'warning', 'AGL013', '', `unknown body heading \`# ${s.name}\`; the compiler recognises ${[...REQUIRED_SECTIONS, ...OPTIONAL_SECTIONS].map((x) => `# ${x}`).join(', ')} (use \`##\` for sub-headings)`));
+    else if (seenSec.has(n)) ctx.diags.push(diag(src.file, lines[i], 1, 'warning', 'AGL013', '', `section \`# ${s.name}\` appears twice; merge them`));
+    seenSec.add(n);
+  });
+  if (preamble) ctx.diags.push(diag(src.file, src.bodyLine, 1, 'warning', 'AGL013', '', 'text before the first `#` heading is not part of any section and is dropped; move it under `# Purpose`'));
+  const bodySections: BodySection[] = sections.map((s) => ({ name: s.name, text: s.text }));
+  const instructions = bodySections.map((s) => (s.text ? `# ${s.name}\n${s.text}` : `# ${s.name}`)).join('\n\n');
+
+  // meta + lint
+  const meta = asObj(d.meta);
+  const desc = asStr(meta.description);
+  if (desc !== undefined && desc.trim().length > 200) ctx.warn(['meta', 'description'], 'AGL001', `description is ${desc.trim().length} characters; keep it to one or two sentences under 200 characters`);
+  else if (isObj(d.meta) && (desc === undefined || desc.trim().length < 20)) ctx.warn(desc === undefined ? ['meta'] : ['meta', 'description'], 'AGL001', 'description is missing or too vague; write one or two sentences (20–200 characters) saying what the agent handles');
+
+  // runtime
+  const rt = asObj(d.runtime);
+  const resolveModel = (field: 'model' | 'fallback_model'): CompiledModel | undefined => {
+    const id = asStr(rt[field]);
+    if (!id) return undefined;
+    const e = ctx.get('model', id);
+    if (!e) { ctx.err(['runtime', field], 'AGF014', `model \`${id}\` is not registered; create models/${id}.model.md or use one of: ${ctx.known('model')}`); return undefined; }
+    const ms = statusOf(e.data);
+    if (ms === 'disabled') ctx.err(['runtime', field], 'AGF020', `model \`${id}\` is disabled; switch to an active model (${ctx.known('model')})`);
+    else if (ms === 'deprecated') ctx.warn(['runtime', field], 'AGL011', `model \`${id}\` is deprecated; plan a move to an active model`);
+    return compileModel(e);
+  };
+  const model = resolveModel('model');
+  const fallback = resolveModel('fallback_model');
+  const temp = asNum(rt.temperature);
+  if (temp !== undefined && model?.temperature_range) {
+    const [lo, hi] = model.temperature_range;
+    if (temp < lo || temp > hi) ctx.err(['runtime', 'temperature'], 'AGF015', `temperature ${temp} is outside the range [${lo}, ${hi}] allowed for model \`${model.model_id}\`; pick a value inside it`);
+  }
+  if (temp !== undefined && temp > 0.7) ctx.warn(['runtime', 'temperature'], 'AGL006', `temperature ${temp} is above 0.7; use ≤ 0.7 for deterministic business workflows`);
+
+  // interface
+  const itf = asObj(d.interface);
+  const inSchema = asObj(itf.input).schema;
+  const outSchema = asObj(itf.output).schema;
+  for (const [io, s] of [['input', inSchema], ['output', outSchema]] as const) {
+    if (s === undefined) continue;
+    const r = isValidJsonSchema(s);
+    if (!r.ok) ctx.err(['interface', io, 'schema'], 'AGF006', `invalid JSON Schema: ${r.message}; write e.g. \`{type: object, properties: {...}, required: [...]}\``);
+  }
+  if (isObj(outSchema) && (outSchema.additionalProperties === true || (outSchema.type === 'object' && !isObj(outSchema.properties))))
+    ctx.warn(['interface', 'output', 'schema'], 'AGL003', 'output schema is too loose; list the `properties` and set `additionalProperties: false` (or justify it)');
+  const examples = asArr(asObj(itf.input).examples);
+  const orch = asObj(d.orchestration);
+  const invocable = orch.can_be_invoked_as_tool === true;
+  if (!examples.length && (d.ui !== undefined || d.routing !== undefined)) ctx.warn(['interface', 'input'], 'AGL002', 'externally facing agent (ui/routing declared) has no `interface.input.examples`; add one or two realistic inputs');
+
+  // role
+  let role: CompiledRole | undefined;
+  const roleId = asStr(d.role);
+  if (roleId) {
+    const e = ctx.get('role', roleId);
+    if (!e) ctx.err(['role'], 'AGF023', `role \`${roleId}\` is not registered; create roles/${roleId}.iam.md or use one of: ${ctx.known('role')}`);
+    else {
+      const rs = statusOf(e.data);
+      if (rs === 'disabled') ctx.err(['role'], 'AGF023', `role \`${roleId}\` is disabled; use an active role`);
+      else if (rs === 'deprecated') ctx.warn(['role'], 'AGL012', `role \`${roleId}\` is deprecated`);
+      role = roleCache.get(e);
+      if (!role) {
+        const tools: CompiledRole['tools'] = {};
+        for (const t of asArr(asObj(e.data).tools)) {
+          const to = asObj(t);
+          const ref = asStr(to.ref);
+          if (ref) tools[ref] = strip({ max_calls_per_run: asNum(to.max_calls_per_run), approval_required: asBool(to.approval_required) });
+        }
+        role = { role_id: e.id, version: asStr(asObj(e.data).version) ?? '0.0.0', status: rs, tools };
+        roleCache.set(e, role);
+      }
+    }
+  } else if (d.role === undefined) {
+    ctx.warn([], 'AGL010', 'no `role` declared; add `role: <role_id>` (roles/<role_id>.iam.md) so tool access is checked against a ceiling');
+  }
+  const migration = asStr(asObj(d.notes).migration_notes);
+
+  // tools
+  const tsec = asObj(d.tools);
+  const toolRefs: CompiledTool[] = [];
+  const seenTools = new Set<string>();
+  asArr(tsec.refs).forEach((r, i) => {
+    const ro = asObj(r);
+    const ref = asStr(ro.ref);
+    if (!ref) return;
+    const p: PathPart[] = ['tools', 'refs', i, 'ref'];
+    if (seenTools.has(ref)) { ctx.err(p, 'AGF021', `tool \`${ref}\` is listed twice; keep one entry`); return; }
+    seenTools.add(ref);
+    const e = ctx.get('tool', ref);
+    if (!e) { ctx.err(p, 'AGF007', `tool \`${ref}\` is not registered; create tools/${ref}.tool.md or use one of: ${ctx.known('tool')}`); return; }
+    const ts = statusOf(e.data);
+    if (ts === 'disabled') {
+      if (active) ctx.err(p, 'AGF010', `tool \`${ref}\` is disabled and cannot be used by an active agent; remove the ref or pick an active tool`);
+      else ctx.warn(p, 'AGL020', `tool \`${ref}\` is disabled; this agent cannot become active while it references it`);
+    } else if (ts === 'deprecated' && !migration) ctx.warn(p, 'AGL008', `tool \`${ref}\` is deprecated; add \`notes.migration_notes\` explaining the replacement`);
+    const tool = compileTool(e);
+    let approval = tool.approval_required;
+    let maxCalls = tool.max_calls_per_run;
+    if (role) {
+      const grant = role.tools[ref];
+      if (!grant) ctx.err(p, 'AGF022', `tool \`${ref}\` is not granted by role \`${role.role_id}\`; grant it in roles/${role.role_id}.iam.md or remove it (granted: ${Object.keys(role.tools).sort().join(', ') || 'none'})`);
+      else {
+        if (grant.approval_required) approval = true;
+        if (grant.max_calls_per_run !== undefined) maxCalls = maxCalls === undefined ? grant.max_calls_per_run : Math.min(maxCalls, grant.max_calls_per_run);
+      }
+    }
+    if (ro.approval_required === false && approval) ctx.err(['tools', 'refs', i, 'approval_required'], 'AGF009', `\`approval_required: false\` loosens the registry/role constraint of \`${ref}\` (approval required); remove the override or write \`approval_required: true\``);
+    else if (ro.approval_required === true) approval = true;
+    const om = asNum(ro.max_calls_per_run);
+    if (om !== undefined) {
+      if (maxCalls !== undefined && om > maxCalls) ctx.err(['tools', 'refs', i, 'max_calls_per_run'], 'AGF009', `\`max_calls_per_run: ${om}\` loosens the limit of \`${ref}\` (${maxCalls}); write a value ≤ ${maxCalls}`);
+      else maxCalls = om;
+    }
+    const ct: CompiledTool = strip({ ...tool, approval_required: approval, max_calls_per_run: maxCalls } as CompiledTool & Obj);
+    if (ct.kind === 'agent' && ct.agent) {
+      const target = reg.entries.agent.get(ct.agent.agent_id);
+      if (!target) ctx.err(p, 'AGF017', `tool \`${ref}\` runs agent \`${ct.agent.agent_id}\`, which is not registered; create agents/${ct.agent.agent_id}.agent.md`);
+      else {
+        if (asObj(asObj(target.data).orchestration).can_be_invoked_as_tool !== true) ctx.err(p, 'AGF026', `tool \`${ref}\` runs agent \`${ct.agent.agent_id}\`, which does not set \`orchestration.can_be_invoked_as_tool: true\`; set it in that agent`);
+        ctx.needs.add(ct.agent.agent_id);
+      }
+    }
+    toolRefs.push(ct);
+  });
+  const toolChoice = tsec.tool_choice === 'none' || tsec.tool_choice === 'required' ? tsec.tool_choice : 'auto';
+
+  // knowledge
+  const ksec = asObj(d.knowledge);
+  const kbRefs: CompiledKnowledge[] = [];
+  const seenKb = new Set<string>();
+  asArr(ksec.refs).forEach((r, i) => {
+    const ro = asObj(r);
+    const ref = asStr(ro.ref);
+    if (!ref) return;
+    const p: PathPart[] = ['knowledge', 'refs', i, 'ref'];
+    if (seenKb.has(ref)) { ctx.err(p, 'AGF021', `knowledge base \`${ref}\` is listed twice; keep one entry`); return; }
+    seenKb.add(ref);
+    const e = ctx.get('kb', ref);
+    if (!e) { ctx.err(p, 'AGF008', `knowledge base \`${ref}\` is not registered; create knowledge/${ref}.kb.md or use one of: ${ctx.known('kb')}`); return; }
+    const kd = asObj(e.data);
+    const ks = statusOf(kd);
+    if (ks === 'disabled') {
+      if (active) ctx.err(p, 'AGF010', `knowledge base \`${ref}\` is disabled and cannot be used by an active agent; remove the ref`);
+      else ctx.warn(p, 'AGL020', `knowledge base \`${ref}\` is disabled`);
+    } else if (ks === 'deprecated' && !migration) ctx.warn(p, 'AGL008', `knowledge base \`${ref}\` is deprecated; add \`notes.migration_notes\` explaining the replacement`);
+    let citations = kd.citations_required === true;
+    if (ro.citations_required === false && citations) ctx.err(['knowledge', 'refs', i, 'citations_required'], 'AGF009', `\`citations_required: false\` loosens the registry setting of \`${ref}\`; remove the override`);
+    else if (ro.citations_required === true) citations = true;
+    const retrieval = { ...asObj(kd.retrieval), ...asObj(ro.retrieval) };
+    kbRefs.push(strip({
+      kb_id: e.id, version: asStr(kd.version) ?? '0.0.0', status: ks, description: asStr(kd.description),
+      required: asBool(ro.required) ?? kd.required === true, citations_required: citations,
+      retrieval: Object.keys(retrieval).length ? (json(retrieval) as CompiledKnowledge['retrieval']) : undefined,
+      backend: jsonObj(kd.backend),
+    } as CompiledKnowledge & Obj));
+  });
+  const provenance = asObj(asObj(itf.output).provenance);
+  if (!kbRefs.length && d.knowledge === undefined && (provenance.citations_required === true))
+    ctx.warn(['interface', 'output', 'provenance'], 'AGL004', 'citations are required but no `knowledge` is declared; add `knowledge.refs` so answers can be grounded');
+
+  // memory
+  const mem = asObj(d.memory);
+  const mode = typeof mem.mode === 'string' && mem.mode in SCOPE_RANK ? (mem.mode as 'none' | 'session' | 'project' | 'user') : 'none';
+  const colls = (field: 'read_collections' | 'write_collections'): CompiledCollection[] => {
+    const out: CompiledCollection[] = [];
+    const seen = new Set<string>();
+    asArr(mem[field]).forEach((c, i) => {
+      const id = asStr(c);
+      if (!id) return;
+      const p: PathPart[] = ['memory', field, i];
+      if (seen.has(id)) { ctx.err(p, 'AGF021', `collection \`${id}\` is listed twice`); return; }
+      seen.add(id);
+      const e = ctx.get('collection', id);
+      if (!e) { ctx.err(p, 'AGF024', `collection \`${id}\` is not registered; create collections/${id}.collection.md or use one of: ${ctx.known('collection')}`); return; }
+      const cs = statusOf(e.data);
+      if (cs === 'disabled') ctx.err(p, 'AGF024', `collection \`${id}\` is disabled; remove it or use an active collection`);
+      else if (cs === 'deprecated') ctx.warn(p, 'AGL012', `collection \`${id}\` is deprecated`);
+      const cc = compileCollection(e);
+      if (SCOPE_RANK[cc.scope] > SCOPE_RANK[mode]) ctx.err(p, 'AGF025', `collection \`${id}\` has scope \`${cc.scope}\`, wider than \`memory.mode: ${mode}\`; set \`memory.mode: ${cc.scope}\` or use a narrower collection`);
+      if (field === 'write_collections' && cc.writeback.enabled && cc.writeback.approval_required !== true)
+        ctx.warn(p, 'AGL007', `collection \`${id}\` has writeback enabled without \`approval_required: true\`; set it in collections/${id}.collection.md`);
+      out.push(cc);
+    });
+    return out;
+  };
+  const readC = colls('read_collections');
+  const writeC = colls('write_collections');
+  const wb = asObj(mem.writeback);
+  if (wb.enabled === true && wb.approval_required !== true) ctx.warn(['memory', 'writeback'], 'AGL007', 'memory writeback enabled without `approval_required: true`; add it');
+
+  // policies
+  const pol = asObj(d.policies);
+  asArr(pol.blocked_content).forEach((b, i) => {
+    if (typeof b === 'string' && !KNOWN_BLOCKED.includes(b)) ctx.warn(['policies', 'blocked_content', i], 'AGL014', `\`${b}\` is not in the blocked_content vocabulary (${KNOWN_BLOCKED.join(', ')})`);
+  });
+  asArr(pol.allowed_connectors).forEach((c, i) => {
+    if (typeof c === 'string' && !/^[a-z0-9][a-z0-9_-]{1,63}$/.test(c)) ctx.err(['policies', 'allowed_connectors', i], 'AGF013', `connector \`${c}\` is not a valid connector identifier; use the lowercase registered name, e.g. \`sharepoint\``);
+  });
+  if (active && pol.audit_level === 'none') ctx.warn(['policies', 'audit_level'], 'AGL019', '`audit_level: none` on an active agent; use `standard` or `full`');
+
+  // guardrails
+  const gsec = asObj(d.guardrails);
+  const gOut: Record<'input' | 'tool_input' | 'tool_output' | 'output', CompiledGuardrail[]> = { input: [], tool_input: [], tool_output: [], output: [] };
+  const usedGuardrails = new Set<string>();
+  for (const position of ['input', 'tool_input', 'tool_output', 'output'] as const) {
+    asArr(gsec[position]).forEach((g, i) => {
+      const go = asObj(g);
+      const ref = asStr(go.ref);
+      if (!ref) return;
+      usedGuardrails.add(ref);
+      const p: PathPart[] = ['guardrails', position, i];
+      const e = ctx.get('guardrail', ref);
+      if (!e) { ctx.err([...p, 'ref'], 'AGF011', `guardrail \`${ref}\` is not registered; create guardrails/${ref}.guardrail.md or use one of: ${ctx.known('guardrail')}`); return; }
+      const gd = asObj(e.data);
+      const gs = statusOf(gd);
+      if (gs === 'disabled') ctx.err([...p, 'ref'], 'AGF027', `guardrail \`${ref}\` is disabled; remove it or use an active guardrail`);
+      else if (gs === 'deprecated') ctx.warn([...p, 'ref'], 'AGL012', `guardrail \`${ref}\` is deprecated`);
+      const beh = asObj(gd.behaviour);
+      const rtype = (['score', 'transform', 'annotate', 'enrich'].includes(beh.result_type as string) ? beh.result_type : 'score') as GuardrailResultType;
+      const positions = asArr(beh.positions);
+      if (positions.length && !positions.includes(position)) ctx.err([...p, 'ref'], 'AGF030', `guardrail \`${ref}\` supports positions ${positions.join(', ')}, not \`${position}\`; move it`);
+      const onFail = asStr(go.on_fail);
+      if (onFail && !ON_FAIL[rtype].includes(onFail)) ctx.err([...p, 'on_fail'], 'AGF028', `on_fail \`${onFail}\` is not valid for a \`${rtype}\` guardrail; write one of: ${ON_FAIL[rtype].join(', ')}`);
+      if (onFail === 'retry' && position !== 'output') ctx.err([...p, 'on_fail'], 'AGF028', '`on_fail: retry` is only valid for output guardrails; use block, warn, log or escalate');
+      const thr = asNum(go.severity_threshold) ?? asNum(gd.default_severity_threshold);
+      if (rtype === 'score' && thr === undefined) ctx.err(p, 'AGF029', `\`${ref}\` is a score guardrail; add \`severity_threshold: <0-10>\``);
+      const prov = asObj(gd.provider);
+      gOut[position].push(strip({
+        ref, version: asStr(gd.version) ?? '0.0.0', status: gs, result_type: rtype,
+        provider: strip({ type: asStr(prov.type) ?? 'builtin', name: asStr(prov.name), config: isObj(prov.config) ? jsonObj(prov.config) : undefined, credentials_ref: asStr(prov.credentials_ref) }),
+        severity_threshold: thr,
+        on_fail: (onFail ?? 'block') as CompiledGuardrail['on_fail'],
+      } as CompiledGuardrail & Obj));
+    });
+  }
+  const tcalls = asObj(gsec.tool_calls);
+  const confirm = asArr(tcalls.require_user_confirmation_for).filter((x): x is string => typeof x === 'string');
+  confirm.forEach((t, i) => {
+    if (!seenTools.has(t)) ctx.err(['guardrails', 'tool_calls', 'require_user_confirmation_for', i], 'AGF018', `\`${t}\` is not a tool declared in \`tools.refs\`; add \`- ref: ${t}\` to tools or remove it here`);
+  });
+
+  // observability lint
+  const obs = d.observability;
+  if (active && obs === undefined && toolRefs.some((t) => t.side_effects)) ctx.warn([], 'AGL005', 'active agent with side-effect tools has no `observability`; add tracing/metrics/logs');
+  if (active && isObj(obs)) for (const sig of ['tracing', 'metrics', 'logs']) {
+    if (asObj(obs[sig]).exporter === 'console') ctx.err(['observability', sig, 'exporter'], 'AGF033', '`exporter: console` is not permitted on an active agent; use `otlp` (or `none`)');
+  }
+
+  // local agents (seed 000)
+  const aliases = new Map<string, string>();
+  asArr(d.local_agents).forEach((la, i) => {
+    const lo = asObj(la);
+    const alias = asStr(lo.alias);
+    const ref = asStr(lo.agent_ref);
+    if (!alias || !ref) return;
+    if (OUTPUT_KEYWORDS.includes(alias)) ctx.err(['local_agents', i, 'alias'], 'AGF044', `alias \`${alias}\` is an output_from keyword (last, merge, first); choose another alias`);
+    if (aliases.has(alias)) ctx.err(['local_agents', i, 'alias'], 'AGF043', `alias \`${alias}\` is declared twice; aliases must be unique`);
+    aliases.set(alias, ref);
+    if (!reg.entries.agent.has(ref)) ctx.err(['local_agents', i, 'agent_ref'], 'AGF045', `agent \`${ref}\` is not registered; create agents/${ref}.agent.md or fix \`agent_ref\``);
+    else ctx.needs.add(ref);
+  });
+
+  // execution policy (seed 000)
+  let execution_policy: ExecutionPolicy = { id: 'agf.react', config: {} };
+  if (isObj(d.execution_policy)) {
+    const ep = d.execution_policy as Obj;
+    const id = asStr(ep.id);
+    if (id !== undefined) {
+      if (id.startsWith('agf.') && !AGF_POLICIES.includes(id)) ctx.err(['execution_policy', 'id'], 'AGF040', `unknown standard policy \`${id}\`; use one of ${AGF_POLICIES.join(', ')} or a vendor id \`x-<vendor>.<name>\``);
+      else if (!id.startsWith('agf.') && !VENDOR_POLICY_RE.test(id)) ctx.err(['execution_policy', 'id'], 'AGF041', `policy id \`${id}\` is neither agf.* nor a vendor id; vendor ids look like \`x-<vendor>.<name>\` (e.g. \`x-contoso.custom-react\`)`);
+      if (ep.config !== undefined && !isObj(ep.config)) ctx.err(['execution_policy', 'config'], 'AGF042', '`config` must be a mapping');
+      execution_policy = { id, config: jsonObj(ep.config) } as ExecutionPolicy;
+      if (AGF_POLICIES.includes(id)) policySemantics(ctx, id, asObj(ep.config), aliases);
+    }
+  } else if (d.execution_policy !== undefined) {
+    // schema already reported
+  }
+
+  // orchestration
+  const delegates = asArr(orch.allowed_delegates).filter((x): x is string => typeof x === 'string');
+  const seenDel = new Set<string>();
+  delegates.forEach((a, i) => {
+    if (seenDel.has(a)) ctx.err(['orchestration', 'allowed_delegates', i], 'AGF021', `delegate \`${a}\` is listed twice`);
+    seenDel.add(a);
+    if (!reg.entries.agent.has(a)) ctx.err(['orchestration', 'allowed_delegates', i], 'AGF017', `delegate \`${a}\` is not a registered agent; create agents/${a}.agent.md or remove it`);
+    else ctx.needs.add(a);
+  });
+  if (delegates.length && orch.can_delegate !== true) ctx.warn(['orchestration', 'allowed_delegates'], 'AGL015', '`allowed_delegates` has no effect while `can_delegate` is false; set `can_delegate: true` or remove the list');
+
+  const pattern = compilePattern(ctx, asObj(orch.pattern), aliases, orch.pattern !== undefined);
+  if (orch.pattern !== undefined && isObj(d.execution_policy) && asStr((d.execution_policy as Obj).id) !== 'agf.react')
+    ctx.warn(['execution_policy'], 'AGL018', 'both `orchestration.pattern` and a multi-agent `execution_policy` are declared; the pattern runs and the policy is ignored — keep one');
+
+  const nodeIds = new Set<string>();
+  if (pattern) {
+    const pa = pattern as unknown as Obj;
+    for (const n of asArr(pa.nodes)) { const id = asStr(asObj(n).id); if (id) nodeIds.add(id); }
+    for (const t of asArr(pa.tasks)) { const id = asStr(asObj(t).task_id); if (id) nodeIds.add(id); }
+    for (const a of asArr(pa.agents)) { const id = asStr(asObj(a).ref); if (id) nodeIds.add(id); }
+    for (const s of asArr(pa.steps)) { const id = asStr(asObj(s).name); if (id) nodeIds.add(id); }
+  }
+  const escalation: EscalationRule[] = [];
+  const catchAll = new Set<string>();
+  asArr(orch.escalation).forEach((r, i) => {
+    const ro = asObj(r);
+    const on = asStr(ro.on);
+    const tgt = asObj(ro.target);
+    const p: PathPart[] = ['orchestration', 'escalation', i];
+    if (!on) return;
+    const narrow = ro.guardrail !== undefined || ro.node !== undefined;
+    if (narrow && catchAll.has(on)) ctx.warn(p, 'AGL016', `this \`on: ${on}\` rule is narrower than an earlier catch-all rule of the same trigger, so it never fires; move it before the catch-all`);
+    if (!narrow) catchAll.add(on);
+    const g = asStr(ro.guardrail);
+    if (g && !usedGuardrails.has(g)) ctx.err([...p, 'guardrail'], 'AGF032', `guardrail \`${g}\` is not used in this agent's \`guardrails\`; reference one of: ${[...usedGuardrails].join(', ') || 'none declared'}`);
+    const node = asStr(ro.node);
+    if (node && !nodeIds.has(node)) ctx.err([...p, 'node'], 'AGF032', `node \`${node}\` is not a node/task/member of this agent's pattern; use one of: ${[...nodeIds].join(', ') || 'no pattern declared'}`);
+    if (tgt.type === 'agent' && typeof tgt.id === 'string') {
+      const te = reg.entries.agent.get(tgt.id);
+      if (!te) ctx.err([...p, 'target', 'id'], 'AGF017', `escalation target agent \`${tgt.id}\` is not registered; create agents/${tgt.id}.agent.md or use \`type: human_queue\``);
+      else {
+        if (asObj(asObj(te.data).orchestration).can_be_invoked_as_tool !== true) ctx.err([...p, 'target', 'id'], 'AGF026', `escalation target \`${tgt.id}\` must set \`orchestration.can_be_invoked_as_tool: true\``);
+        ctx.needs.add(tgt.id);
+      }
+    }
+    escalation.push(strip({ on: on as EscalationRule['on'], guardrail: g, node, target: { type: tgt.type === 'agent' ? 'agent' : 'human_queue', id: String(tgt.id ?? '') } } as EscalationRule & Obj));
+  });
+
+  // routing + manifest
+  const routing = asObj(d.routing);
+  let tool_manifest: ToolManifest | undefined;
+  if (invocable) {
+    const intents = asArr(routing.intents).filter((x): x is string => typeof x === 'string');
+    const base = asStr(routing.tool_description) ?? desc ?? asStr(meta.name) ?? agentId;
+    tool_manifest = {
+      name: agentId,
+      description: (base.trim() + (intents.length ? `\nIntents: ${intents.join(', ')}` : '')).trim(),
+      intents,
+      examples: asArr(routing.trigger_phrases).filter((x): x is string => typeof x === 'string'),
+      parameters: isObj(inSchema) ? jsonObj(inSchema) : { type: 'object' },
+      returns: isObj(outSchema) ? jsonObj(outSchema) : { type: 'object' },
+    };
+  }
+
+  const art = asObj(d.artifacts);
+  const rc = art.retention_class;
+  const st = asObj(d.state);
+  const retry = asObj(rt.retry_policy);
+  const agent: Omit<CompiledAgent, 'content_hash'> = strip({
+    agent_id: agentId,
+    version: asStr(d.version) ?? '0.0.0',
+    spec_version: asStr(d.spec_version) ?? '',
+    status,
+    meta: strip({ name: asStr(meta.name) ?? agentId, category: asStr(meta.category), description: desc, owner: asStr(meta.owner), tags: Array.isArray(meta.tags) ? (json(meta.tags) as string[]) : undefined }),
+    instructions,
+    sections: bodySections,
+    runtime: strip({
+      model: model ?? ({ model_id: asStr(rt.model) ?? '', version: '0.0.0', status: 'draft', provider: 'scripted' } as CompiledModel),
+      fallback_model: fallback,
+      reasoning_effort: rt.reasoning_effort as 'low' | 'medium' | 'high' | undefined,
+      temperature: temp, top_p: asNum(rt.top_p), timeout_seconds: asNum(rt.timeout_seconds), max_input_chars: asNum(rt.max_input_chars),
+      max_output_tokens: asNum(rt.max_output_tokens), max_turns: asNum(rt.max_turns), max_tool_calls: asNum(rt.max_tool_calls),
+      retry_policy: isObj(rt.retry_policy) ? { max_attempts: asNum(retry.max_attempts) ?? 1, backoff_seconds: asNum(retry.backoff_seconds) ?? 0 } : undefined,
+    }),
+    interface: {
+      input: { schema: jsonObj(inSchema), examples: json(examples) as JsonValue[] },
+      output: strip({ schema: jsonObj(outSchema), render: isObj(asObj(itf.output).render) ? jsonObj(asObj(itf.output).render) : undefined, provenance: isObj(asObj(itf.output).provenance) ? (json(provenance) as { citations_required?: boolean }) : undefined }),
+    },
+    tools: { tool_choice: toolChoice as 'none' | 'auto' | 'required', refs: toolRefs },
+    knowledge: strip({ refs: kbRefs, retrieval: isObj(ksec.retrieval) ? jsonObj(ksec.retrieval) : undefined }),
+    memory: { mode, read_collections: readC, write_collections: writeC },
+    state: isObj(d.state) ? (json(st) as CompiledAgent['state']) : undefined,
+    artifacts: {
+      enabled: art.enabled === true, save_input: art.save_input === true, save_output: art.save_output === true, save_intermediate: art.save_intermediate === true,
+      retention_class: (rc === 'extended' || rc === 'ephemeral' || rc === 'restricted' ? rc : 'standard'),
+    },
+    policies: strip({
+      pii_redaction: pol.pii_redaction === true, allow_external_http: pol.allow_external_http === true, require_human_approval: pol.require_human_approval === true,
+      blocked_content: asArr(pol.blocked_content).filter((x): x is string => typeof x === 'string'),
+      allowed_connectors: asArr(pol.allowed_connectors).filter((x): x is string => typeof x === 'string'),
+      data_residency: asStr(pol.data_residency),
+      audit_level: (pol.audit_level === 'none' || pol.audit_level === 'full' ? pol.audit_level : 'standard'),
+    }),
+    role,
+    guardrails: { ...gOut, tool_calls: { require_user_confirmation_for: confirm, block_tools_on_input_fail: tcalls.block_tools_on_input_fail === true } },
+    observability: isObj(obs) ? jsonObj(obs) : undefined,
+    routing: isObj(d.routing) ? (json(routing) as CompiledAgent['routing']) : undefined,
+    orchestration: strip({ can_delegate: orch.can_delegate === true, allowed_delegates: delegates, can_be_invoked_as_tool: invocable, escalation, pattern }),
+    execution_policy,
+    local_agents: [...aliases.entries()].map(([alias, agent_ref]) => ({ alias, agent_ref })),
+    tool_manifest,
+  } as Omit<CompiledAgent, 'content_hash'> & Obj);
+  return { agent, diags: ctx.diags, needs: [...ctx.needs].sort(), touched: ctx.touched };
+}
+
+// ---- seed 000 policy semantics ---------------------------------------------------------------
+function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, string>): void {
+  const base: PathPart[] = ['execution_policy', 'config'];
+  const checkAlias = (p: PathPart[], a: unknown): void => {
+    if (typeof a !== 'string') return;
+    if (!aliases.has(a)) ctx.err(p, 'AGF046', `\`${a}\` is not a declared alias; add \`local_agents: [{alias: ${a}, agent_ref: <agent_id>}]\` or use one of: ${[...aliases.keys()].join(', ') || 'none declared'}`);
+  };
+  const checkPath = (p: PathPart[], expr: unknown, earlier: Set<string>, batch: boolean): void => {
+    if (typeof expr !== 'string') return;
+    const parts = expr.split('.');
+    if (expr.includes('[]') && !batch) ctx.err(p, 'AGF047', `\`${expr}\` uses \`.[]\`, which is only valid in agf.batch input_mapping; map a single field instead`);
+    if (parts.length < 3 || (parts[1] !== 'input' && parts[1] !== 'output') || parts.slice(2).some((x) => x === '')) {
+      ctx.err(p, 'AGF048', `\`${expr}\` is not a path expression; write \`<source>.<input|output>.<field>\`, e.g. \`parent.input.topic\` or \`writer.output.draft\``);
+      return;
+    }
+    const source = parts[0];
+    if (source === 'parent') {
+      if (parts[1] !== 'input') ctx.err(p, 'AGF048', `\`${expr}\`: the parent only has \`input\`; write \`parent.input.<field>\``);
+      return;
+    }
+    if (!earlier.has(source)) ctx.err(p, 'AGF048', `\`${expr}\` reads from \`${source}\`, which is not \`parent\` or an alias of an earlier step; use ${['parent', ...earlier].map((x) => `\`${x}\``).join(', ')}`);
+  };
+  const mapping = (p: PathPart[], m: unknown, earlier: Set<string>, batch: boolean): void => {
+    for (const [k, v] of Object.entries(asObj(m))) checkPath([...p, k], v, earlier, batch);
+  };
+  const condition = (p: PathPart[], c: unknown, known: Set<string>): void => {
+    const groups = Array.isArray(c) ? c : [c];
+    groups.forEach((g, gi) => {
+      const gp = Array.isArray(c) ? [...p, gi, 'args_match'] : [...p, 'args_match'];
+      for (const k of Object.keys(asObj(asObj(g).args_match))) checkPath(gp, k, known, false);
+    });
+  };
+  const stepsOf = (field: 'steps' | 'agents', sequential: boolean): Set<string> => {
+    const seen = new Set<string>();
+    asArr(cfg[field]).forEach((s, i) => {
+      const so = asObj(s);
+      checkAlias([...base, field, i, 'agent'], so.agent);
+      mapping([...base, field, i, 'input_mapping'], so.input_mapping, sequential ? seen : new Set(), false);
+      if (typeof so.agent === 'string') seen.add(so.agent);
+    });
+    return seen;
+  };
+  const outputFrom = (declared: Set<string>): void => {
+    const of = cfg.output_from;
+    const a = typeof of === 'string' ? (OUTPUT_KEYWORDS.includes(of) ? undefined : of) : asStr(asObj(of).agent);
+    if (a && !declared.has(a)) ctx.err([...base, 'output_from'], 'AGF046', `output_from \`${a}\` is not an alias used by this policy; use one of ${[...declared, ...OUTPUT_KEYWORDS].join(', ')}`);
+  };
+  if (id === 'agf.sequential') outputFrom(stepsOf('steps', true));
+  else if (id === 'agf.parallel') outputFrom(stepsOf('agents', false));
+  else if (id === 'agf.loop') {
+    const all = stepsOf('steps', true);
+    condition([...base, 'exit_condition'], cfg.exit_condition, all);
+    outputFrom(all);
+  } else if (id === 'agf.batch') {
+    checkAlias([...base, 'agent'], cfg.agent);
+    const m = asObj(cfg.input_mapping);
+    mapping([...base, 'input_mapping'], m, new Set(), true);
+    if (Object.keys(m).length && !Object.values(m).some((v) => typeof v === 'string' && v.includes('.[]')))
+      ctx.err([...base, 'input_mapping'], 'AGF047', 'agf.batch input_mapping needs at least one field iterating an array with `.[]`, e.g. `item: "parent.input.items.[].value"`');
+  } else if (id === 'agf.conditional') {
+    asArr(cfg.routes).forEach((r, i) => {
+      const ro = asObj(r);
+      checkAlias([...base, 'routes', i, 'agent'], ro.agent);
+      condition([...base, 'routes', i, 'when'], ro.when, new Set());
+      mapping([...base, 'routes', i, 'input_mapping'], ro.input_mapping, new Set(), false);
+    });
+    if (cfg.default_agent !== undefined) checkAlias([...base, 'default_agent'], cfg.default_agent);
+  }
+}
+
+// ---- orchestration.pattern ------------------------------------------------------------------
+function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present: boolean): OrchestrationPattern | undefined {
+  if (!present) return undefined;
+  const base: PathPart[] = ['orchestration', 'pattern'];
+  const type = asStr(p.type);
+  if (!type) return undefined;
+  if (RESERVED_PATTERNS.includes(type)) {
+    ctx.warn([...base, 'type'], 'AGL017', `pattern type \`${type}\` is reserved for the seed 002 strategies: it compiles but is not yet executed by the runtime`);
+    return json(p) as unknown as OrchestrationPattern;
+  }
+  if (!['graph', 'swarm', 'workflow', 'steps'].includes(type)) {
+    ctx.err([...base, 'type'], 'AGF050', `unknown pattern type \`${type}\`; use graph, swarm, workflow or steps (reserved: ${RESERVED_PATTERNS.join(', ')})`);
+    return undefined;
+  }
+  schemaDiagnostics(`pattern:${type}`, p, ctx.src, ctx.diags, () => 'AGF051', base);
+  const member = (path: PathPart[], id: unknown, needTool: boolean): void => {
+    if (typeof id !== 'string') return;
+    const e = ctx.reg.entries.agent.get(id);
+    if (!e) { ctx.err(path, 'AGF055', `agent \`${id}\` is not registered; create agents/${id}.agent.md or fix the reference`); return; }
+    if (needTool && asObj(asObj(e.data).orchestration).can_be_invoked_as_tool !== true) ctx.err(path, 'AGF026', `swarm member \`${id}\` must set \`orchestration.can_be_invoked_as_tool: true\``);
+    ctx.needs.add(id);
+  };
+  const dupCheck = (list: unknown[], field: string, what: string, path: (i: number) => PathPart[]): Set<string> => {
+    const seen = new Set<string>();
+    list.forEach((x, i) => {
+      const id = asStr(asObj(x)[field]);
+      if (!id) return;
+      if (seen.has(id)) ctx.err(path(i), 'AGF053', `${what} \`${id}\` is declared twice; ids must be unique`);
+      seen.add(id);
+    });
+    return seen;
+  };
+  if (type === 'graph') {
+    const nodes = asArr(p.nodes);
+    nodes.forEach((n, i) => {
+      const no = asObj(n);
+      if (no.id === '$self') ctx.err([...base, 'nodes', i, 'id'], 'AGF052', '`$self` is the implicit entry node and must not be listed in `nodes`; use it only in `edges.from`');
+      else member([...base, 'nodes', i, 'agent_ref'], no.agent_ref, false);
+    });
+    const ids = dupCheck(nodes, 'id', 'node', (i) => [...base, 'nodes', i, 'id']);
+    const edges = asArr(p.edges);
+    edges.forEach((e, i) => {
+      const eo = asObj(e);
+      for (const end of ['from', 'to'] as const) {
+        const v = asStr(eo[end]);
+        if (v && v !== '$self' && !ids.has(v)) ctx.err([...base, 'edges', i, end], 'AGF054', `edge ${end} \`${v}\` is not a node id; use \`$self\` or one of: ${[...ids].join(', ')}`);
+      }
+    });
+    return strip({
+      type: 'graph', execution_timeout: asNum(p.execution_timeout) ?? 900, max_node_executions: asNum(p.max_node_executions), node_timeout: asNum(p.node_timeout) ?? 300,
+      reset_on_revisit: p.reset_on_revisit === true,
+      nodes: nodes.map((n) => ({ id: String(asObj(n).id ?? ''), agent_ref: String(asObj(n).agent_ref ?? '') })),
+      edges: edges.map((e) => strip({ from: String(asObj(e).from ?? ''), to: String(asObj(e).to ?? ''), condition: asStr(asObj(e).condition) })),
+    } as Obj) as unknown as OrchestrationPattern;
+  }
+  if (type === 'swarm') {
+    const agents = asArr(p.agents);
+    agents.forEach((a, i) => member([...base, 'agents', i, 'ref'], asObj(a).ref, true));
+    dupCheck(agents, 'ref', 'swarm member', (i) => [...base, 'agents', i, 'ref']);
+    const win = asNum(p.repetitive_handoff_detection_window) ?? 0;
+    const min = asNum(p.repetitive_handoff_min_unique_agents) ?? 0;
+    if (win > 0 && win < min + 1) ctx.err([...base, 'repetitive_handoff_detection_window'], 'AGF056', `repetitive_handoff_detection_window (${win}) must be ≥ repetitive_handoff_min_unique_agents + 1 (${min + 1}), or 0 to disable`);
+    return {
+      type: 'swarm', max_handoffs: asNum(p.max_handoffs) ?? 20, max_iterations: asNum(p.max_iterations) ?? 20, execution_timeout: asNum(p.execution_timeout) ?? 900,
+      node_timeout: asNum(p.node_timeout) ?? 300, repetitive_handoff_detection_window: win, repetitive_handoff_min_unique_agents: min,
+      agents: agents.map((a) => ({ ref: String(asObj(a).ref ?? '') })),
+    };
+  }
+  if (type === 'workflow') {
+    const tasks = asArr(p.tasks);
+    const ids = dupCheck(tasks, 'task_id', 'task', (i) => [...base, 'tasks', i, 'task_id']);
+    const deps = new Map<string, string[]>();
+    tasks.forEach((t, i) => {
+      const to = asObj(t);
+      member([...base, 'tasks', i, 'agent_ref'], to.agent_ref, false);
+      const ds = asArr(to.dependencies).filter((x): x is string => typeof x === 'string');
+      ds.forEach((dep, j) => {
+        if (!ids.has(dep)) ctx.err([...base, 'tasks', i, 'dependencies', j], 'AGF054', `dependency \`${dep}\` is not a task_id; use one of: ${[...ids].join(', ')}`);
+      });
+      const id = asStr(to.task_id);
+      if (id) deps.set(id, ds);
+    });
+    // cycle detection
+    const state = new Map<string, number>();
+    const reported = new Set<string>();
+    const visit = (n: string, stack: string[]): void => {
+      state.set(n, 1);
+      for (const m of deps.get(n) ?? []) {
+        if (!deps.has(m)) continue;
+        if (state.get(m) === 1) {
+          const cyc = [...stack.slice(stack.indexOf(m)), m];
+          const key = [...new Set(cyc)].sort().join(',');
+          if (!reported.has(key)) {
+            reported.add(key);
+            const idx = tasks.findIndex((t) => asObj(t).task_id === m);
+            ctx.err([...base, 'tasks', idx, 'dependencies'], 'AGF057', `dependency cycle ${cyc.join(' → ')}; workflow tasks must form a DAG — remove one of these dependencies`);
+          }
+        } else if (!state.get(m)) visit(m, [...stack, m]);
+      }
+      state.set(n, 2);
+    };
+    for (const id of deps.keys()) if (!state.get(id)) visit(id, [id]);
+    return strip({
+      type: 'workflow', max_workers: asNum(p.max_workers), retry_failed_tasks: p.retry_failed_tasks === true,
+      tasks: tasks.map((t) => {
+        const to = asObj(t);
+        return { task_id: String(to.task_id ?? ''), agent_ref: String(to.agent_ref ?? ''), description: String(to.description ?? ''), priority: asNum(to.priority) ?? 0, dependencies: asArr(to.dependencies).map(String) };
+      }),
+    } as Obj) as unknown as OrchestrationPattern;
+  }
+  // steps (seed 004)
+  const steps = asArr(p.steps);
+  dupCheck(steps, 'name', 'step', (i) => [...base, 'steps', i, 'name']);
+  steps.forEach((s, i) => {
+    const name = asStr(asObj(asObj(s).agent).ByName);
+    if (!name) return;
+    if (aliases.has(name)) return;
+    if (ctx.reg.entries.agent.has(name)) { ctx.needs.add(name); return; }
+    ctx.err([...base, 'steps', i, 'agent', 'ByName'], 'AGF058', `\`${name}\` is neither a local_agents alias nor a registered agent_id; declare \`local_agents: [{alias: ${name}, agent_ref: <agent_id>}]\` or create agents/${name}.agent.md`);
+  });
+  return { type: 'steps', steps: json(steps) as unknown as import('./types').StepDefinition[] };
+}
+
+export type { JsonSchema };

@@ -1,0 +1,135 @@
+/** Ajv validators (compiled once per process) and ajv-error → Diagnostic mapping. */
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Diagnostic } from './types';
+import { KIND_SCHEMAS, PATTERN_SCHEMAS } from './schemas';
+import { diag, fieldPath, posOf, type PathPart, type SourceFile } from './source';
+
+let ajv: Ajv | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+export function getAjv(): Ajv {
+  if (!ajv) {
+    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+    addFormats(ajv);
+  }
+  return ajv;
+}
+
+export function validatorFor(kind: string): ValidateFunction {
+  let v = validators.get(kind);
+  if (!v) {
+    const schema = kind.startsWith('pattern:') ? PATTERN_SCHEMAS[kind.slice(8)] : KIND_SCHEMAS[kind];
+    const copy = { ...schema };
+    delete copy.$id;
+    delete copy.$schema;
+    v = getAjv().compile(copy);
+    validators.set(kind, v);
+  }
+  return v;
+}
+
+/** True when `schema` is a valid JSON Schema (draft-07 meta-schema). */
+const schemaMemo = new Map<string, { ok: boolean; message?: string }>();
+export function isValidJsonSchema(schema: unknown): { ok: boolean; message?: string } {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return { ok: false, message: 'schema must be a mapping' };
+  const key = JSON.stringify(schema);
+  let r = schemaMemo.get(key);
+  if (!r) {
+    r = checkSchema(schema);
+    if (schemaMemo.size > 5000) schemaMemo.clear();
+    schemaMemo.set(key, r);
+  }
+  return r;
+}
+function checkSchema(schema: unknown): { ok: boolean; message?: string } {
+  try {
+    const a = getAjv();
+    const ok = a.validateSchema(schema as object) as boolean;
+    if (!ok) return { ok: false, message: a.errorsText(a.errors, { dataVar: 'schema' }) };
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+}
+
+export type CodeMapper = (path: PathPart[], keyword: string, err: ErrorObject) => string;
+
+function splitPointer(p: string): PathPart[] {
+  if (!p) return [];
+  return p.slice(1).split('/').map((s) => {
+    const d = s.replace(/~1/g, '/').replace(/~0/g, '~');
+    return /^\d+$/.test(d) ? Number(d) : d;
+  });
+}
+
+function describe(err: ErrorObject): string {
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case 'required': return `missing required field \`${String(p.missingProperty)}\`; add it`;
+    case 'additionalProperties': {
+      const props = (err.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+      const allowed = props ? Object.keys(props) : [];
+      const key = String(p.additionalProperty);
+      const near = allowed.find((a) => similar(a, key));
+      return `unknown field \`${key}\`; ${near ? `did you mean \`${near}\`? ` : ''}${allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'}`;
+    }
+    case 'enum': return `invalid value; write one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const': return `invalid value; write ${JSON.stringify(p.allowedValue)}`;
+    case 'type': return `wrong type; write a${/^[aeiou]/.test(String(p.type)) ? 'n' : ''} ${String(p.type)} here`;
+    case 'pattern': return `value does not match the required format /${String(p.pattern)}/`;
+    case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum':
+      return `value ${err.message ?? 'out of range'}; use a value in the allowed range`;
+    case 'minItems': return `list ${err.message}; add at least ${String(p.limit)} entr${p.limit === 1 ? 'y' : 'ies'}`;
+    case 'maxItems': return `list ${err.message}`;
+    case 'minLength': return 'value must not be empty';
+    case 'minProperties': return `mapping ${err.message}`;
+    case 'oneOf': case 'anyOf': return 'value does not match any of the accepted shapes; see docs/registry.md for the allowed forms';
+    default: return err.message ?? 'invalid value';
+  }
+}
+
+function similar(a: string, b: string): boolean {
+  if (a === b) return false;
+  const x = a.toLowerCase().replace(/[-_]/g, '');
+  const y = b.toLowerCase().replace(/[-_]/g, '');
+  if (x === y) return true;
+  if (Math.abs(x.length - y.length) > 2) return false;
+  // Levenshtein ≤ 2
+  const m = x.length, n = y.length;
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  for (let i = 1; i <= m; i++) {
+    const cur = [i];
+    for (let j = 1; j <= n; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[n] <= 2;
+}
+
+/**
+ * Validates `data` with the validator of `kind`, pushing one diagnostic per problem at the YAML
+ * position of the offending node. `base` prefixes paths (when validating a sub-object).
+ */
+export function schemaDiagnostics(
+  kind: string, data: unknown, src: SourceFile, diags: Diagnostic[], mapCode: CodeMapper, base: PathPart[] = [],
+  skip?: (path: PathPart[], err: ErrorObject) => boolean,
+): boolean {
+  const v = validatorFor(kind);
+  if (v(data)) return true;
+  const seen = new Set<string>();
+  for (const err of v.errors ?? []) {
+    if (err.keyword === 'if') continue;
+    if (/\/(oneOf|anyOf)\/\d+\//.test(err.schemaPath)) continue;
+    let path = [...base, ...splitPointer(err.instancePath)];
+    let keyPos = false;
+    if (err.keyword === 'additionalProperties') { path = [...path, String((err.params as { additionalProperty: string }).additionalProperty)]; keyPos = true; }
+    const target = err.keyword === 'required' ? [...path, String((err.params as { missingProperty: string }).missingProperty)] : path;
+    if (skip?.(target, err)) continue;
+    const k = `${fieldPath(target)}|${err.keyword}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    const pos = posOf(src, path, keyPos);
+    diags.push(diag(src.file, pos.line, pos.column, 'error', mapCode(target, err.keyword, err), fieldPath(target), describe(err)));
+  }
+  return false;
+}

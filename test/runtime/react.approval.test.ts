@@ -1,0 +1,145 @@
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import type { ApproveArgs, RejectArgs } from '../../src/shared/contract';
+import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { Harness, scheduledActivities, startHarness, waitForStatus } from './harness';
+
+let H: Harness;
+beforeAll(async () => {
+  H = await startHarness('react-approval');
+});
+afterAll(async () => H.close());
+
+/** A model that asks for arithmetic once and then reports the tool result verbatim. */
+function approvalAgent(id: string, over: Parameters<typeof agent>[0] extends infer S ? Partial<S> : never = {}) {
+  return agent({
+    agent_id: id,
+    model: scriptedModel({
+      turns: [
+        { tool_calls: [{ id: 'mul-1', name: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } }] },
+        { content: 'tool said: {{last_tool_result}}' },
+      ],
+    }),
+    tools: [builtinTool('arithmetic', { approval_required: true })],
+    ...over,
+  });
+}
+
+test('approve by signal runs the call; status lists only the ready call while waiting', async () => {
+  const bundle = await storeTestBundle(bundleOf(approvalAgent('appr')));
+  const h = await H.start({ bundle, agent_id: 'appr', input: 'go' });
+  const st = await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
+  expect(st.pending_approvals).toHaveLength(1);
+  expect(st.pending_approvals[0]).toMatchObject({ call_id: 'mul-1', tool: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } });
+  expect(st.pending_approvals[0].reason).toMatch(/approval_required/);
+  expect(await scheduledActivities(h)).not.toContain('runTool');
+  await h.signal<[ApproveArgs]>('approve', { call_id: 'mul-1' });
+  expect((await h.result()).output).toBe('tool said: 42');
+});
+
+test('reject by update: the model sees the reason; unknown call ids are refused clearly', async () => {
+  const bundle = await storeTestBundle(bundleOf(approvalAgent('rej')));
+  const h = await H.start({ bundle, agent_id: 'rej', input: 'go' });
+  await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
+  await expect(h.executeUpdate<string, [RejectArgs]>('rejectCall', { args: [{ call_id: 'nope', reason: 'x' }] })).rejects.toThrow(
+    WorkflowUpdateFailedError,
+  );
+  const err = await h.executeUpdate<string, [RejectArgs]>('rejectCall', { args: [{ call_id: 'nope', reason: 'x' }] }).catch((e) => e);
+  expect(String(err.cause?.message ?? err.message)).toMatch(/no pending approval with call id 'nope'; pending: mul-1/);
+  const ok = await h.executeUpdate<string, [RejectArgs]>('rejectCall', { args: [{ call_id: 'mul-1', reason: 'too risky today' }] });
+  expect(ok).toMatch(/rejected mul-1/);
+  const res = await h.result();
+  expect(res.output).toMatch(/tool said: error: call rejected by .*too risky today/);
+  expect(await scheduledActivities(h)).not.toContain('runTool');
+});
+
+test('approve with corrected args by update (re-validated: invalid corrections are refused)', async () => {
+  const bundle = await storeTestBundle(bundleOf(approvalAgent('corr')));
+  const h = await H.start({ bundle, agent_id: 'corr', input: 'go' });
+  await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
+  const bad = await h
+    .executeUpdate<string, [ApproveArgs]>('approveCall', { args: [{ call_id: 'mul-1', args: { a: 1, b: 2, op: 'pow' } }] })
+    .catch((e) => e);
+  expect(bad).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect(String(bad.cause?.message)).toMatch(/corrected arguments refused .*op/);
+  const st = await h.query('status');
+  expect((st as { pending_approvals: unknown[] }).pending_approvals).toHaveLength(1);
+  const msg = await h.executeUpdate<string, [ApproveArgs]>('approveCall', { args: [{ call_id: 'mul-1', args: { a: 10, b: 5, op: 'add' } }] });
+  expect(msg).toMatch(/approved mul-1 with corrected arguments/);
+  expect((await h.result()).output).toBe('tool said: 15');
+});
+
+test('approval timeout rejects the call with "approval timed out"', async () => {
+  const bundle = await storeTestBundle(bundleOf(approvalAgent('tmo')));
+  const h = await H.start({ bundle, agent_id: 'tmo', input: 'go', options: { approval_timeout_seconds: 1 } });
+  const res = await h.result();
+  expect(res.output).toMatch(/approval timed out/);
+  expect(res.warnings.join('\n')).toMatch(/timed out/);
+});
+
+test('guardrails.tool_calls.require_user_confirmation_for and policies.require_human_approval also gate calls', async () => {
+  const a = approvalAgent('gr', { tools: [builtinTool('arithmetic')], require_user_confirmation_for: ['arithmetic'] });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'gr', input: 'go' });
+  const st = await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
+  expect(st.pending_approvals[0].reason).toMatch(/require_user_confirmation_for/);
+  await h.signal('approve', { call_id: 'mul-1' });
+  expect((await h.result()).output).toBe('tool said: 42');
+
+  const b = approvalAgent('hap', { tools: [builtinTool('arithmetic')], require_human_approval: true });
+  const h2 = await H.start({ bundle: await storeTestBundle(bundleOf(b)), agent_id: 'hap', input: 'go' });
+  const st2 = await waitForStatus(h2, (s) => s.state === 'waiting_for_approval');
+  expect(st2.pending_approvals[0].reason).toMatch(/require_human_approval/);
+  await h2.signal('reject', { call_id: 'mul-1', reason: 'no' });
+  expect((await h2.result()).output).toMatch(/rejected/);
+});
+
+test('pause then resume: nothing new starts while paused', async () => {
+  const bundle = await storeTestBundle(bundleOf(approvalAgent('pause')));
+  const h = await H.start({ bundle, agent_id: 'pause', input: 'go' });
+  await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
+  await h.signal('pause');
+  await h.signal('approve', { call_id: 'mul-1' });
+  await waitForStatus(h, (s) => s.state === 'paused' && s.pending_approvals.length === 0);
+  await new Promise((r) => setTimeout(r, 800));
+  // checkToolArgs validated the call before it was presented; the tool itself has not started.
+  expect(await scheduledActivities(h)).toEqual(['loadAgent', 'modelTurn', 'checkToolArgs']);
+  await h.signal('resume');
+  expect((await h.result()).output).toBe('tool said: 42');
+  expect(await scheduledActivities(h)).toEqual(['loadAgent', 'modelTurn', 'checkToolArgs', 'runTool', 'modelTurn']);
+});
+
+test('paused from the start (signalWithStart): no model call until resume', async () => {
+  const a = agent({ agent_id: 'p0', model: scriptedModel({ turns: [{ content: 'ok' }] }) });
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await H.t.client.workflow.signalWithStart('agfReactWorkflow', {
+    taskQueue: H.t.taskQueue,
+    workflowId: `p0-${Date.now()}`,
+    args: [{ bundle, agent_id: 'p0', input: 'x' }],
+    signal: 'pause',
+    signalArgs: [],
+  });
+  const st = await waitForStatus(h, (s) => s.state === 'paused' && s.version === '1.0.0');
+  expect(st.turn).toBe(0);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await scheduledActivities(h)).toEqual(['loadAgent']);
+  await h.signal('resume');
+  expect((await h.result()).output).toBe('ok');
+});
+
+test('cancel: the run ends cancelled while a tool call is in flight', async () => {
+  const a = agent({
+    agent_id: 'cancel',
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 60000 } }] }, { content: 'never' }] }),
+    tools: [builtinTool('sleep')],
+  });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'cancel', input: 'x' });
+  await waitForStatus(h, (s) => s.tool_calls_made === 1);
+  await new Promise((r) => setTimeout(r, 300));
+  await h.cancel();
+  const err = await h.result().catch((e) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect(err.cause).toBeInstanceOf(CancelledFailure);
+  const d = await h.describe();
+  expect(d.status.name).toBe('CANCELLED');
+  expect(d.searchAttributes?.AgentStatus ?? d.typedSearchAttributes).toBeDefined();
+});

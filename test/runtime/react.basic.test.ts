@@ -1,0 +1,92 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
+import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
+
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  t = await connectTestTemporal('react-basic');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+});
+afterAll(async () => {
+  worker.shutdown();
+  await running;
+  await t.close();
+});
+
+async function start(input: RunAgentInput, id = `${input.agent_id}-${Math.random().toString(36).slice(2)}`) {
+  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [input] });
+}
+
+test('scripted react run with a builtin tool returns the final answer', async () => {
+  const a = agent({
+    agent_id: 'calc',
+    model: scriptedModel({
+      turns: [
+        { tool_calls: [{ name: 'arithmetic', arguments: { a: '{{input.a}}' as never, b: 3, op: 'mul' } }] },
+        { content: { answer: 'result {{last_tool_result}}' } },
+      ],
+    }),
+    tools: [builtinTool('arithmetic', { input_schema: { type: 'object', properties: { a: {}, b: { type: 'number' }, op: { type: 'string' } }, required: ['a', 'b', 'op'] } })],
+    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  });
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await start({ bundle, agent_id: 'calc', input: { a: 14 } });
+  const res: AgentRunResult = await h.result();
+  expect(res.output).toEqual({ answer: 'result 42' });
+  expect(res.usage.total_tokens).toBeGreaterThan(0);
+  const st: RunStatus = await h.query('status');
+  expect(st.state).toBe('completed');
+  expect(st.tool_calls_made).toBe(1);
+  expect(st.turn).toBe(2);
+});
+
+test('a plain text agent answers without tools', async () => {
+  const a = agent({ agent_id: 'hello', model: scriptedModel({ turns: [{ content: 'hi {{input}}' }] }) });
+  const bundle = await storeTestBundle(bundleOf(a));
+  const res = await (await start({ bundle, agent_id: 'hello', input: 'there' })).result();
+  expect(res.output).toBe('hi there');
+});
+
+test('max_input_chars is checked before the first model call', async () => {
+  const a = agent({ agent_id: 'short', model: scriptedModel({ turns: [{ content: 'x' }] }), runtime: { max_input_chars: 5 } });
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await start({ bundle, agent_id: 'short', input: 'way too long' });
+  await expect(h.result()).rejects.toThrow(WorkflowFailedError);
+  const hist = await h.fetchHistory();
+  const kinds = (hist.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+  expect(kinds).toEqual(['loadAgent']);
+});
+
+test('agent as a tool runs as a child workflow and its output goes back to the model', async () => {
+  const child = agent({ agent_id: 'helper-agent', model: scriptedModel({ turns: [{ content: { said: 'child got {{input.q}}' } }] }) });
+  const parent = agent({
+    agent_id: 'boss',
+    model: scriptedModel({ turns: [{ tool_calls: [{ id: 'ask', name: 'helper', arguments: { q: 'ping' } }] }, { content: 'boss heard {{last_tool_result}}' }] }),
+    tools: [
+      {
+        ...builtinTool('echo'),
+        tool_id: 'helper',
+        kind: 'agent',
+        builtin: undefined,
+        agent: { agent_id: 'helper-agent' },
+        input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      },
+    ],
+  });
+  const bundle = await storeTestBundle(bundleOf(parent, child));
+  const bossId = `boss-${Date.now()}`;
+  const h = await start({ bundle, agent_id: 'boss', input: 'go' }, bossId);
+  const res = await h.result();
+  expect(res.output).toBe('boss heard {"said":"child got ping"}');
+  const childRun = await t.client.workflow.getHandle(`${bossId}/tool-ask`).describe();
+  expect(childRun.type).toBe('agfReactWorkflow');
+  expect(childRun.status.name).toBe('COMPLETED');
+});

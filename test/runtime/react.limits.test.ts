@@ -1,0 +1,147 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ScriptedReply } from '../../src/compiler/types';
+import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { Harness, startHarness } from './harness';
+
+let H: Harness;
+beforeAll(async () => {
+  H = await startHarness('react-limits');
+});
+afterAll(async () => H.close());
+
+async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect(err.cause).toBeInstanceOf(ApplicationFailure);
+  return err.cause as ApplicationFailure;
+}
+
+const echoForever: ScriptedReply = { tool_calls: [{ name: 'echo', arguments: { text: 'again' } }] };
+
+test('max_steps is a hard limit', async () => {
+  const a = agent({ agent_id: 'steps', model: scriptedModel({ turns: [echoForever] }), tools: [builtinTool('echo')], react: { max_steps: 5 } });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'steps', input: 'x' });
+  const f = await failure(h.result());
+  expect(f.type).toBe('LimitExceeded');
+  expect(f.message).toMatch(/max_steps \(5\) reached/);
+  const st = await h.query('status');
+  expect(st).toMatchObject({ state: 'failed', step: 6 });
+});
+
+test('runtime.max_turns is a hard limit', async () => {
+  const a = agent({ agent_id: 'turns', model: scriptedModel({ turns: [echoForever] }), tools: [builtinTool('echo')], runtime: { max_turns: 3 } });
+  const f = await failure((await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'turns', input: 'x' })).result());
+  expect(f.message).toMatch(/max_turns \(3\)/);
+});
+
+test('max_tool_calls: calls beyond the limit are refused to the model, then tools are switched off', async () => {
+  const two: ScriptedReply = { tool_calls: [{ name: 'echo', arguments: { text: 'a' } }, { name: 'echo', arguments: { text: 'b' } }] };
+  const a = agent({
+    agent_id: 'maxcalls',
+    model: scriptedModel({ rules: [{ when: { last_message_contains: 'max_tool_calls' }, reply: { content: 'stopped: {{message}}' } }], turns: [two] }),
+    tools: [builtinTool('echo')],
+    runtime: { max_tool_calls: 3 },
+  });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'maxcalls', input: 'x' });
+  const res = await h.result();
+  expect(res.output).toMatch(/stopped: error: runtime.max_tool_calls \(3\) reached/);
+  expect((await h.query('status')) as object).toMatchObject({ tool_calls_made: 4 });
+});
+
+test('per-tool max_calls_per_run', async () => {
+  const a = agent({
+    agent_id: 'pertool',
+    model: scriptedModel({ rules: [{ when: { last_message_contains: 'max_calls_per_run' }, reply: { content: 'limit seen' } }], turns: [echoForever] }),
+    tools: [builtinTool('echo', { max_calls_per_run: 2 })],
+  });
+  const res = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'pertool', input: 'x' })).result();
+  expect(res.output).toBe('limit seen');
+});
+
+test('runtime.timeout_seconds is a workflow timer racing the loop', async () => {
+  const a = agent({
+    agent_id: 'timeout',
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 20000 } }] }, { content: 'late' }] }),
+    tools: [builtinTool('sleep')],
+    runtime: { timeout_seconds: 2 },
+  });
+  const t0 = Date.now();
+  const f = await failure((await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'timeout', input: 'x' })).result());
+  expect(f.type).toBe('Timeout');
+  expect(f.message).toMatch(/timeout_seconds \(2\) exceeded/);
+  expect(Date.now() - t0).toBeLessThan(10000);
+});
+
+const outputSchema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+
+test('invalid JSON for the output schema gets one correction turn', async () => {
+  const a = agent({
+    agent_id: 'fix',
+    model: scriptedModel({
+      rules: [{ when: { last_message_contains: 'not accepted' }, reply: { content: { total: 3 } } }],
+      turns: [{ content: 'the total is three' }],
+    }),
+    output_schema: outputSchema,
+  });
+  const res = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'fix', input: 'x' })).result();
+  expect(res.output).toEqual({ total: 3 });
+  expect(res.warnings[0]).toMatch(/not valid JSON.*correction/);
+});
+
+test('a reply that stays invalid fails clearly, naming the schema error', async () => {
+  const a = agent({ agent_id: 'bad', model: scriptedModel({ turns: [{ content: { total: 'three' } }] }), output_schema: outputSchema });
+  const f = await failure((await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'bad', input: 'x' })).result());
+  expect(f.type).toBe('OutputSchemaError');
+  expect(f.message).toMatch(/after a correction turn: the reply does not match interface.output.schema: \/total must be number/);
+});
+
+test('after the correction turn, fallback_model gets a try', async () => {
+  const a = agent({
+    agent_id: 'fb',
+    model: scriptedModel({ turns: [{ content: 'nope' }] }, 'primary'),
+    fallback_model: scriptedModel({ turns: [{ content: { total: 7 } }] }, 'backup'),
+    output_schema: outputSchema,
+  });
+  const res = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'fb', input: 'x' })).result();
+  expect(res.output).toEqual({ total: 7 });
+  expect(res.warnings.join('\n')).toMatch(/fallback model backup/);
+});
+
+test('unknown tool, schema-invalid args and tool errors go back to the model as tool results', async () => {
+  const a = agent({
+    agent_id: 'toolerr',
+    model: scriptedModel({
+      turns: [
+        {
+          tool_calls: [
+            { name: 'launch_rockets', arguments: {} },
+            { name: 'arithmetic', arguments: { a: 'one', b: 2, op: 'add' } },
+            { name: 'fail', arguments: { message: 'disk on fire' } },
+          ],
+        },
+        { content: 'done' },
+      ],
+    }),
+    tools: [builtinTool('arithmetic'), builtinTool('fail')],
+  });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'toolerr', input: 'x' });
+  expect((await h.result()).output).toBe('done');
+  // Read the conversation back from the message store through the last model turn's head.
+  const hist = await h.fetchHistory();
+  const lastModel = [...(hist.events ?? [])].reverse().find((e) => e.activityTaskCompletedEventAttributes);
+  expect(lastModel).toBeDefined();
+  const { MessageStore } = await import('../../src/activities/message-store');
+  const { testStore } = await import('./builders');
+  const payload = lastModel!.activityTaskCompletedEventAttributes!.result!.payloads![0].data!;
+  const out = JSON.parse(Buffer.from(payload).toString('utf8'));
+  const conv = await new MessageStore(testStore()).conversation(out.head);
+  const tools = conv.filter((m) => m.role === 'tool').map((m) => m.content);
+  expect(tools[0]).toMatch(/unknown tool 'launch_rockets'; available tools: arithmetic, fail/);
+  expect(tools[1]).toMatch(/invalid arguments for tool arithmetic: \/a must be number/);
+  expect(tools[2]).toMatch(/tool fail failed: disk on fire/);
+  expect((await h.query('status')) as object).toMatchObject({ tool_calls_made: 3 });
+});

@@ -1,0 +1,87 @@
+/**
+ * Determinism guard: histories of representative react runs (scripted) are stored under
+ * test/fixtures/histories/react-*.json and replayed against the CURRENT workflow bundle, so a
+ * change that breaks replay fails the suite.
+ *
+ * Re-record (after an intentional, versioned change): LOOM_RECORD_HISTORIES=1 npx jest test/runtime/react.replay
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Worker } from '@temporalio/worker';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { workflowBundlePath } from '../helpers/temporal';
+import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { Harness, startHarness, waitForStatus } from './harness';
+
+const DIR = path.join(__dirname, '..', 'fixtures', 'histories');
+const RECORD = process.env.LOOM_RECORD_HISTORIES === '1';
+
+async function record(): Promise<void> {
+  const H: Harness = await startHarness('react-record');
+  try {
+    // 1. Tools (concurrent calls), a correction turn and an output schema.
+    const a = agent({
+      agent_id: 'replay-tools',
+      model: scriptedModel({
+        rules: [{ when: { last_message_contains: 'not accepted' }, reply: { content: { sum: '{{last_tool_result}}' } } }],
+        turns: [
+          { tool_calls: [{ name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }, { name: 'echo', arguments: { text: 'hi' } }] },
+          { tool_calls: [{ name: 'arithmetic', arguments: { a: 'bad', b: 3, op: 'add' } }, { name: 'nope', arguments: {} }] },
+          { content: 'not json' },
+        ],
+      }),
+      tools: [builtinTool('arithmetic'), builtinTool('echo')],
+      output_schema: { type: 'object', properties: { sum: { type: 'string' } }, required: ['sum'] },
+    });
+    const h1 = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'replay-tools', input: 'x' }, 'replay-tools-1');
+    await h1.result();
+    // 2. Approval with pause/resume and corrected arguments, plus a rejection.
+    const b = agent({
+      agent_id: 'replay-approval',
+      model: scriptedModel({
+        turns: [
+          { tool_calls: [{ id: 'c1', name: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } }, { id: 'c2', name: 'echo', arguments: { text: 'x' } }] },
+          { content: 'answer {{last_tool_result}}' },
+        ],
+      }),
+      tools: [builtinTool('arithmetic', { approval_required: true }), builtinTool('echo', { approval_required: true })],
+    });
+    const h2 = await H.start({ bundle: await storeTestBundle(bundleOf(b)), agent_id: 'replay-approval', input: 'x' }, 'replay-approval-1');
+    await waitForStatus(h2, (s) => s.pending_approvals.length === 2);
+    await h2.signal('pause');
+    await h2.executeUpdate('approveCall', { args: [{ call_id: 'c1', args: { a: 1, b: 1, op: 'add' } }] });
+    await h2.signal('reject', { call_id: 'c2', reason: 'not needed' });
+    await h2.signal('resume');
+    await h2.result();
+    // 3. Continue-as-new and a limit hit.
+    const c = agent({
+      agent_id: 'replay-long',
+      model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'loop' } }] }] }),
+      tools: [builtinTool('echo')],
+      react: { max_steps: 12 },
+    });
+    const h3 = await H.start({ bundle: await storeTestBundle(bundleOf(c)), agent_id: 'replay-long', input: 'x', carried: { continue_as_new_every: 3 } }, 'replay-long-1');
+    await h3.result().catch(() => undefined);
+    fs.mkdirSync(DIR, { recursive: true });
+    for (const [name, h] of [['react-tools', h1], ['react-approval', h2]] as const) {
+      fs.writeFileSync(path.join(DIR, `${name}.json`), historyToJSON(await h.fetchHistory()));
+    }
+    // The last execution of the long run (after continue-as-new, it starts from carried state).
+    fs.writeFileSync(path.join(DIR, 'react-continued.json'), historyToJSON(await H.t.client.workflow.getHandle('replay-long-1').fetchHistory()));
+    const first = H.t.client.workflow.getHandle('replay-long-1', h3.firstExecutionRunId);
+    fs.writeFileSync(path.join(DIR, 'react-before-can.json'), historyToJSON(await first.fetchHistory()));
+  } finally {
+    await H.close();
+  }
+}
+
+test('recorded react histories replay against the current workflow bundle', async () => {
+  if (RECORD) await record();
+  const files = fs.readdirSync(DIR).filter((f) => f.startsWith('react-') && f.endsWith('.json'));
+  expect(files.length).toBeGreaterThanOrEqual(3);
+  const histories = files.map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
+  const results = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) results.push(r);
+  expect(results).toHaveLength(files.length);
+  for (const r of results) expect({ id: r.workflowId, error: r.error ? String(r.error) : undefined }).toEqual({ id: r.workflowId, error: undefined });
+});

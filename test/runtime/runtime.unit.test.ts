@@ -1,0 +1,124 @@
+import { expandTemplate, renderUserPrompt, expandDeep } from '../../src/runtime/template';
+import { selectScriptedReply, materializeReply } from '../../src/runtime/scripted';
+import { countToolCall, countTurn, newCounters, toolCallBlocked, toolsExhausted, turnBlocked } from '../../src/runtime/limits';
+import { ApprovalBook, approvalReason } from '../../src/runtime/approvals';
+import { checkOutput, stripFence, correctionMessage } from '../../src/runtime/output';
+import { modelPrefs } from '../../src/runtime/agent-view';
+import { agentView, schemaError } from '../../src/activities/agent-loader';
+import { agent, bundleOf, scriptedModel } from './builders';
+
+describe('templates', () => {
+  test('{{input}} and {{input.field}}', () => {
+    expect(renderUserPrompt({ q: 'why', n: { k: 2 } }, 'Q: {{input.q}} / {{input.n.k}} / {{ input.missing }}')).toBe('Q: why / 2 / ');
+    expect(renderUserPrompt('plain')).toBe('plain');
+    expect(renderUserPrompt({ a: 1 })).toBe('{"a":1}');
+    expect(expandTemplate('{{unknown}} stays', {})).toBe('{{unknown}} stays');
+    expect(expandDeep({ x: ['{{a}}'] }, { a: 'b' })).toEqual({ x: ['b'] });
+  });
+});
+
+describe('scripted replies', () => {
+  const cfg = {
+    rules: [
+      { when: { last_message_contains: 'ERROR' }, reply: { content: 'saw error' } },
+      { when: { input_contains: 'refund', turn: 0 }, reply: { content: 'refund path' } },
+    ],
+    turns: [{ content: 'a' }, { content: 'b' }],
+  };
+  const ctx = (turn: number, last = '', inputText = 'hello') => ({ turn, lastMessage: last, inputText, input: inputText });
+  test('rules first, case-insensitive', () => {
+    expect(selectScriptedReply(cfg, ctx(3, 'an error happened'))?.content).toBe('saw error');
+    expect(selectScriptedReply(cfg, ctx(0, '', 'A Refund please'))?.content).toBe('refund path');
+    expect(selectScriptedReply(cfg, ctx(1, '', 'A Refund please'))?.content).toBe('b');
+  });
+  test('turns, repeat_last (default) and cycle', () => {
+    expect(selectScriptedReply(cfg, ctx(0))?.content).toBe('a');
+    expect(selectScriptedReply(cfg, ctx(5))?.content).toBe('b');
+    expect(selectScriptedReply({ ...cfg, after_last: 'cycle' }, ctx(4))?.content).toBe('a');
+    expect(selectScriptedReply({}, ctx(0))).toBeUndefined();
+  });
+  test('materialize: call ids and template expansion', () => {
+    const r = materializeReply(
+      { tool_calls: [{ name: 't', arguments: { q: '{{input.x}}' } }, { id: 'fixed', name: 'u', arguments: {} }], content: { k: '{{last_tool_result}}' } },
+      { turn: 2, lastMessage: '', inputText: '', input: { x: 'X' }, lastToolResult: '42' },
+    );
+    expect(r.tool_calls).toEqual([
+      { id: 'call_2_0', name: 't', arguments: { q: 'X' } },
+      { id: 'fixed', name: 'u', arguments: {} },
+    ]);
+    expect(r.content).toBe('{"k":"42"}');
+  });
+});
+
+describe('limits', () => {
+  test('turns, steps, tool calls and per-tool ceilings', () => {
+    const c = newCounters();
+    const l = { max_steps: 4, max_turns: 2, max_tool_calls: 2, per_tool: { a: 1 } };
+    expect(turnBlocked(c, l)).toBeUndefined();
+    countTurn(c);
+    expect(toolCallBlocked(c, l, 'a')).toBeUndefined();
+    countToolCall(c, 'a');
+    expect(toolCallBlocked(c, l, 'a')).toMatch(/max_calls_per_run \(1\)/);
+    expect(toolCallBlocked(c, l, 'b')).toBeUndefined();
+    countToolCall(c, 'b');
+    expect(toolsExhausted(c, l)).toBe(true);
+    expect(toolCallBlocked(c, l, 'b')).toMatch(/max_tool_calls \(2\)/);
+    countTurn(c);
+    expect(turnBlocked(c, l)).toMatch(/max_turns \(2\)/);
+    expect(turnBlocked(c, { ...l, max_turns: undefined })).toMatch(/max_steps \(4\)/);
+  });
+});
+
+describe('approvals', () => {
+  test('reasons, in priority order', () => {
+    const p = { require_human_approval: false, require_user_confirmation_for: ['b'], tools: { a: true, b: false } };
+    expect(approvalReason(p, 'a')).toMatch(/approval_required/);
+    expect(approvalReason(p, 'b')).toMatch(/require_user_confirmation_for/);
+    expect(approvalReason(p, 'c')).toBeUndefined();
+    expect(approvalReason({ ...p, require_human_approval: true }, 'c')).toMatch(/require_human_approval/);
+  });
+  test('book: decide once, unknown ids explained', () => {
+    const b = new ApprovalBook();
+    expect(b.unknownMessage('x')).toMatch(/nothing is waiting/);
+    b.add({ call_id: 'c1', tool: 't', arguments: {}, reason: 'r', requested_at: '' });
+    expect(b.decide('zz', { kind: 'reject', reason: 'no' })).toBe(false);
+    expect(b.unknownMessage('zz')).toMatch(/pending: c1/);
+    expect(b.decide('c1', { kind: 'approve' })).toBe(true);
+    expect(b.decide('c1', { kind: 'reject', reason: 'late' })).toBe(false);
+    expect(b.decision('c1')).toEqual({ kind: 'approve' });
+    b.remove('c1');
+    expect(b.pending).toHaveLength(0);
+  });
+});
+
+describe('output checks', () => {
+  const schema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+  test('JSON, fences, errors', () => {
+    expect(checkOutput(schema, '```json\n{"n": 1}\n```', schemaError)).toEqual({ ok: true, value: { n: 1 } });
+    expect(checkOutput(schema, 'nope', schemaError)).toMatchObject({ ok: false, error: expect.stringMatching(/not valid JSON/) });
+    expect(checkOutput(schema, '{"n":"x"}', schemaError)).toMatchObject({ ok: false, error: expect.stringMatching(/\/n must be number/) });
+    expect(checkOutput({ type: 'string' }, 'text', schemaError)).toEqual({ ok: true, value: 'text' });
+    expect(checkOutput({}, 'text', schemaError)).toEqual({ ok: true, value: 'text' });
+    expect(stripFence('x')).toBe('x');
+    expect(correctionMessage('bad', schema)).toMatch(/not accepted: bad.*"required":\["n"\]/);
+  });
+});
+
+describe('agent view and preferences', () => {
+  test('instructions and sections never reach the workflow', () => {
+    const a = agent({ model: scriptedModel({}), instructions: '# Secret sauce' });
+    const v = agentView(bundleOf(a), a);
+    expect(JSON.stringify(v)).not.toContain('Secret sauce');
+    expect(v).not.toHaveProperty('sections');
+  });
+  test('preferences and the max_output_tokens constraint', () => {
+    const a = agent({
+      model: { ...scriptedModel({}), max_output_tokens: 500 },
+      react: { temperature: 0.2, top_p: 0.9, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 800 },
+      runtime: { max_output_tokens: 300 },
+    });
+    const v = agentView(bundleOf(a), a);
+    expect(modelPrefs(v, false)).toEqual({ temperature: 0.2, top_p: 0.9, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 300 });
+    expect(modelPrefs(v, true).tool_choice).toBe('none');
+  });
+});
