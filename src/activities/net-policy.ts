@@ -142,7 +142,11 @@ export function hostMatches(host: string, pattern: string): boolean {
   const p = normalizeHost(pattern);
   if (!p) return false;
   if (p.startsWith('*.')) return h.endsWith(p.slice(1)) && h.length > p.length - 1;
-  return h === p;
+  if (h === p) return true;
+  // IPv6 literals compare by value: `0:0:0:0:0:0:0:1` in an allowlist matches the URL's `::1`.
+  const hv6 = net.isIPv4(h) ? undefined : parseIPv6(h);
+  const pv6 = net.isIPv4(p) ? undefined : parseIPv6(p);
+  return !!hv6 && !!pv6 && hv6.every((g, i) => g === pv6[i]);
 }
 
 export function internalHostsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -240,8 +244,15 @@ export function guardedLookup(policy: NetPolicy, resolve: Resolver = systemResol
         const d = checkAddresses(hostname, addrs, policy);
         if (!d.ok) return callback(Object.assign(new PolicyBlockedError(d.reason), { code: 'EPOLICY' }), '', 0);
         const fam = (a: string) => (net.isIPv6(a) ? 6 : 4);
-        if (options && (options as { all?: boolean }).all) return callback(null, addrs.map((a) => ({ address: a, family: fam(a) })));
-        return callback(null, addrs[0], fam(addrs[0]));
+        // Honour a requested family (4/6), as dns.lookup does; every address was checked above.
+        const opts = (typeof options === 'number' ? { family: options } : options ?? {}) as { all?: boolean; family?: number | string };
+        const want = opts.family === 4 || opts.family === 'IPv4' ? 4 : opts.family === 6 || opts.family === 'IPv6' ? 6 : 0;
+        const usable = want ? addrs.filter((a) => fam(a) === want) : addrs;
+        if (usable.length === 0) {
+          return callback(Object.assign(new Error(`host '${normalizeHost(hostname)}' has no IPv${want} address`), { code: 'ENOTFOUND' }), '', 0);
+        }
+        if (opts.all) return callback(null, usable.map((a) => ({ address: a, family: fam(a) })));
+        return callback(null, usable[0], fam(usable[0]));
       },
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );

@@ -19,6 +19,7 @@ import {
   defineSignal,
   defineUpdate,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -224,9 +225,11 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       ? { maximumAttempts: retry.max_attempts, initialInterval: `${retry.backoff_seconds} seconds`, backoffCoefficient: 2 }
       : { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
   };
+  // runTool heartbeats every 5 s (withHeartbeat): a call on a worker that died is retried elsewhere
+  // 15 s after its last heartbeat instead of waiting out the 10-minute start-to-close timeout.
   const toolOpts: ActivityOptions = {
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   };
   const acts = proxyActivities<ReactActivities>(modelOpts);
@@ -272,6 +275,9 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       const names = [...toolsById.keys(), ...extraTools.map((e) => e.name)];
       return errorResult(call, `unknown tool '${call.name}'; available tools: ${names.join(', ') || '(none)'}`);
     }
+    // Arguments that were not a JSON object, as the openai provider marks them (INVALID_ARGUMENTS_KEY in src/activities/openai.ts).
+    const badArgs = (call.arguments as Record<string, unknown> | undefined)?.['__agentloom_invalid_arguments'] as { error?: string } | undefined;
+    if (badArgs) return errorResult(call, `arguments for tool ${call.name} are not a valid JSON object (${badArgs.error ?? 'parse error'}); call it again with a JSON object matching its input schema`);
     let args = call.arguments ?? {};
     const reason = approvalReason(policy, call.name);
     if (reason) {
@@ -362,7 +368,17 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         ...(extraTools.length ? { extra_tools: extraTools } : {}),
         ...(forbidTools ? { forbid_tools: true } : {}),
       };
-      const out = await acts.modelTurn.executeWithOptions({ ...modelOpts, summary: `model ${model.model_id}, turn ${turn + 1}` }, [modelIn]);
+      let out: ModelTurnOutput;
+      try {
+        out = await acts.modelTurn.executeWithOptions({ ...modelOpts, summary: `model ${model.model_id}, turn ${turn + 1}` }, [modelIn]);
+      } catch (e) {
+        // runtime.fallback_model takes over once the model's retries are exhausted (provider outage,
+        // rate limits that outlast retry_policy). Patched: older runs failed here.
+        if (isCancellation(e) || !ag.runtime.fallback_model || st.fallback || !patched('model-failure-fallback')) throw e;
+        st.fallback = true;
+        st.warnings.push(`turn ${turn + 1}: model ${model.model_id} failed (${((e as Error).cause as Error | undefined)?.message ?? (e as Error).message}); switching to fallback model ${ag.runtime.fallback_model.model_id}`);
+        continue;
+      }
       countTurn(st.counters);
       turnsThisRun += 1;
       addUsage(out.usage);

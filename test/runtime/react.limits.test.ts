@@ -111,6 +111,34 @@ test('after the correction turn, fallback_model gets a try', async () => {
   expect(res.warnings.join('\n')).toMatch(/fallback model backup/);
 });
 
+test('when the model keeps failing past retry_policy, fallback_model takes over', async () => {
+  const a = agent({
+    agent_id: 'outage',
+    model: scriptedModel({ turns: [{ error: { status: 503, message: 'overloaded' } }] }, 'primary'),
+    fallback_model: scriptedModel({ turns: [{ content: { total: 9 } }] }, 'backup'),
+    output_schema: outputSchema,
+    runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 1 } },
+  });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'outage', input: 'x' });
+  const res = await h.result();
+  expect(res.output).toEqual({ total: 9 });
+  expect(res.warnings.join('\n')).toMatch(/model primary failed .*503.*switching to fallback model backup/);
+  const hist = await h.fetchHistory();
+  const failedAttempts = (hist.events ?? []).filter((e) => e.activityTaskFailedEventAttributes).length;
+  expect(failedAttempts).toBe(1); // two attempts (retry_policy.max_attempts: 2) end in one failed event
+});
+
+test('without a fallback_model, a model that keeps failing fails the run with the provider error', async () => {
+  const a = agent({
+    agent_id: 'outage2',
+    model: scriptedModel({ turns: [{ error: { status: 503, message: 'overloaded' } }] }, 'primary'),
+    runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 1 } },
+  });
+  const err = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'outage2', input: 'x' })).result().catch((e) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect(String(err.cause?.cause?.message ?? err.cause?.message)).toMatch(/503/);
+});
+
 test('unknown tool, schema-invalid args and tool errors go back to the model as tool results', async () => {
   const a = agent({
     agent_id: 'toolerr',

@@ -1,0 +1,213 @@
+/**
+ * The `openai` model provider: chat completions through the `openai` npm client against any
+ * OpenAI-compatible endpoint (`openai.base_url` in the model file).
+ *
+ * - The client's own retries are OFF (`maxRetries: 0`): Temporal owns retries. Failures are
+ *   classified by `classifyFailure` (errors.ts): 429/5xx/timeouts/connection errors are retryable
+ *   (`Retry-After` becomes the ApplicationFailure's `nextRetryDelay`), other 4xx are not.
+ * - The key is read at call time from the env variable named by `openai.api_key_env`. When the
+ *   model declares `api_key_env` and the variable is unset or empty, the call fails at once
+ *   (non-retryable `ModelCredentialMissing`, naming the variable) without contacting the endpoint.
+ *   When the model declares no `api_key_env` the endpoint is taken to need no key: a placeholder
+ *   key satisfies the client and no Authorization header is sent. Ambient `OPENAI_API_KEY`,
+ *   `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID` and `OPENAI_BASE_URL` are never used.
+ * - The key never appears in a failure message, payload or log: server messages are redacted
+ *   (the key itself and anything shaped like `sk-…`), and the original client error (whose message
+ *   is the server's text) is not attached as the failure's cause.
+ * - Tool-call arguments the model produced that are not a JSON object are handed to the runtime
+ *   as `{ [INVALID_ARGUMENTS_KEY]: { raw, error } }`; the react workflow answers such a call with
+ *   an error result instead of running the tool, and the raw text is sent back verbatim as the
+ *   assistant's arguments on the next turn.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { JsonObject, JsonValue } from '../compiler/types';
+import type { Message, ToolCall } from '../runtime/messages';
+import { classifyFailure, toApplicationFailure } from './errors';
+import type { Provider, ProviderReply, ProviderRequest } from './model';
+
+/**
+ * Marks tool-call arguments that were not a JSON object. The same literal is checked in
+ * src/workflows/react.ts (workflow code cannot import this module).
+ */
+export const INVALID_ARGUMENTS_KEY = '__agentloom_invalid_arguments';
+
+/** Default per-request timeout; react.ts sizes the activity's startToCloseTimeout from the same value. */
+export const DEFAULT_REQUEST_TIMEOUT_S = 300;
+/** Placeholder key for endpoints that need none (no Authorization header is sent with it). */
+const NO_KEY = 'agentloom-no-key';
+const MAX_RAW_ARGS = 4000;
+
+/** `http://user:pw@host/v1?key=x` → `http://host/v1`: endpoints in messages carry no credentials. */
+export function safeEndpoint(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return '(invalid base_url)';
+  }
+}
+
+/** Remove the key (and anything that looks like an OpenAI-style secret) from server text. */
+export function redact(text: string, key?: string): string {
+  let out = text;
+  if (key && key.length >= 4) out = out.split(key).join('[redacted]');
+  return out.replace(/\b(sk|rk|pk)-[A-Za-z0-9_*.-]{6,}/g, '[redacted]');
+}
+
+/** Parse tool-call arguments: a JSON object, `{}` for empty text, or the invalid-arguments marker. */
+export function parseToolArguments(raw: string | undefined | null): JsonObject {
+  const text = raw ?? '';
+  if (text.trim() === '') return {};
+  let err: string;
+  try {
+    const v = JSON.parse(text) as JsonValue;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v;
+    err = `expected a JSON object, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`;
+  } catch (e) {
+    err = (e as Error).message;
+  }
+  return { [INVALID_ARGUMENTS_KEY]: { raw: text.length > MAX_RAW_ARGS ? `${text.slice(0, MAX_RAW_ARGS)}…` : text, error: err } };
+}
+
+function argumentsText(args: JsonObject | undefined): string {
+  const bad = args?.[INVALID_ARGUMENTS_KEY];
+  if (bad && typeof bad === 'object' && !Array.isArray(bad) && typeof bad.raw === 'string') return bad.raw;
+  return JSON.stringify(args ?? {});
+}
+
+/** The conversation (runtime messages) as chat-completions messages, after the system message. */
+export function toChatMessages(instructions: string, conversation: Message[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  if (instructions.trim()) out.push({ role: 'system', content: instructions });
+  for (const m of conversation) {
+    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+    else if (m.role === 'assistant') {
+      if (m.tool_calls?.length) {
+        out.push({
+          role: 'assistant',
+          content: m.content ? m.content : null,
+          tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: argumentsText(c.arguments) } })),
+        });
+      } else out.push({ role: 'assistant', content: m.content });
+    } else if (m.tool_call_id) out.push({ role: 'tool', tool_call_id: m.tool_call_id, content: m.content });
+    // A tool message without a call id cannot be sent as one: keep its text as user context.
+    else out.push({ role: 'user', content: `tool ${m.name ?? ''} result: ${m.content}` });
+  }
+  return out;
+}
+
+/** The chat-completions request body for one turn. */
+export function buildRequest(req: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
+  const cfg = req.model.openai!;
+  const body: ChatCompletionCreateParamsNonStreaming = { model: cfg.model, messages: toChatMessages(req.instructions, req.conversation) };
+  const tools: ChatCompletionTool[] =
+    req.model.supports_tools === false
+      ? []
+      : req.tools.map((t) => ({
+          type: 'function' as const,
+          function: { name: t.name, description: t.description, parameters: (t.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown> },
+        }));
+  if (tools.length) {
+    body.tools = tools;
+    body.tool_choice = req.prefs.tool_choice;
+    if (req.prefs.tool_choice !== 'none') body.parallel_tool_calls = req.model.supports_parallel_tool_calls !== false;
+  }
+  const p = req.prefs;
+  if (p.temperature !== undefined) body.temperature = p.temperature;
+  if (p.top_p !== undefined) body.top_p = p.top_p;
+  if (p.stop_sequences?.length) body.stop = p.stop_sequences;
+  if (p.max_output_tokens !== undefined) body.max_tokens = p.max_output_tokens;
+  return body;
+}
+
+function failure(req: ProviderRequest, e: unknown, key: string | undefined): Error {
+  const cfg = req.model.openai!;
+  const endpoint = `${safeEndpoint(cfg.base_url)}/chat/completions (model ${cfg.model})`;
+  const base = { endpoint, credentialEnv: cfg.api_key_env, subject: 'model' as const };
+  if (e instanceof OpenAI.APIUserAbortError) {
+    // Activity cancellation: rethrow the signal's reason (a CancelledFailure) so it completes as cancelled.
+    if (req.signal?.aborted) return (req.signal.reason as Error) ?? e;
+    return toApplicationFailure(classifyFailure({ ...base, kind: 'connection', message: 'request aborted' }));
+  }
+  if (e instanceof OpenAI.APIConnectionTimeoutError) return toApplicationFailure(classifyFailure({ ...base, kind: 'timeout', message: `no reply within ${cfg.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_S} s` }));
+  if (e instanceof OpenAI.APIConnectionError) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    return toApplicationFailure(classifyFailure({ ...base, kind: 'connection', message: redact(cause?.code ?? cause?.message ?? e.message, key) }));
+  }
+  if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
+    const detail = (e.error as { message?: string } | undefined)?.message ?? e.message;
+    return toApplicationFailure(classifyFailure({ ...base, kind: 'http', status: e.status, headers: e.headers, message: redact(String(detail), key) }));
+  }
+  // Anything else (an unparsable reply, a client bug): retryable, redacted, without the original error.
+  const msg = redact(e instanceof Error ? e.message : String(e), key);
+  return ApplicationFailure.create({ message: `model call to ${endpoint} failed: ${msg}`, type: 'ModelCallFailed', nonRetryable: false });
+}
+
+function toReply(res: OpenAI.Chat.Completions.ChatCompletion, turn: number): ProviderReply {
+  const choice = res.choices?.[0];
+  if (!choice?.message) throw new Error('the reply has no choices[0].message');
+  const msg = choice.message;
+  const calls: ToolCall[] = (msg.tool_calls ?? [])
+    .filter((c) => c.type === undefined || c.type === 'function')
+    .map((c, i) => ({ id: c.id || `call_t${turn}_${i}`, name: c.function?.name ?? '', arguments: parseToolArguments(c.function?.arguments) }));
+  const content = msg.content ?? (msg.refusal ? msg.refusal : undefined);
+  const reply: ProviderReply = {
+    usage: { prompt_tokens: res.usage?.prompt_tokens ?? 0, completion_tokens: res.usage?.completion_tokens ?? 0 },
+  };
+  if (calls.length) {
+    reply.tool_calls = calls;
+    if (content) reply.content = content;
+  } else reply.content = content ?? '';
+  return reply;
+}
+
+/** Extra headers from env variables (`header_envs`); unset variables are skipped. */
+function extraHeaders(headerEnvs: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, env] of Object.entries(headerEnvs ?? {})) {
+    const v = process.env[env];
+    if (v) out[name] = v;
+  }
+  return out;
+}
+
+export const openaiProvider: Provider = async (req) => {
+  const cfg = req.model.openai;
+  if (!cfg) throw ApplicationFailure.nonRetryable(`model ${req.model.model_id} has provider openai but no openai block`, 'ModelConfigError');
+  let key: string | undefined;
+  if (cfg.api_key_env) {
+    key = process.env[cfg.api_key_env];
+    if (!key) {
+      throw ApplicationFailure.nonRetryable(
+        `model ${req.model.model_id}: env ${cfg.api_key_env} (openai.api_key_env) is not set in the worker's environment; set it to the API key for ${safeEndpoint(cfg.base_url)}`,
+        'ModelCredentialMissing',
+      );
+    }
+  }
+  const client = new OpenAI({
+    baseURL: cfg.base_url,
+    apiKey: key ?? NO_KEY,
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    timeout: (cfg.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_S) * 1000,
+    defaultHeaders: { ...extraHeaders(cfg.header_envs), ...(key ? {} : { Authorization: null }) },
+  });
+  let res: OpenAI.Chat.Completions.ChatCompletion;
+  try {
+    res = await client.chat.completions.create(buildRequest(req), { signal: req.signal });
+  } catch (e) {
+    throw failure(req, e, key);
+  }
+  try {
+    return toReply(res, req.turn);
+  } catch (e) {
+    throw failure(req, e, key);
+  }
+};

@@ -1,0 +1,164 @@
+/**
+ * A tiny OpenAI-compatible server for tests: node http on 127.0.0.1 (port 0), implementing
+ * POST /v1/chat/completions from a scriptable queue of responses, and recording every request
+ * (headers, parsed body, arrival time) so tests can assert on what the `openai` client sent.
+ */
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  /** A JSON string as a model sends it (may be invalid JSON), or an object to stringify. */
+  arguments: string | Record<string, unknown>;
+}
+
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export type FakeResponse =
+  | {
+      kind: 'reply';
+      content?: string | null;
+      tool_calls?: FakeToolCall[];
+      usage?: FakeUsage;
+      finish_reason?: string;
+      /** Wait this long before answering (timeouts, cancellation). */
+      delay_ms?: number;
+    }
+  | { kind: 'error'; status: number; headers?: Record<string, string>; message?: string; type?: string; code?: string }
+  /** A 200 whose body is not JSON. */
+  | { kind: 'raw'; status: number; body: string; headers?: Record<string, string> };
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON body (undefined if it was not JSON). */
+  body: {
+    model?: string;
+    messages?: Array<{ role: string; content: string | null; tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+    tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+    tool_choice?: unknown;
+    parallel_tool_calls?: boolean;
+    temperature?: number;
+    top_p?: number;
+    stop?: string[];
+    max_tokens?: number;
+    [k: string]: unknown;
+  };
+  /** Date.now() when the request arrived. */
+  at: number;
+}
+
+export interface FakeOpenAIServer {
+  /** `http://127.0.0.1:<port>/v1`: the model file's base_url. */
+  baseUrl: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Append responses to the queue (served in order, one per chat-completions request). */
+  enqueue(...r: FakeResponse[]): void;
+  /** Responses not served yet. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+export const reply = (content: string, usage?: FakeUsage): FakeResponse => ({ kind: 'reply', content, ...(usage ? { usage } : {}) });
+export const toolCalls = (calls: FakeToolCall[], usage?: FakeUsage): FakeResponse => ({ kind: 'reply', content: null, tool_calls: calls, ...(usage ? { usage } : {}) });
+export const httpError = (status: number, headers?: Record<string, string>, message?: string): FakeResponse => ({ kind: 'error', status, headers, message });
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', ...headers });
+  res.end(text);
+}
+
+export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
+  const queue: FakeResponse[] = [];
+  const requests: RecordedRequest[] = [];
+  let seq = 0;
+  const timers = new Set<NodeJS.Timeout>();
+
+  const server = http.createServer((req, res) => {
+    const at = Date.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: RecordedRequest['body'] = {};
+      try {
+        body = raw ? (JSON.parse(raw) as RecordedRequest['body']) : {};
+      } catch {
+        body = { unparsable: raw };
+      }
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, at });
+      if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/chat/completions')) {
+        send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+        return;
+      }
+      const next = queue.shift();
+      if (!next) {
+        // Non-retryable on purpose: an unscripted call ends the run quickly with a clear reason.
+        send(res, 400, { error: { message: 'fake openai server: no scripted response left', type: 'invalid_request_error' } });
+        return;
+      }
+      if (next.kind === 'error') {
+        send(res, next.status, { error: { message: next.message ?? `fake error ${next.status}`, type: next.type ?? 'fake_error', code: next.code ?? null } }, next.headers);
+        return;
+      }
+      if (next.kind === 'raw') {
+        send(res, next.status, next.body, next.headers);
+        return;
+      }
+      seq += 1;
+      const usage = next.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+      const toolCallsOut = next.tool_calls?.map((c, i) => ({
+        id: c.id ?? `call_${seq}_${i}`,
+        type: 'function',
+        function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+      }));
+      const payload = {
+        id: `chatcmpl-${seq}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'fake',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: next.content ?? null, ...(toolCallsOut?.length ? { tool_calls: toolCallsOut } : {}) },
+            finish_reason: next.finish_reason ?? (toolCallsOut?.length ? 'tool_calls' : 'stop'),
+          },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      };
+      if (next.delay_ms) {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (!res.destroyed) send(res, 200, payload);
+        }, next.delay_ms);
+        timers.add(t);
+      } else send(res, 200, payload);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    enqueue: (...r) => void queue.push(...r),
+    pending: () => queue.length,
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

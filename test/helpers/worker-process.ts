@@ -1,0 +1,140 @@
+/**
+ * A real Agentloom worker in its OWN process, for crash tests (test/helpers/spawn-worker.ts starts
+ * it; the test SIGKILLs it). Built with the production createAgentloomWorker over the prebuilt
+ * test bundle and the real activities (createActivities), plus a side-effecting test tool:
+ *
+ *   ledger_append {account, amount}   (a builtin tool with builtin name `ledger_append`)
+ *
+ * The tool applies its effect AT MOST ONCE per idempotency key (`<workflowId>/<callId>`): it
+ * creates `<ledger>/keys/<key>.json` exclusively and, only when that file is new, appends one line
+ * to `<ledger>/effects.log`; a retry of the same call finds the key file and returns the stored
+ * result. Progress markers go to `<ledger>/markers.log`, one line each:
+ *   tool-started <key> worker=<name> pid=<pid> attempt=<n>
+ *   effect-applied <key> ... | effect-deduplicated <key> ...
+ *   tool-blocking <key> ...   (then the call sleeps, heartbeating, so the test can kill the worker)
+ *   tool-finished <key> ...
+ *
+ * Environment:
+ *   LOOM_TEST_TEMPORAL_ADDRESS  Temporal frontend (required)
+ *   LOOM_WORKFLOW_BUNDLE        the prebuilt workflow bundle (spawn-worker passes LOOM_TEST_WORKFLOW_BUNDLE)
+ *   LOOM_TASK_QUEUE             task queue (required)
+ *   LOOM_STORE_DIR              blob store shared with the test process
+ *   LOOM_CRASH_LEDGER_DIR       ledger directory (required)
+ *   LOOM_CRASH_WORKER_NAME      name written into markers (default: pid)
+ *   LOOM_CRASH_BLOCK_SECONDS    block inside each ledger_append call this long (default 0: no block)
+ *   LOOM_CRASH_BLOCK_BEFORE     comma-separated call ids that block BEFORE applying their effect
+ *                               (the others block after it, the harder case for exactly-once)
+ *
+ * Prints `READY <pid>` on stdout once the worker is running. Exits when stdin closes (the parent
+ * died), so a crashed test run leaves no orphan worker behind.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Context } from '@temporalio/activity';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import type { ExternalToolContext, ExternalToolExecutor } from '../../src/activities/react-tools';
+import { createAgentloomWorker } from '../../src/worker/create-worker';
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`worker-process: ${name} is not set`);
+  return v;
+}
+
+const ledgerDir = required('LOOM_CRASH_LEDGER_DIR');
+const workerName = process.env.LOOM_CRASH_WORKER_NAME || String(process.pid);
+const blockSeconds = Number(process.env.LOOM_CRASH_BLOCK_SECONDS || '0');
+const blockBefore = new Set((process.env.LOOM_CRASH_BLOCK_BEFORE ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+fs.mkdirSync(path.join(ledgerDir, 'keys'), { recursive: true });
+
+function attempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 0;
+  }
+}
+
+function marker(kind: string, key: string, extra = ''): void {
+  // Synchronous append: the line is on disk before the test can see it and SIGKILL us.
+  fs.appendFileSync(path.join(ledgerDir, 'markers.log'), `${kind} ${key} worker=${workerName} pid=${process.pid} attempt=${attempt()}${extra}\n`);
+}
+
+async function block(ctx: ExternalToolContext): Promise<void> {
+  marker('tool-blocking', ctx.idempotencyKey, ` seconds=${blockSeconds}`);
+  const end = Date.now() + blockSeconds * 1000;
+  while (Date.now() < end) {
+    ctx.heartbeat();
+    if (ctx.signal?.aborted) throw new Error('cancelled');
+    await new Promise((r) => setTimeout(r, Math.min(500, end - Date.now())));
+  }
+}
+
+function balanceOf(account: string): number {
+  const log = path.join(ledgerDir, 'effects.log');
+  if (!fs.existsSync(log)) return 0;
+  let sum = 0;
+  for (const line of fs.readFileSync(log, 'utf8').split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as { account: string; amount: number };
+    if (e.account === account) sum += e.amount;
+  }
+  return sum;
+}
+
+/** Apply the effect unless this key already applied it; return the (stored) result either way. */
+function applyOnce(ctx: ExternalToolContext): string {
+  const account = String(ctx.args.account);
+  const amount = Number(ctx.args.amount);
+  const keyFile = path.join(ledgerDir, 'keys', `${encodeURIComponent(ctx.idempotencyKey)}.json`);
+  let fd: number;
+  try {
+    fd = fs.openSync(keyFile, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    marker('effect-deduplicated', ctx.idempotencyKey);
+    return (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { result: string }).result;
+  }
+  fs.appendFileSync(path.join(ledgerDir, 'effects.log'), `${JSON.stringify({ key: ctx.idempotencyKey, account, amount, worker: workerName })}\n`);
+  const result = `appended ${amount} to ${account}; balance ${balanceOf(account)}`;
+  fs.writeSync(fd, JSON.stringify({ result }));
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  marker('effect-applied', ctx.idempotencyKey);
+  return result;
+}
+
+const toolExecutor: ExternalToolExecutor = async (ctx) => {
+  if (ctx.tool.builtin?.name !== 'ledger_append') throw new Error(`unknown builtin '${ctx.tool.builtin?.name ?? ctx.tool.tool_id}'`);
+  marker('tool-started', ctx.idempotencyKey);
+  const blocks = blockSeconds > 0;
+  if (blocks && blockBefore.has(ctx.callId)) await block(ctx);
+  const result = applyOnce(ctx);
+  if (blocks && !blockBefore.has(ctx.callId)) await block(ctx);
+  marker('tool-finished', ctx.idempotencyKey);
+  return result;
+};
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const connection = await NativeConnection.connect({ address: required('LOOM_TEST_TEMPORAL_ADDRESS') });
+  const worker = await createAgentloomWorker({
+    connection,
+    taskQueue: required('LOOM_TASK_QUEUE'),
+    activities: createActivities({ toolExecutor }) as unknown as Record<string, (...args: unknown[]) => unknown>,
+  });
+  const running = worker.run();
+  process.stdout.write(`READY ${process.pid}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('error', () => process.exit(0));
+  await running;
+  await connection.close();
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`worker-process failed: ${(e as Error)?.stack ?? String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,256 @@
+/**
+ * The `openai` provider driven for real: the `openai` npm client in the worker's modelTurn
+ * activity talks to a local OpenAI-compatible server (test/helpers/openai-server.ts) on
+ * 127.0.0.1, inside react runs on the shared Temporal dev server.
+ */
+import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
+import { randomBytes } from 'crypto';
+import type { CompiledModel, OpenAIModelConfig } from '../../src/compiler/types';
+import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
+import { FakeOpenAIServer, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
+import { Harness, startHarness } from './harness';
+import { agent, AgentSpec, builtinTool, bundleOf, storeTestBundle } from './builders';
+
+const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
+const KEY = `sk-test-${randomBytes(12).toString('hex')}`;
+
+let H: Harness;
+let srv: FakeOpenAIServer;
+
+beforeAll(async () => {
+  process.env[KEY_ENV] = KEY;
+  H = await startHarness('react-openai');
+});
+afterAll(async () => {
+  await H.close();
+  delete process.env[KEY_ENV];
+});
+beforeEach(async () => {
+  srv = await startFakeOpenAI();
+});
+afterEach(async () => {
+  await srv.close();
+});
+
+function openaiModel(baseUrl: string, over: Partial<OpenAIModelConfig> = {}, model: Partial<CompiledModel> = {}): CompiledModel {
+  return {
+    model_id: 'oa-test',
+    version: '1.0.0',
+    status: 'active',
+    provider: 'openai',
+    openai: { base_url: baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10, ...over },
+    supports_tools: true,
+    ...model,
+  };
+}
+
+/** Fast retries (0.1 s initial interval) so a Retry-After delay is distinguishable from the backoff. */
+async function run(spec: Partial<AgentSpec> & { agent_id: string }, input: unknown = 'what is 6 times 7?') {
+  const a = agent({
+    model: openaiModel(srv.baseUrl),
+    ...spec,
+    runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) },
+  });
+  const bundle = await storeTestBundle(bundleOf(a));
+  return H.start({ bundle, agent_id: a.agent_id, input: input as never });
+}
+
+/** The attempt number each modelTurn activity ended on (the started event records the last attempt). */
+async function modelAttempts(h: { fetchHistory(): ReturnType<WorkflowHandle['fetchHistory']> }): Promise<number[]> {
+  const hist = await h.fetchHistory();
+  const events = hist.events ?? [];
+  const modelIds = new Set(
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn').map((e) => String(e.eventId)),
+  );
+  return events
+    .filter((e) => e.activityTaskStartedEventAttributes && modelIds.has(String(e.activityTaskStartedEventAttributes.scheduledEventId)))
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
+}
+
+/** Every message along a failure's cause chain. */
+function failureText(e: unknown): string {
+  const parts: string[] = [];
+  let cur = e as { message?: string; cause?: unknown; type?: string } | undefined;
+  while (cur) {
+    parts.push(`${cur.type ? `[${cur.type}] ` : ''}${cur.message ?? ''}`);
+    cur = cur.cause as typeof cur;
+  }
+  return parts.join(' <- ');
+}
+
+async function failureOf(p: Promise<unknown>): Promise<{ err: unknown; text: string }> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    return { err, text: failureText(err) };
+  }
+  throw new Error('the run was expected to fail but completed');
+}
+
+test('tool calls (parallel) then a final answer through the openai client', async () => {
+  srv.enqueue(
+    toolCalls([
+      { id: 'call_A', name: 'arithmetic', arguments: '{"a":6,"b":7,"op":"mul"}' },
+      { id: 'call_B', name: 'arithmetic', arguments: { a: 1, b: 2, op: 'add' } },
+    ]),
+    reply('6 times 7 is 42'),
+  );
+  const h = await run({
+    agent_id: 'oa-calc',
+    instructions: '# Purpose\nMultiply numbers with the tool.',
+    tools: [builtinTool('arithmetic')],
+    react: { temperature: 0.3, top_p: 0.9, stop_sequences: ['END'], max_output_tokens: 256 },
+  });
+  const res: AgentRunResult = await h.result();
+  expect(res.output).toBe('6 times 7 is 42');
+
+  expect(srv.requests).toHaveLength(2);
+  const [first, second] = srv.requests;
+  expect(first.method).toBe('POST');
+  expect(first.url).toBe('/v1/chat/completions');
+  expect(first.headers.authorization).toBe(`Bearer ${KEY}`);
+  expect(first.headers['openai-organization']).toBeUndefined();
+  expect(first.body.model).toBe('gpt-fake-1');
+  expect(first.body.messages?.[0]).toEqual({ role: 'system', content: '# Purpose\nMultiply numbers with the tool.' });
+  expect(first.body.messages?.[1]).toMatchObject({ role: 'user', content: expect.stringContaining('what is 6 times 7?') });
+  expect(first.body.tools).toEqual([
+    { type: 'function', function: { name: 'arithmetic', description: 'builtin arithmetic', parameters: builtinTool('arithmetic').input_schema } },
+  ]);
+  expect(first.body.tool_choice).toBe('auto');
+  expect(first.body.parallel_tool_calls).toBe(true);
+  expect(first.body).toMatchObject({ temperature: 0.3, top_p: 0.9, stop: ['END'], max_tokens: 256 });
+
+  const msgs = second.body.messages ?? [];
+  expect(msgs.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool']);
+  expect(msgs[2].tool_calls).toEqual([
+    { id: 'call_A', type: 'function', function: { name: 'arithmetic', arguments: JSON.stringify({ a: 6, b: 7, op: 'mul' }) } },
+    { id: 'call_B', type: 'function', function: { name: 'arithmetic', arguments: JSON.stringify({ a: 1, b: 2, op: 'add' }) } },
+  ]);
+  const results = Object.fromEntries(msgs.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
+  expect(results).toEqual({ call_A: '42', call_B: '3' });
+  expect(second.headers.authorization).toBe(`Bearer ${KEY}`);
+
+  const st: RunStatus = await h.query('status');
+  expect(st).toMatchObject({ state: 'completed', tool_calls_made: 2, turn: 2 });
+});
+
+test('429 with Retry-After: 1 is retried after the server-given delay, then succeeds', async () => {
+  srv.enqueue(httpError(429, { 'Retry-After': '1' }, 'Rate limit reached'), reply('after the wait'));
+  const h = await run({ agent_id: 'oa-429' });
+  const res = await h.result();
+  expect(res.output).toBe('after the wait');
+  expect(srv.requests).toHaveLength(2);
+  const gap = srv.requests[1].at - srv.requests[0].at;
+  // The retry policy's own backoff is 0.1 s here: only Retry-After explains a gap of ~1 s.
+  expect(gap).toBeGreaterThanOrEqual(900);
+  expect(await modelAttempts(h)).toEqual([2]);
+});
+
+test('401 fails at once, naming the env var, without retries or leaking the key', async () => {
+  srv.enqueue(httpError(401, {}, `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.example/keys.`), reply('never'));
+  const h = await run({ agent_id: 'oa-401' });
+  const { text } = await failureOf(h.result());
+  expect(text).toContain(KEY_ENV);
+  expect(text).toMatch(/401/);
+  expect(text).toContain('ModelHttp401');
+  expect(text).not.toContain(KEY);
+  expect(srv.requests).toHaveLength(1);
+  expect(srv.pending()).toBe(1);
+  expect(await modelAttempts(h)).toEqual([1]);
+  // Nothing in the workflow history (payloads, failures) carries the key.
+  const hist = await h.fetchHistory();
+  expect(JSON.stringify(hist)).not.toContain(KEY);
+  const st: RunStatus = await h.query('status');
+  expect(st.state).toBe('failed');
+});
+
+test('a 500 is retried, then the run succeeds', async () => {
+  srv.enqueue(httpError(500, {}, 'upstream exploded'), reply('second time lucky'));
+  const h = await run({ agent_id: 'oa-500' });
+  expect((await h.result()).output).toBe('second time lucky');
+  expect(srv.requests).toHaveLength(2);
+  expect(srv.requests[1].body.messages).toEqual(srv.requests[0].body.messages);
+  expect(await modelAttempts(h)).toEqual([2]);
+});
+
+test('token usage reported by the server is summed into the run result and status', async () => {
+  srv.enqueue(
+    toolCalls([{ id: 'c1', name: 'echo', arguments: { text: 'hi' } }], { prompt_tokens: 123, completion_tokens: 45 }),
+    reply('done', { prompt_tokens: 200, completion_tokens: 7 }),
+  );
+  const h = await run({ agent_id: 'oa-usage', tools: [builtinTool('echo')] });
+  const res = await h.result();
+  expect(res.usage).toEqual({ prompt_tokens: 323, completion_tokens: 52, total_tokens: 375 });
+  const st: RunStatus = await h.query('status');
+  expect(st.token_usage).toEqual({ prompt_tokens: 323, completion_tokens: 52, total_tokens: 375 });
+});
+
+test('invalid JSON tool arguments come back to the model as an error result', async () => {
+  const raw = '{"a": 6, "b": 7, op: mul';
+  srv.enqueue(toolCalls([{ id: 'bad1', name: 'arithmetic', arguments: raw }]), reply('sorry'));
+  const h = await run({ agent_id: 'oa-badjson', tools: [builtinTool('arithmetic')] });
+  expect((await h.result()).output).toBe('sorry');
+  const msgs = srv.requests[1].body.messages ?? [];
+  const assistant = msgs.find((m) => m.role === 'assistant');
+  // The model's own text goes back verbatim, so it can see what it sent.
+  expect(assistant?.tool_calls?.[0].function.arguments).toBe(raw);
+  const tool = msgs.find((m) => m.role === 'tool');
+  expect(tool?.tool_call_id).toBe('bad1');
+  expect(tool?.content).toMatch(/^error: arguments for tool arithmetic are not a valid JSON object/);
+});
+
+test('an api_key_env that is not set fails before any request, naming the variable', async () => {
+  const missing = `${KEY_ENV}_MISSING`;
+  srv.enqueue(reply('never'));
+  const h = await run({ agent_id: 'oa-nokey', model: openaiModel(srv.baseUrl, { api_key_env: missing }) });
+  const { text } = await failureOf(h.result());
+  expect(text).toContain(missing);
+  expect(text).toContain('ModelCredentialMissing');
+  expect(srv.requests).toHaveLength(0);
+});
+
+test('a model without api_key_env sends no Authorization header', async () => {
+  srv.enqueue(reply('keyless'));
+  const h = await run({ agent_id: 'oa-keyless', model: openaiModel(srv.baseUrl, { api_key_env: undefined }) });
+  expect((await h.result()).output).toBe('keyless');
+  expect(srv.requests).toHaveLength(1);
+  expect(srv.requests[0].headers.authorization).toBeUndefined();
+});
+
+test('tool_choice none from the agent is sent with the tools', async () => {
+  srv.enqueue(reply('no tools used'));
+  const h = await run({ agent_id: 'oa-none', tools: [builtinTool('echo')], tool_choice: 'none' });
+  expect((await h.result()).output).toBe('no tools used');
+  expect(srv.requests[0].body.tool_choice).toBe('none');
+  expect(srv.requests[0].body.parallel_tool_calls).toBeUndefined();
+});
+
+test('a request timeout is a retryable ModelTimeout', async () => {
+  srv.enqueue({ kind: 'reply', content: 'too late', delay_ms: 5000 }, { kind: 'reply', content: 'too late', delay_ms: 5000 });
+  const h = await run({
+    agent_id: 'oa-timeout',
+    model: openaiModel(srv.baseUrl, { request_timeout_seconds: 1 }),
+    runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 0.1 } },
+  });
+  const { text } = await failureOf(h.result());
+  expect(text).toContain('ModelTimeout');
+  expect(srv.requests).toHaveLength(2);
+});
+
+test('a refused connection is a retryable ModelConnectionError', async () => {
+  const dead = await startFakeOpenAI();
+  const deadUrl = dead.baseUrl;
+  await dead.close();
+  const h = await run({
+    agent_id: 'oa-conn',
+    model: openaiModel(deadUrl),
+    runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 0.1 } },
+  });
+  const { err, text } = await failureOf(h.result());
+  expect(text).toContain('ModelConnectionError');
+  expect(text).toContain(`cannot connect to ${deadUrl}/chat/completions`);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  // Retried up to max_attempts (2) before the run failed.
+  expect(await modelAttempts(h)).toEqual([2]);
+});
