@@ -7,7 +7,7 @@
  * Builtin and http tools are executed by src/activities/tools.ts when that module provides an
  * `executeTool` function; a minimal builtin set (MINIMAL_BUILTINS) is the fallback.
  */
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CompiledTool, JsonObject } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import type { Message } from '../runtime/messages';
@@ -39,6 +39,8 @@ export interface ExternalToolContext {
   workflowId: string;
   callId: string;
   workspace?: string;
+  /** The agent's `policies.allow_external_http` (http tools: false = only the tool's allowed_hosts). */
+  allowExternalHttp?: boolean;
   heartbeat: () => void;
   signal?: AbortSignal;
 }
@@ -53,6 +55,16 @@ function heartbeat(): void {
     Context.current().heartbeat();
   } catch {
     // outside an activity
+  }
+}
+/** This attempt's number and whether Temporal will run the activity again if it fails. */
+function attemptInfo(): { attempt: number; more: boolean } {
+  try {
+    const info = Context.current().info;
+    const max = info.retryPolicy?.maximumAttempts;
+    return { attempt: info.attempt, more: !max || info.attempt < max };
+  } catch {
+    return { attempt: 1, more: false }; // outside an activity
   }
 }
 function cancelSignal(): AbortSignal | undefined {
@@ -95,6 +107,7 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       workflowId: inp.workflow_id,
       callId: inp.call_id,
       workspace: inp.workspace,
+      allowExternalHttp: (await deps.bundles.agent(inp.bundle, inp.agent_id)).agent.policies?.allow_external_http ?? false,
       heartbeat,
       signal: cancelSignal(),
     };
@@ -115,7 +128,13 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       return { text: typeof result === 'string' ? result : JSON.stringify(result ?? null), is_error: false };
     } catch (e) {
       if (cancelSignal()?.aborted) throw e;
-      return { text: `error: tool ${tool.tool_id} failed: ${(e as Error)?.message ?? String(e)}`, is_error: true };
+      // Transient failures (a retryable ApplicationFailure: 429/5xx, timeouts, connection errors) fail
+      // the attempt so Temporal retries it; on the last attempt the model gets the error instead.
+      const transient = e instanceof ApplicationFailure && !e.nonRetryable;
+      const { attempt, more } = attemptInfo();
+      if (transient && more) throw e;
+      const after = transient && attempt > 1 ? ` after ${attempt} attempts` : '';
+      return { text: `error: tool ${tool.tool_id} failed${after}: ${(e as Error)?.message ?? String(e)}`, is_error: true };
     }
   }
 
