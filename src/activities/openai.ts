@@ -142,7 +142,7 @@ function failure(req: ProviderRequest, e: unknown, key: string | undefined): Err
   }
   if (e instanceof OpenAI.APIError && typeof e.status === 'number') {
     const detail = (e.error as { message?: string } | undefined)?.message ?? e.message;
-    return toApplicationFailure(classifyFailure({ ...base, kind: 'http', status: e.status, headers: undefined, message: redact(String(detail), key) }));
+    return toApplicationFailure(classifyFailure({ ...base, kind: 'http', status: e.status, headers: e.headers, message: redact(String(detail), key) }));
   }
   // Anything else (an unparsable reply, a client bug): retryable, redacted, without the original error.
   const msg = redact(e instanceof Error ? e.message : String(e), key);

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'crypto';
 import type { CompiledAgent, CompiledBundle, Diagnostic, JsonValue } from '../compiler/types';
-import { DEFAULT_TASK_QUEUE, RunAgentInput, SEARCH_ATTRIBUTES } from '../shared/contract';
+import { DEFAULT_TASK_QUEUE, RunAgentInput, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { FileBlobStore, storeBundle } from '../activities/blob-store';
 
@@ -39,7 +39,22 @@ export function inputErrors(agent: CompiledAgent, input: JsonValue): string[] {
   return (validate.errors ?? []).map((e) => `${e.instancePath || '(input)'} ${e.message ?? 'is invalid'}`);
 }
 
-export async function prepareRun(agentId: string, registry: string, rawInput: string | undefined): Promise<PreparedRun> {
+/** `--approval-timeout SECONDS` and `--on-approval-timeout reject|escalate` → RunOptions. */
+export function runOptionsFromFlags(approvalTimeout: string | undefined, onTimeout: string | undefined): RunOptions | undefined {
+  const o: RunOptions = {};
+  if (approvalTimeout !== undefined) {
+    const n = Number(approvalTimeout);
+    if (!Number.isFinite(n) || n <= 0) throw new RunError(`--approval-timeout must be a positive number of seconds, e.g. --approval-timeout 3600 (got '${approvalTimeout}')`);
+    o.approval_timeout_seconds = n;
+  }
+  if (onTimeout !== undefined) {
+    if (onTimeout !== 'reject' && onTimeout !== 'escalate') throw new RunError(`--on-approval-timeout must be 'reject' or 'escalate' (got '${onTimeout}')`);
+    o.on_approval_timeout = onTimeout;
+  }
+  return Object.keys(o).length ? o : undefined;
+}
+
+export async function prepareRun(agentId: string, registry: string, rawInput: string | undefined, options?: RunOptions): Promise<PreparedRun> {
   const { compileBundle, formatDiagnostic } = await import('../compiler');
   const { bundle, diagnostics } = compileBundle(registry, agentId);
   const errors = diagnostics.filter((d: Diagnostic) => d.severity === 'error');
@@ -57,7 +72,7 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   const workflowType = workflowTypeFor(root);
   if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
   const ref = await storeBundle(new FileBlobStore(), bundle);
-  return { bundle, root, input, inputFromExample, workflowType, runInput: { bundle: ref, agent_id: agentId, input } };
+  return { bundle, root, input, inputFromExample, workflowType, runInput: { bundle: ref, agent_id: agentId, input, ...(options ? { options } : {}) } };
 }
 
 export function newWorkflowId(agentId: string): string {

@@ -229,7 +229,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   // 15 s after its last heartbeat instead of waiting out the 10-minute start-to-close timeout.
   const toolOpts: ActivityOptions = {
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '15 seconds',
+    heartbeatTimeout: '30 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   };
   const acts = proxyActivities<ReactActivities>(modelOpts);
@@ -291,15 +291,36 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       syncState();
       details(`waiting for approval of ${call.name} (${call.id})`);
       const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
+      const escalate = !decided && input.options?.on_approval_timeout === 'escalate' && patched('approval-timeout-escalate');
       const d = book.decision(call.id);
-      book.remove(call.id);
-      syncState();
-      if (!decided || !d) {
+      if (!escalate) {
+        book.remove(call.id);
+        syncState();
+      }
+      if (escalate) {
+        // Escalate: the call stays pending, and the run shows up in `loom escalations` under the
+        // queue of the agent's first `on: timeout` human_queue rule (else `approvals`) until an
+        // operator approves or rejects it.
+        const rule = ag.orchestration.escalation.find((r) => r.on === 'timeout' && r.target.type === 'human_queue');
+        const queue = rule?.target.id ?? 'approvals';
+        st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: escalated to human queue '${queue}'`);
+        upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: ['waiting_for_human'], [SEARCH_ATTRIBUTES.escalationQueue]: [queue] });
+        publishedState = undefined;
+        details(`approval of ${call.name} (${call.id}) escalated to '${queue}'`);
+        await condition(() => book.decision(call.id) !== undefined);
+        const late = book.decision(call.id)!;
+        book.remove(call.id);
+        upsertSearchAttributes({ [SEARCH_ATTRIBUTES.escalationQueue]: [] });
+        syncState();
+        if (late.kind === 'reject') return errorResult(call, `call rejected by ${late.by ?? 'a human reviewer'}: ${late.reason}`);
+        if (late.args) args = late.args;
+      } else if (!decided || !d) {
         st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
         return errorResult(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`);
+      } else {
+        if (d.kind === 'reject') return errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`);
+        if (d.args) args = d.args;
       }
-      if (d.kind === 'reject') return errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`);
-      if (d.args) args = d.args;
     }
     await waitUnpaused();
     if (tool.kind === 'agent' && tool.agent) {

@@ -51,6 +51,8 @@ export interface RecordedRequest {
   };
   /** Date.now() when the request arrived. */
   at: number;
+  /** Set when the client closed the connection before the (delayed) response was sent. */
+  abortedAt?: number;
 }
 
 export interface FakeOpenAIServer {
@@ -93,7 +95,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
       } catch {
         body = { unparsable: raw };
       }
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, at });
+      const rec: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, at };
+      requests.push(rec);
+      res.on('close', () => {
+        if (!res.writableFinished) rec.abortedAt = Date.now();
+      });
       if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/chat/completions')) {
         send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
         return;

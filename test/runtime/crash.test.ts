@@ -119,7 +119,8 @@ test('SIGKILL during tool calls: a new worker process finishes the run, each cal
   expect(w1.alive()).toBe(false);
   const tKill = Date.now();
   const w2 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w2' });
-
+  // Retried promptly: runTool's heartbeatTimeout (15 s) bounds the wait, not its 10-minute start-to-close.
+  await until(() => (readMarkers(dir).some((m) => m.key === k1 && m.worker === 'w2') ? true : undefined), 'the killed call to be retried on w2', 25000 - (Date.now() - tKill));
   const res = await resultWithin(h, 60000, [w1, w2]);
   const tDone = Date.now();
   expect(res.output).toBe('done: appended 2 to acct-A; balance 42');
@@ -209,6 +210,7 @@ test('approval signalled while NO worker is alive, then the approved call is kil
   await w2.kill();
   const tKill = Date.now();
   const w3 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w3' });
+  await until(() => (readMarkers(dir).some((m) => m.key === key && m.worker === 'w3') ? true : undefined), 'the killed call to be retried on w3', 25000 - (Date.now() - tKill));
 
   const res = await resultWithin(h, 60000, [w1, w2, w3]);
   const tDone = Date.now();

@@ -77,6 +77,24 @@ test('approval timeout rejects the call with "approval timed out"', async () => 
   expect(res.warnings.join('\n')).toMatch(/timed out/);
 });
 
+test('on_approval_timeout escalate: the call stays pending on the human queue until an operator answers', async () => {
+  const a = approvalAgent('esc');
+  a.orchestration.escalation = [{ on: 'timeout', target: { type: 'human_queue', id: 'approvals-desk' } }];
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await H.start({ bundle, agent_id: 'esc', input: 'go', options: { approval_timeout_seconds: 1, on_approval_timeout: 'escalate' } });
+  const st = await waitForStatus(h, (s) => s.warnings.some((w) => /escalated to human queue 'approvals-desk'/.test(w)));
+  expect(st.state).toBe('waiting_for_approval');
+  expect(st.pending_approvals.map((p) => p.call_id)).toEqual(['mul-1']);
+  const sa = (await h.describe()).searchAttributes;
+  expect(sa.EscalationQueue).toEqual(['approvals-desk']);
+  expect(sa.AgentStatus).toEqual(['waiting_for_human']);
+  await h.executeUpdate('approveCall', { args: [{ call_id: 'mul-1', by: 'ops' }] });
+  expect((await h.result()).output).toBe('tool said: 42');
+  const after = (await h.describe()).searchAttributes;
+  expect(after.EscalationQueue ?? []).toEqual([]);
+  expect(after.AgentStatus).toEqual(['completed']);
+});
+
 test('guardrails.tool_calls.require_user_confirmation_for and policies.require_human_approval also gate calls', async () => {
   const a = approvalAgent('gr', { tools: [builtinTool('arithmetic')], require_user_confirmation_for: ['arithmetic'] });
   const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'gr', input: 'go' });

@@ -142,9 +142,17 @@ test('429 with Retry-After: 1 is retried after the server-given delay, then succ
   expect(res.output).toBe('after the wait');
   expect(srv.requests).toHaveLength(2);
   const gap = srv.requests[1].at - srv.requests[0].at;
-  // The retry policy's own backoff is 0.1 s here: only Retry-After explains a gap of ~1 s.
   expect(gap).toBeGreaterThanOrEqual(900);
   expect(await modelAttempts(h)).toEqual([2]);
+});
+
+test('Retry-After longer than the retry policy interval sets the retry delay', async () => {
+  // The server rounds the policy's 0.1 s interval up to ~1 s, so 2 s can only come from the header.
+  srv.enqueue(httpError(429, { 'Retry-After': '2' }), reply('waited 2 s'));
+  const h = await run({ agent_id: 'oa-429b' });
+  expect((await h.result()).output).toBe('waited 2 s');
+  expect(srv.requests).toHaveLength(2);
+  expect(srv.requests[1].at - srv.requests[0].at).toBeGreaterThanOrEqual(1900);
 });
 
 test('401 fails at once, naming the env var, without retries or leaking the key', async () => {
@@ -253,4 +261,23 @@ test('a refused connection is a retryable ModelConnectionError', async () => {
   expect(err).toBeInstanceOf(WorkflowFailedError);
   // Retried up to max_attempts (2) before the run failed.
   expect(await modelAttempts(h)).toEqual([2]);
+});
+
+test('cancelling the run aborts the in-flight HTTP request (activity cancellation signal)', async () => {
+  srv.enqueue({ kind: 'reply', content: 'too late', delay_ms: 25000 });
+  const h = await run({ agent_id: 'oa-cancel', model: openaiModel(srv.baseUrl, { request_timeout_seconds: 30 }) });
+  const until = async (pred: () => boolean, ms: number): Promise<boolean> => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (pred()) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return pred();
+  };
+  expect(await until(() => srv.requests.length === 1, 10000)).toBe(true);
+  await h.cancel();
+  await expect(h.result()).rejects.toThrow(WorkflowFailedError);
+  // The request timeout is 30 s and the reply is due in 25 s: only the cancellation signal closes it this early.
+  expect(await until(() => srv.requests[0].abortedAt !== undefined, 15000)).toBe(true);
+  expect(srv.requests[0].abortedAt! - srv.requests[0].at).toBeLessThan(20000);
 });

@@ -5,7 +5,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { parseArgs, flagString, registryDir } from '../args';
 import { connect, webUiLink } from '../connect';
-import { prepareRun, startPrepared, RunError } from '../runs';
+import { prepareRun, runOptionsFromFlags, startPrepared, RunError } from '../runs';
 import { watchRun, describeFailure } from '../progress';
 
 export async function run(argv: string[]): Promise<number> {
@@ -13,12 +13,12 @@ export async function run(argv: string[]): Promise<number> {
   const agentId = args.positionals[0];
   const json = args.flags.json === true;
   if (!agentId) {
-    process.stderr.write('usage: loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json]\n');
+    process.stderr.write('usage: loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate]\n');
     return 2;
   }
   let prepared;
   try {
-    prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'));
+    prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')));
   } catch (err) {
     if (err instanceof RunError) { process.stderr.write(`loom run: ${err.message}\n`); return 1; }
     throw err;
