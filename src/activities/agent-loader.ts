@@ -60,7 +60,13 @@ export function agentView(bundle: CompiledBundle, agent: CompiledAgent): AgentVi
       agent_tool_types[t.tool_id] = (target && workflowTypeFor(target)) ?? 'agfReactWorkflow';
     }
   }
-  return { ...rest, agent_tool_types };
+  const delegates = agent.orchestration.can_delegate
+    ? agent.orchestration.allowed_delegates.map((id) => {
+        const target = bundle.agents[id];
+        return { agent_id: id, description: target?.meta.description ?? target?.meta.name ?? id, workflow_type: (target && workflowTypeFor(target)) ?? 'agfReactWorkflow' };
+      })
+    : [];
+  return { ...rest, agent_tool_types, ...(delegates.length ? { delegates } : {}) };
 }
 
 /** Minimal builtin tools (the full set lives in src/activities/tools.ts when present). */

@@ -216,7 +216,7 @@ export function evaluateExpression(src: string): number {
     if (t.t === 'id') {
       pos++;
       if (isOp('(')) {
-        const f = FUNCTIONS[t.v];
+        const f = Object.hasOwn(FUNCTIONS, t.v) ? FUNCTIONS[t.v] : undefined;
         if (!f) throw new Error(`calculator: unknown function '${t.v}'`);
         pos++;
         const args: number[] = [];
@@ -231,7 +231,7 @@ export function evaluateExpression(src: string): number {
         if (args.length < f.min || args.length > f.max) throw new Error(`calculator: ${t.v}() takes ${f.min === f.max ? f.min : `${f.min}-${f.max}`} argument(s), got ${args.length}`);
         return f.fn(...args);
       }
-      if (t.v in CONSTANTS) return CONSTANTS[t.v];
+      if (Object.hasOwn(CONSTANTS, t.v)) return CONSTANTS[t.v];
       throw new Error(`calculator: unknown name '${t.v}'`);
     }
     if (t.v === '(') {

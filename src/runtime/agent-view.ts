@@ -8,7 +8,12 @@ import type { CompiledAgent, JsonObject, ReactConfig } from '../compiler/types';
 export type AgentView = Omit<CompiledAgent, 'instructions' | 'sections'> & {
   /** tool_id -> workflow type of the agent run as that tool (kind 'agent'). */
   agent_tool_types: Record<string, string>;
+  /** `orchestration.allowed_delegates` resolved (only when can_delegate): what the runtime may run. */
+  delegates?: { agent_id: string; description: string; workflow_type: string }[];
 };
+
+/** The runtime tool offered to agents with `can_delegate: true` (seed 001 "delegation"). */
+export const DELEGATE_TOOL = 'delegate_to_agent';
 
 /** Preferences passed to the model activity (seed 000 "Preferences vs Constraints"). */
 export interface ModelPrefs {

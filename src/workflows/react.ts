@@ -33,6 +33,7 @@ import type {
   AgentRunResult,
   ApproveArgs,
   BlobRef,
+  ExtraToolSpec,
   RejectArgs,
   RunAgentInput,
   RunState,
@@ -42,7 +43,7 @@ import type {
 import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS, UPDATES } from '../shared/contract';
 import { patternOf } from '../shared/dispatch';
 import type { AgentView } from '../runtime/agent-view';
-import { modelPrefs, reactConfig } from '../runtime/agent-view';
+import { DELEGATE_TOOL, modelPrefs, reactConfig } from '../runtime/agent-view';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
 import { renderUserPrompt } from '../runtime/template';
 import { Counters, Limits, countToolCall, countTurn, newCounters, toolCallBlocked, toolsExhausted, turnBlocked } from '../runtime/limits';
@@ -214,6 +215,26 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   };
   const toolsById = new Map<string, CompiledTool>(ag.tools.refs.map((t) => [t.tool_id, t]));
   const extraTools = input.options?.extra_tools ?? [];
+  // can_delegate: the model gets a delegate_to_agent tool; the runtime runs only allowed_delegates,
+  // whatever the model asks for. Patched: runs started before it never offered the tool.
+  const delegates = ag.delegates ?? [];
+  const delegateTool: ExtraToolSpec | undefined =
+    ag.orchestration.can_delegate && delegates.length && patched('delegate-tool')
+      ? {
+          name: DELEGATE_TOOL,
+          description: `Hand a sub-task to another agent and get its answer back. Agents you may delegate to:\n${delegates.map((d) => `- ${d.agent_id}: ${d.description}`).join('\n')}`,
+          parameters: {
+            type: 'object',
+            properties: {
+              agent_id: { type: 'string', enum: delegates.map((d) => d.agent_id) },
+              input: { description: "The delegate's input (matching its interface.input.schema); a string task otherwise." },
+            },
+            required: ['agent_id', 'input'],
+          },
+          terminal: false,
+        }
+      : undefined;
+  const modelExtraTools = delegateTool ? [...extraTools, delegateTool] : extraTools;
   const forbidTools = input.options?.forbid_tools ?? false;
   const approvalTimeoutS = input.options?.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_S;
   const retry = ag.runtime.retry_policy;
@@ -229,7 +250,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   // 15 s after its last heartbeat instead of waiting out the 10-minute start-to-close timeout.
   const toolOpts: ActivityOptions = {
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   };
   const acts = proxyActivities<ReactActivities>(modelOpts);
@@ -264,15 +285,43 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     message: { role: 'tool', content: `error: ${text}`, tool_call_id: call.id, name: call.name, is_error: true } satisfies Message,
   });
 
+  /** An agent run as a tool or a delegate: a child workflow whose output goes back to the model. */
+  const runAgentCall = async (call: ToolCall, agentId: string, workflowType: string, childInput: JsonValue, role: string): Promise<AppendItem> => {
+    try {
+      const res = await runChildAgent({
+        bundle: input.bundle,
+        agent_id: agentId,
+        workflowType,
+        input: childInput,
+        role,
+        options: { approval_timeout_seconds: input.options?.approval_timeout_seconds },
+      });
+      addUsage(res.usage);
+      const text = typeof res.output === 'string' ? res.output : JSON.stringify(res.output);
+      return { message: { role: 'tool', content: text, tool_call_id: call.id, name: call.name } };
+    } catch (e) {
+      if (isCancellation(e)) throw e;
+      const cause = (e as { cause?: { message?: string } }).cause?.message;
+      return errorResult(call, `agent ${call.name === DELEGATE_TOOL ? `delegate ${agentId}` : `tool ${call.name}`} failed: ${cause ?? (e as Error).message}`);
+    }
+  };
+
   /** One tool call: limits, approval just before it runs, then the activity (or child agent). */
   const runCall = async (call: ToolCall): Promise<AppendItem> => {
     // Synchronous up to the first await: concurrent calls of one turn see each other's counts.
     const blocked = toolCallBlocked(st.counters, limits, call.name);
     countToolCall(st.counters, call.name);
     if (blocked) return errorResult(call, blocked);
+    if (delegateTool && call.name === DELEGATE_TOOL) {
+      const target = String((call.arguments as Record<string, unknown> | undefined)?.agent_id ?? '');
+      const d = delegates.find((x) => x.agent_id === target);
+      if (!d) return errorResult(call, `delegation to '${target}' refused: this agent may only delegate to ${delegates.map((x) => x.agent_id).join(', ')} (orchestration.allowed_delegates)`);
+      await waitUnpaused();
+      return runAgentCall(call, d.agent_id, d.workflow_type, ((call.arguments as Record<string, unknown>).input ?? null) as JsonValue, `delegate-${call.id}`);
+    }
     const tool = toolsById.get(call.name);
     if (!tool) {
-      const names = [...toolsById.keys(), ...extraTools.map((e) => e.name)];
+      const names = [...toolsById.keys(), ...modelExtraTools.map((e) => e.name)];
       return errorResult(call, `unknown tool '${call.name}'; available tools: ${names.join(', ') || '(none)'}`);
     }
     // Arguments that were not a JSON object, as the openai provider marks them (INVALID_ARGUMENTS_KEY in src/activities/openai.ts).
@@ -328,23 +377,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
       ]);
       if (!chk.ok) return errorResult(call, chk.error ?? 'invalid arguments');
-      try {
-        const res = await runChildAgent({
-          bundle: input.bundle,
-          agent_id: tool.agent.agent_id,
-          workflowType: ag.agent_tool_types[tool.tool_id] ?? 'agfReactWorkflow',
-          input: args,
-          role: `tool-${call.id}`,
-          options: { approval_timeout_seconds: input.options?.approval_timeout_seconds },
-        });
-        addUsage(res.usage);
-        const text = typeof res.output === 'string' ? res.output : JSON.stringify(res.output);
-        return { message: { role: 'tool', content: text, tool_call_id: call.id, name: call.name } };
-      } catch (e) {
-        if (isCancellation(e)) throw e;
-        const cause = (e as { cause?: { message?: string } }).cause?.message;
-        return errorResult(call, `agent tool ${call.name} failed: ${cause ?? (e as Error).message}`);
-      }
+      return runAgentCall(call, tool.agent.agent_id, ag.agent_tool_types[tool.tool_id] ?? 'agfReactWorkflow', args, `tool-${call.id}`);
     }
     const out = await acts.runTool.executeWithOptions({ ...toolOpts, summary: `tool ${call.name}` }, [
       {
@@ -386,7 +419,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         append: st.pending_append,
         ...(st.fallback ? { fallback: true } : {}),
         ...(st.head === null ? { input: input.input } : {}),
-        ...(extraTools.length ? { extra_tools: extraTools } : {}),
+        ...(modelExtraTools.length ? { extra_tools: modelExtraTools } : {}),
         ...(forbidTools ? { forbid_tools: true } : {}),
       };
       let out: ModelTurnOutput;

@@ -90,3 +90,39 @@ test('agent as a tool runs as a child workflow and its output goes back to the m
   expect(childRun.type).toBe('agfReactWorkflow');
   expect(childRun.status.name).toBe('COMPLETED');
 });
+
+describe('delegation (can_delegate / allowed_delegates) is enforced by the runtime', () => {
+  const child = () => agent({ agent_id: 'helper-agent', model: scriptedModel({ turns: [{ content: { said: 'child got {{input.q}}' } }] }) });
+  function delegator(id: string, target: string, canDelegate: boolean) {
+    const a = agent({
+      agent_id: id,
+      model: scriptedModel({
+        turns: [{ tool_calls: [{ id: 'd1', name: 'delegate_to_agent', arguments: { agent_id: target, input: { q: 'ping' } } }] }, { content: 'lead heard {{last_tool_result}}' }],
+      }),
+    });
+    a.orchestration = { ...a.orchestration, can_delegate: canDelegate, allowed_delegates: ['helper-agent'] };
+    return a;
+  }
+
+  test('an allowed delegate runs as a child workflow and its answer goes back to the model', async () => {
+    const bundle = await storeTestBundle(bundleOf(delegator('lead', 'helper-agent', true), child()));
+    const id = `lead-${Date.now()}`;
+    const res = await (await start({ bundle, agent_id: 'lead', input: 'go' }, id)).result();
+    expect(res.output).toBe('lead heard {"said":"child got ping"}');
+    expect((await t.client.workflow.getHandle(`${id}/delegate-d1`).describe()).status.name).toBe('COMPLETED');
+  });
+
+  test('a delegate outside allowed_delegates is refused whatever the model says', async () => {
+    const bundle = await storeTestBundle(bundleOf(delegator('lead2', 'rogue-agent', true), child()));
+    const id = `lead2-${Date.now()}`;
+    const res = await (await start({ bundle, agent_id: 'lead2', input: 'go' }, id)).result();
+    expect(res.output).toMatch(/delegation to 'rogue-agent' refused: this agent may only delegate to helper-agent/);
+    await expect(t.client.workflow.getHandle(`${id}/delegate-d1`).describe()).rejects.toThrow(/not found/i);
+  });
+
+  test('without can_delegate there is no delegate tool at all', async () => {
+    const bundle = await storeTestBundle(bundleOf(delegator('lead3', 'helper-agent', false), child()));
+    const res = await (await start({ bundle, agent_id: 'lead3', input: 'go' })).result();
+    expect(res.output).toMatch(/unknown tool 'delegate_to_agent'/);
+  });
+});

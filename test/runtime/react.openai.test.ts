@@ -8,23 +8,40 @@ import { randomBytes } from 'crypto';
 import type { CompiledModel, OpenAIModelConfig } from '../../src/compiler/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { FakeOpenAIServer, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
-import { Harness, startHarness } from './harness';
-import { agent, AgentSpec, builtinTool, bundleOf, storeTestBundle } from './builders';
+import type { Worker } from '@temporalio/worker';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import type { RunAgentInput } from '../../src/shared/contract';
+import { agent, AgentSpec, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
 
 const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 const KEY = `sk-test-${randomBytes(12).toString('hex')}`;
 
-let H: Harness;
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
   process.env[KEY_ENV] = KEY;
-  H = await startHarness('react-openai');
+  t = await connectTestTemporal('react-openai');
+  // The harness's worker, but heartbeats reach the server within ~1 s, so an activity learns of a
+  // cancellation at its next 5 s heartbeat (the default throttle is 0.8 × heartbeatTimeout = 48 s).
+  worker = await createTestWorker(t, createActivities({ store: testStore() }), { maxHeartbeatThrottleInterval: '1 second' });
+  running = worker.run();
 });
 afterAll(async () => {
-  await H.close();
+  worker.shutdown();
+  await running;
+  await t.close();
   delete process.env[KEY_ENV];
 });
+
+async function startRun(input: RunAgentInput) {
+  const wid = `${input.agent_id}-${Math.random().toString(36).slice(2, 10)}`;
+  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: wid, args: [input] });
+}
 beforeEach(async () => {
   srv = await startFakeOpenAI();
 });
@@ -52,7 +69,7 @@ async function run(spec: Partial<AgentSpec> & { agent_id: string }, input: unkno
     runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) },
   });
   const bundle = await storeTestBundle(bundleOf(a));
-  return H.start({ bundle, agent_id: a.agent_id, input: input as never });
+  return startRun({ bundle, agent_id: a.agent_id, input: input as never });
 }
 
 /** The attempt number each modelTurn activity ended on (the started event records the last attempt). */
