@@ -18,6 +18,7 @@ import { diag } from './source';
 
 export type { Registry, Entry, Kind } from './registry';
 export { CODES } from './codes';
+export { warmUpValidators } from './validate';
 export { KIND_SCHEMAS } from './schemas';
 
 export const BUNDLE_FORMAT = 'agentloom.compiled/v1';

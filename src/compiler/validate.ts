@@ -29,6 +29,15 @@ export function validatorFor(kind: string): ValidateFunction {
   return v;
 }
 
+/**
+ * Compile every front-matter validator now (≈0.3 s for the agent schema): a long-lived process (a
+ * worker, `loom dev`, the benchmark) pays it once up front instead of on its first file.
+ */
+export function warmUpValidators(): void {
+  for (const kind of Object.keys(KIND_SCHEMAS)) validatorFor(kind);
+  for (const p of Object.keys(PATTERN_SCHEMAS)) validatorFor(`pattern:${p}`);
+}
+
 /** True when `schema` is a valid JSON Schema (draft-07 meta-schema). */
 const schemaMemo = new Map<string, { ok: boolean; message?: string }>();
 export function isValidJsonSchema(schema: unknown): { ok: boolean; message?: string } {

@@ -9,7 +9,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { CompiledTool, HttpToolConfig, JsonObject } from '../../src/compiler/types';
 import { BundleCache } from '../../src/activities/agent-loader';
 import { MessageStore } from '../../src/activities/message-store';
-import { createReactToolActivities, ExternalToolContext } from '../../src/activities/react-tools';
+import { createReactToolActivities, ExternalToolContext, RunToolInput, RunToolOutput } from '../../src/activities/react-tools';
 import { createToolExecutor, executeTool, fillUrlTemplate } from '../../src/activities/tools';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 
@@ -306,31 +306,34 @@ describe('through the runTool activity', () => {
     bundle = await storeTestBundle(bundleOf(a));
   });
   const input = (tool: string) => ({ bundle, agent_id: 'http-agent', workflow_id: 'wf-act', call_id: 'c1', tool, args: {} });
-  const env = (attempt: number) => new MockActivityEnvironment({ attempt, retryPolicy: { maximumAttempts: 3 } }, { logger: new DefaultLogger('ERROR') });
+  const env = (attempt: number) => {
+    const e = new MockActivityEnvironment({ attempt, retryPolicy: { maximumAttempts: 3 } }, { logger: new DefaultLogger('ERROR') });
+    return { run: (inp: RunToolInput): Promise<RunToolOutput> => e.run(acts.runTool, inp) };
+  };
 
   test('503 fails the attempt (Temporal retries) while attempts remain', async () => {
-    const f = await failure(env(1).run(acts.runTool, input('flaky')));
+    const f = await failure(env(1).run(input('flaky')));
     expect(f.type).toBe('ToolHttp503');
     expect(f.nonRetryable).toBe(false);
   });
 
   test('503 on the last attempt becomes an error result for the model', async () => {
-    const out = await env(3).run(acts.runTool, input('flaky'));
+    const out = await env(3).run(input('flaky'));
     expect(out.is_error).toBe(true);
     expect(out.preview).toMatch(/^error: tool flaky failed after 3 attempts: 503 from tool flaky/);
   });
 
   test('404 becomes an error result for the model on the first attempt', async () => {
-    const out = await env(1).run(acts.runTool, input('missing'));
+    const out = await env(1).run(input('missing'));
     expect(out.is_error).toBe(true);
     expect(out.preview).toMatch(/^error: tool missing failed: 404 from tool missing .*check the tool URL/);
   });
 
   test("policy refusals become error results; the agent's allow_external_http reaches the tool", async () => {
-    const lo = await env(1).run(acts.runTool, input('loopback'));
+    const lo = await env(1).run(input('loopback'));
     expect(lo.is_error).toBe(true);
     expect(lo.preview).toMatch(/blocked by policy: host '127\.0\.0\.1' resolves to 127\.0\.0\.1 \(loopback\)/);
-    const ext = await env(1).run(acts.runTool, input('external'));
+    const ext = await env(1).run(input('external'));
     expect(ext.is_error).toBe(true);
     expect(ext.preview).toMatch(/external HTTP is disabled \(policies\.allow_external_http: false\)/);
     expect(seen).toHaveLength(0);

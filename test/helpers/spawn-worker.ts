@@ -37,6 +37,7 @@ export interface WorkerProcess {
 }
 
 const live = new Set<ChildProcess>();
+const spawned: number[] = [];
 
 function killSync(c: ChildProcess): void {
   if (c.exitCode === null && c.signalCode === null) {
@@ -74,6 +75,7 @@ export async function spawnWorker(opts: WorkerProcessOptions): Promise<WorkerPro
   delete env.NODE_OPTIONS;
   const child = spawn(process.execPath, ['-r', 'ts-node/register', SCRIPT], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   live.add(child);
+  if (child.pid) spawned.push(child.pid);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -136,6 +138,18 @@ export async function killAllWorkers(): Promise<void> {
 /** Number of worker processes started here that are still alive. */
 export function liveWorkers(): number {
   return [...live].filter((c) => c.exitCode === null && c.signalCode === null).length;
+}
+
+/** Pids of worker processes started here that the OS still knows (should be none after killAllWorkers). */
+export function survivingPids(): number[] {
+  return spawned.filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Poll until `fn` returns a value (not undefined), or fail with `what` after `ms`. */

@@ -118,6 +118,10 @@ const toolExecutor: ExternalToolExecutor = async (ctx) => {
 };
 
 async function main(): Promise<void> {
+  // The parent (the test) holds our stdin: when it dies, stdin ends and we go too.
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('error', () => process.exit(0));
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address: required('LOOM_TEST_TEMPORAL_ADDRESS') });
   const worker = await createAgentloomWorker({
@@ -127,9 +131,6 @@ async function main(): Promise<void> {
   });
   const running = worker.run();
   process.stdout.write(`READY ${process.pid}\n`);
-  process.stdin.resume();
-  process.stdin.on('end', () => process.exit(0));
-  process.stdin.on('error', () => process.exit(0));
   await running;
   await connection.close();
 }

@@ -16,7 +16,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { ApproveArgs, AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import type { CompiledTool } from '../../src/compiler/types';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
-import { killAllWorkers, liveWorkers, readEffects, readMarkers, spawnWorker, until, WorkerProcess } from '../helpers/spawn-worker';
+import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, spawnWorker, until, WorkerProcess } from '../helpers/spawn-worker';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
 import { waitForStatus } from './harness';
 
@@ -33,6 +33,7 @@ afterEach(async () => {
 afterAll(async () => {
   await killAllWorkers();
   expect(liveWorkers()).toBe(0);
+  expect(survivingPids()).toEqual([]);
   await T?.close();
 });
 
