@@ -93,6 +93,7 @@ export const scriptedProvider: Provider = async (req) => {
     inputText: conv.find((m) => m.role === 'user')?.content ?? '',
     input: req.input,
     lastToolResult: lastTool?.content,
+    toolResults: Object.fromEntries(conv.filter((m) => m.role === 'tool' && m.name).map((m) => [m.name as string, m.content])),
   };
   const reply = selectScriptedReply(cfg, ctx);
   if (!reply) throw ApplicationFailure.nonRetryable(`scripted model ${req.model.model_id} has no reply for turn ${req.turn}`, 'ScriptedModelExhausted');

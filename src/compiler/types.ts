@@ -54,7 +54,8 @@ export interface ScriptedToolCall {
 export interface ScriptedReply {
   /**
    * Final text. A string is sent as-is; an object/array is JSON-encoded. `{{input.x}}`,
-   * `{{last_tool_result}}` and `{{message}}` templates are expanded by the runtime.
+   * `{{last_tool_result}}`, `{{tool_results.<tool>}}` (latest result of that tool) and
+   * `{{message}}` templates are expanded by the runtime.
    */
   content?: JsonValue;
   tool_calls?: ScriptedToolCall[];

@@ -17,6 +17,8 @@ export interface ScriptedContext {
   input: JsonValue;
   /** Content of the latest tool result (for `{{last_tool_result}}`). */
   lastToolResult?: string;
+  /** Latest result of each tool by tool name (for `{{tool_results.<tool>}}`). */
+  toolResults?: Record<string, string>;
 }
 
 export function selectScriptedReply(cfg: ScriptedModelConfig, ctx: ScriptedContext): ScriptedReply | undefined {
@@ -43,6 +45,7 @@ export function materializeReply(reply: ScriptedReply, ctx: ScriptedContext): Sc
   const vars: Record<string, JsonValue | undefined> = {
     input: ctx.input,
     last_tool_result: ctx.lastToolResult ?? '',
+    tool_results: ctx.toolResults ?? {},
     message: ctx.lastMessage,
     turn: ctx.turn,
   };

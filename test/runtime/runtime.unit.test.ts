@@ -122,3 +122,11 @@ describe('agent view and preferences', () => {
     expect(modelPrefs(v, true).tool_choice).toBe('none');
   });
 });
+
+test('scripted templates: {{tool_results.<tool>}} is the latest result of that tool', () => {
+  const out = materializeReply(
+    { content: { cost: '{{tool_results.calculator}}', saved: '{{tool_results.save-itinerary}}', missing: '{{tool_results.nope}}' } },
+    { turn: 2, lastMessage: '', inputText: '', input: null, lastToolResult: 'ok', toolResults: { calculator: '660', 'save-itinerary': 'saved' } },
+  );
+  expect(JSON.parse(out.content!)).toEqual({ cost: '660', saved: 'saved', missing: '' });
+});

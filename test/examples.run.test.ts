@@ -1,0 +1,86 @@
+/**
+ * Every example registry runs offline on a real Temporal server (what `npx loom run <root>
+ * --registry examples/…` does, minus the CLI): compile, store the bundle, start the workflow type
+ * the root dispatches to with its first interface.input.examples entry, answer approvals, and
+ * check the answer.
+ */
+import * as path from 'path';
+import type { Worker } from '@temporalio/worker';
+import { compileBundle } from '../src/compiler';
+import { createActivities } from '../src/activities';
+import { workflowTypeFor } from '../src/shared/dispatch';
+import type { AgentRunResult, RunAgentInput, RunStatus } from '../src/shared/contract';
+import { connectTestTemporal, createTestWorker, TestTemporal } from './helpers/temporal';
+import { storeTestBundle, testStore } from './runtime/builders';
+
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+beforeAll(async () => {
+  t = await connectTestTemporal('examples');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+});
+afterAll(async () => {
+  worker.shutdown();
+  await running;
+  await t.close();
+});
+
+const EX = path.resolve(__dirname, '..', 'examples');
+
+async function runExample(dir: string, root: string): Promise<{ res: AgentRunResult; approvals: string[] }> {
+  const { bundle, diagnostics } = compileBundle(path.join(EX, dir), root);
+  expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  const agent = bundle!.agents[root];
+  const input: RunAgentInput = { bundle: await storeTestBundle(bundle!), agent_id: root, input: agent.interface.input.examples![0] };
+  const h = await t.client.workflow.start(workflowTypeFor(agent)!, { taskQueue: t.taskQueue, workflowId: `${root}-${Date.now()}`, args: [input] });
+  const approvals: string[] = [];
+  let done = false;
+  const result = h.result().finally(() => { done = true; });
+  while (!done) {
+    const st: RunStatus | undefined = await h.query<RunStatus>('status').catch(() => undefined);
+    for (const p of st?.pending_approvals ?? []) {
+      if (approvals.includes(p.call_id)) continue;
+      approvals.push(p.call_id);
+      await h.executeUpdate('approveCall', { args: [{ call_id: p.call_id, by: 'test' }] });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { res: (await result) as AgentRunResult, approvals };
+}
+
+test('examples/demo trip-planner: calculator, one approval, the itinerary written once', async () => {
+  const { res, approvals } = await runExample('demo', 'trip-planner');
+  expect(approvals).toHaveLength(1);
+  expect(res.output).toMatchObject({ destination: 'Lisbon', total_cost_eur: '660' });
+  expect(JSON.parse((res.output as { itinerary_saved: string }).itinerary_saved)).toMatchObject({ path: 'itinerary.md', bytes_written: 85 });
+});
+
+const ORCHESTRATORS: [string, string, unknown][] = [
+  ['sequential', 'pipeline', { final: 'Sea otters hold hands while they sleep, so the current never separates them.' }],
+  ['parallel', 'weekend-planner', { food_expert: { recommendation: 'Sushi' }, movie_expert: { recommendation: 'Inception' } }],
+  ['loop', 'refiner', { draft: 'A tighter second draft.' }],
+  ['batch', 'item-batcher', ['APPLE processed', 'PEAR processed', 'item processed']],
+  ['conditional', 'language-router', 'CJK translation done'],
+  ['vendor', 'fallback-chain', 'answered by the backup agent'],
+  ['graph', 'support-triage', 'Report: the customer was refunded $12.'],
+  ['swarm', 'swarm-lead', 'Implemented POST /links and GET /:code in TypeScript.'],
+  [
+    'workflow',
+    'quarterly-analysis',
+    {
+      'data-extraction': { revenue: 120, costs: 80 },
+      'trend-analysis': 'Revenue up 20% quarter over quarter.',
+      'risk-assessment': 'Main risk: rising costs.',
+      'report-generation': 'Q3 report: growth with cost risk.',
+    },
+  ],
+  ['steps', 'contract-review', 'Final contract summary. APPROVED'],
+];
+
+test.each(ORCHESTRATORS)('examples/orchestrators/%s (%s) runs offline to its answer', async (dir, root, expected) => {
+  const { res } = await runExample(path.join('orchestrators', dir), root);
+  expect(res.output).toEqual(expected);
+  if (dir === 'parallel') expect(Object.keys(res.output as object)).toEqual(['food_expert', 'movie_expert']);
+});
