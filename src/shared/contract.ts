@@ -55,6 +55,12 @@ export interface RunOptions {
   extra_tools?: ExtraToolSpec[];
   /** Force a final answer without tools (e.g. swarm after max_handoffs). */
   forbid_tools?: boolean;
+  /**
+   * Operator tuning of how orchestrations keep histories bounded (defaults suit Temporal's
+   * 10,240-event warning): items per agf.batch shard child (default 500) and the history length
+   * after which agf.loop continues-as-new (default 4,000 events).
+   */
+  scale?: { batch_shard_size?: number; loop_history_events?: number };
 }
 
 export interface ExtraToolSpec {

@@ -170,7 +170,7 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
       break;
     }
     const info = workflowInfo();
-    if (iteration < max && (info.continueAsNewSuggested || info.historyLength > LOOP_HISTORY_LIMIT)) {
+    if (iteration < max && (info.continueAsNewSuggested || info.historyLength > (input.options?.scale?.loop_history_events ?? LOOP_HISTORY_LIMIT))) {
       const carry: LoopCarry = { iteration, last_output: lastOutput ?? null, outputs: ctx.outputs, iter_outputs: iterOutputs, iter_order: iterOrder };
       await continueAsNew<typeof agfLoopWorkflow>({ ...input, carried: run.carry({ loop: carry as unknown as JsonObject }) });
     }
@@ -238,10 +238,11 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
   }
   const concurrency = batchConcurrency(cfg.max_concurrency);
   let results: ItemResult[];
-  if (items.length <= BATCH_SHARD_SIZE) {
+  const leafSize = Math.max(1, input.options?.scale?.batch_shard_size ?? BATCH_SHARD_SIZE);
+  if (items.length <= leafSize) {
     results = await runItems(items, 0, concurrency);
   } else {
-    const size = shardSizeFor(items.length);
+    const size = shardSizeFor(items.length, leafSize);
     const ranges = shardRanges(items.length, size);
     const parallelShards = Math.min(ranges.length, Math.max(1, Math.floor(concurrency / 25)));
     const perShard = Math.max(1, Math.floor(concurrency / parallelShards));

@@ -181,3 +181,47 @@ test('agf.loop without input_mapping: the first step gets the previous iteration
   expect(res.output).toEqual({ draft: 'tighter draft' });
   expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ iteration: 2, ended_by: 'exit_condition' });
 });
+
+test('agf.batch larger than a shard runs as shard child workflows, results still in input order', async () => {
+  const b = bundle('sharded', [
+    orch('sharded', { id: 'agf.batch', config: { agent: 'item_processor', input_mapping: { item: 'parent.input.items.[].value' }, max_concurrency: 50 } }, ['item_processor']),
+    agent({ id: 'item_processor', model: byInput([{ contains: 'poison', reply: { error: { status: 400, message: 'cannot process poison' } } }], { content: 'done {{input.item}}' }) }),
+  ]);
+  const items = Array.from({ length: 12 }, (_, i) => ({ value: i === 7 ? 'poison' : `v${i}` }));
+  const id = `sharded-${Date.now()}`;
+  const wf = await h.start(b, { items }, { id, options: { scale: { batch_shard_size: 5 } } });
+  const res = (await wf.result()) as AgentRunResult & { item_errors?: { index: number; error: string }[] };
+  expect(res.output).toEqual(items.map((it) => (it.value === 'poison' ? null : `done ${it.value}`)));
+  expect(res.item_errors).toEqual([{ index: 7, error: expect.stringMatching(/poison/) }]);
+  for (const k of [0, 1, 2]) {
+    const shard = await h.t.client.workflow.getHandle(`${id}/shard-${k}`).describe();
+    expect(shard.status.name).toBe('COMPLETED');
+  }
+  await expect(h.t.client.workflow.getHandle(`${id}/shard-3`).describe()).rejects.toThrow(/not found/i);
+  // The parent started 3 shard children, not 12 members.
+  const hist = await wf.fetchHistory();
+  expect((hist.events ?? []).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length).toBe(3);
+});
+
+test('agf.loop continues-as-new when its history passes the limit and keeps counting iterations', async () => {
+  const b = bundle('long-loop', [
+    orch('long-loop', { id: 'agf.loop', config: {
+      steps: [{ agent: 'writer' }],
+      max_iterations: 6,
+      exit_condition: { args_match: { 'writer.output.never': true } },
+      output_from: 'writer',
+    } }, ['writer']),
+    agent({ id: 'writer', model: answers({ draft: 'iteration {{turn}}' }) }),
+  ]);
+  const wf = await h.start(b, {}, { options: { scale: { loop_history_events: 20 } } });
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.warnings.join('\n')).toMatch(/max_iterations \(6\)/);
+  expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ iteration: 6, ended_by: 'max_iterations' });
+  // The first execution ended by continue-as-new; the chain has more than one run.
+  const first = await h.t.client.workflow.getHandle(wf.workflowId, wf.firstExecutionRunId).fetchHistory();
+  const last = first.events![first.events!.length - 1];
+  expect(last.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+  const current = await h.t.client.workflow.getHandle(wf.workflowId).describe();
+  expect(current.runId).not.toBe(wf.firstExecutionRunId);
+  expect(res.output).toEqual({ draft: 'iteration 0' });
+});
