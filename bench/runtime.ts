@@ -17,27 +17,11 @@ import { startDevServer, PROJECT_ROOT, DevServer } from '../src/server/dev-serve
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';
 import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
+import { eventBytes } from '../src/shared/history-size';
 
 const N = Number(process.env.BENCH_TURNS ?? 100);
 const TOOL_TEXT = 'a short tool argument';
 
-function eventBytes(e: unknown): number {
-  let bin = 0;
-  const json = JSON.stringify(e, (_k, v: unknown) => {
-    if (v instanceof Uint8Array) {
-      bin += v.byteLength;
-      return '';
-    }
-    // Buffers arrive here already through Buffer#toJSON: {type: 'Buffer', data: number[]}.
-    const b = v as { type?: string; data?: unknown };
-    if (b && b.type === 'Buffer' && Array.isArray(b.data)) {
-      bin += b.data.length;
-      return '';
-    }
-    return v;
-  });
-  return Buffer.byteLength(json) + bin;
-}
 
 /** Events and bytes per turn, a turn starting at each scheduled `modelActivity`. */
 function perTurn(h: History, modelActivity: string): { events: number[]; bytes: number[]; total: number; totalBytes: number } {

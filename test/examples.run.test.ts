@@ -5,27 +5,17 @@
  * check the answer.
  */
 import * as path from 'path';
-import type { Worker } from '@temporalio/worker';
 import { compileBundle } from '../src/compiler';
-import { createActivities } from '../src/activities';
 import { workflowTypeFor } from '../src/shared/dispatch';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../src/shared/contract';
-import { connectTestTemporal, createTestWorker, TestTemporal } from './helpers/temporal';
-import { storeTestBundle, testStore } from './runtime/builders';
+import { storeTestBundle } from './runtime/builders';
+import { Harness, startHarness } from './runtime/harness';
 
-let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let H: Harness;
 beforeAll(async () => {
-  t = await connectTestTemporal('examples');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  H = await startHarness('examples');
 });
-afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await t.close();
-});
+afterAll(async () => H.close());
 
 const EX = path.resolve(__dirname, '..', 'examples');
 
@@ -34,7 +24,7 @@ async function runExample(dir: string, root: string): Promise<{ res: AgentRunRes
   expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   const agent = bundle!.agents[root];
   const input: RunAgentInput = { bundle: await storeTestBundle(bundle!), agent_id: root, input: agent.interface.input.examples![0] };
-  const h = await t.client.workflow.start(workflowTypeFor(agent)!, { taskQueue: t.taskQueue, workflowId: `${root}-${Date.now()}`, args: [input] });
+  const h = await H.startType(workflowTypeFor(agent)!, input);
   const approvals: string[] = [];
   let done = false;
   const result = h.result().finally(() => { done = true; });

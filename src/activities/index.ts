@@ -8,6 +8,7 @@ import { createModelActivity, scriptedProvider, Provider } from './model';
 import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
+import { createGuardrailActivities } from './guardrails';
 import type { AgentView } from '../runtime/agent-view';
 
 export interface ActivityDeps {
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     modelTurn: createModelActivity({ bundles, messages, providers }),
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
+    ...createGuardrailActivities({ bundles, messages }),
   };
 }
 

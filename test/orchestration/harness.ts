@@ -6,7 +6,7 @@
 import { randomUUID } from 'crypto';
 import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import type { CompiledBundle, JsonValue } from '../../src/compiler/types';
 import type { RunAgentInput, RunOptions } from '../../src/shared/contract';
@@ -18,7 +18,7 @@ export interface Harness {
   t: TestTemporal;
   worker: Worker;
   running: Promise<void>;
-  start(b: CompiledBundle, input: JsonValue, opts?: { options?: RunOptions; id?: string }): Promise<WorkflowHandle>;
+  start(b: CompiledBundle, input: JsonValue, opts?: { options?: RunOptions; id?: string }): Promise<WorkflowHandleWithFirstExecutionRunId>;
   close(): Promise<void>;
 }
 

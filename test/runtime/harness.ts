@@ -10,6 +10,8 @@ import { testStore } from './builders';
 export interface Harness {
   t: TestTemporal;
   start(input: RunAgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agfReactWorkflow>>;
+  /** Start any workflow type (an orchestrator root) on this harness's worker. */
+  startType(type: string, input: RunAgentInput, id?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,10 @@ export async function startHarness(prefix: string): Promise<Harness> {
     async start(input, id) {
       const wid = id ?? `${input.agent_id}-${Math.random().toString(36).slice(2, 10)}`;
       return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: wid, args: [input] });
+    },
+    async startType(type, input, id) {
+      const wid = id ?? `${input.agent_id}-${Math.random().toString(36).slice(2, 10)}`;
+      return t.client.workflow.start(type, { taskQueue: t.taskQueue, workflowId: wid, args: [input] });
     },
     async close() {
       worker.shutdown();

@@ -1,6 +1,7 @@
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness } from './harness';
+import { eventBytes } from '../../src/shared/history-size';
 
 let H: Harness;
 beforeAll(async () => {
@@ -29,24 +30,6 @@ test('a 5,000-step scripted run completes through continue-as-new', async () => 
   expect(d.runId).not.toBe(h.firstExecutionRunId);
 }, 240000);
 
-/** Serialized size of an event (payload bytes counted as bytes, not as JSON index maps). */
-function eventBytes(e: unknown): number {
-  let bin = 0;
-  const json = JSON.stringify(e, (_k, v: unknown) => {
-    if (v instanceof Uint8Array) {
-      bin += v.byteLength;
-      return '';
-    }
-    // Buffers arrive here already through Buffer#toJSON: {type: 'Buffer', data: number[]}.
-    const b = v as { type?: string; data?: unknown };
-    if (b && b.type === 'Buffer' && Array.isArray(b.data)) {
-      bin += b.data.length;
-      return '';
-    }
-    return v;
-  });
-  return Buffer.byteLength(json) + bin;
-}
 
 /** Bytes of history added by each model turn (from one modelTurn scheduled event to the next). */
 export function bytesPerTurn(history: History): number[] {

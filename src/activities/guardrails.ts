@@ -1,0 +1,554 @@
+/**
+ * Guardrails as an activity (seed 001 "guardrails — runtime validation"): `runGuardrails` evaluates
+ * every guardrail bound at one position of an agent (`input`, `tool_input`, `tool_output`,
+ * `output`) in declaration order, each seeing the text as transformed by the ones before it, and
+ * stops at the first one whose on_fail ends the chain (block / escalate / retry / reject /
+ * fail_closed). Texts stay out of workflow history where practical: input and tool results are
+ * passed and returned as message-store refs; only a short preview is returned besides.
+ *
+ * Builtin providers (`provider: {type: builtin, name}`), all deterministic:
+ *  - `pii-regex`: e-mail addresses, phone numbers, card numbers (Luhn-checked), IBANs, US SSNs;
+ *    transform → `[REDACTED:<kind>]`; as a score guardrail any finding scores 10.
+ *    config: `kinds?: string[]` (subset), `patterns?: {kind, pattern, flags?}[]` (extra regexes).
+ *  - `keyword-score`: weighted phrases/regexes → score 0–10 (sum of the weights of distinct
+ *    matches, capped). Defaults to a list of prompt-injection phrases; config `keywords` /
+ *    `phrases` (string[] | {phrase|keyword, weight}[] | {phrase: weight}), `patterns`
+ *    ({pattern, weight}[]), `default_weight` (5), `include_defaults` (false when keywords given).
+ *  - `json-schema`: `config.schema` (required); a violation (or text that is not JSON when the
+ *    schema wants an object/array) fails with the validator's message and scores 10.
+ *
+ * on_fail per result_type: score → block | warn | log | escalate | retry (output only; elsewhere
+ * as block); transform → apply | redact (replace the text; a provider that cannot transform but
+ * fails blocks) | reject (content the guardrail would have to change is refused); annotate /
+ * enrich → skip (a provider error becomes a warning) | fail_closed (a provider error blocks).
+ */
+import { ApplicationFailure, log } from '@temporalio/activity';
+import type { CompiledGuardrail, GuardrailPosition, JsonObject, JsonSchema, JsonValue } from '../compiler/types';
+import type { BlobRef } from '../shared/contract';
+import type { AppendItem, Message } from '../runtime/messages';
+import { stripFence, wantsText } from '../runtime/output';
+import { BundleCache, schemaError } from './agent-loader';
+import { MessageStore } from './message-store';
+import { FileBlobStore } from './blob-store';
+
+// ---------------------------------------------------------------------------------------------
+// Providers (pure)
+// ---------------------------------------------------------------------------------------------
+
+export interface ProviderEval {
+  /** Severity 0–10. */
+  score: number;
+  /** The check failed (for providers that have a pass/fail notion, e.g. json-schema, or any finding). */
+  failed: boolean;
+  /** Readable reasons (what matched). */
+  findings: string[];
+  /** The subject with the provider's transformation applied (transform-capable providers only). */
+  transformed?: JsonValue;
+}
+
+export type GuardrailProvider = (subject: JsonValue, config: JsonObject) => ProviderEval;
+
+/** A configuration error of a guardrail: the run cannot go on (non-retryable). */
+export class GuardrailConfigError extends Error {}
+
+/** Apply `fn` to every string in a JSON value (keys untouched). */
+export function mapStrings(v: JsonValue, fn: (s: string) => string): JsonValue {
+  if (typeof v === 'string') return fn(v);
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, fn));
+  if (v && typeof v === 'object') {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) out[k] = mapStrings(x, fn);
+    return out;
+  }
+  return v;
+}
+
+/** The text form of a subject (what score providers look at). */
+export function subjectText(v: JsonValue): string {
+  return typeof v === 'string' ? v : JSON.stringify(v ?? null);
+}
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  let dbl = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (dbl) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    dbl = !dbl;
+  }
+  return sum % 10 === 0;
+}
+
+interface PiiRule {
+  kind: string;
+  re: RegExp;
+  accept?: (m: string) => boolean;
+}
+
+const digitsOf = (s: string): string => s.replace(/\D/g, '');
+
+/** Order matters: a span redacted by an earlier rule is not seen by later ones. */
+export const PII_RULES: PiiRule[] = [
+  { kind: 'email', re: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
+  { kind: 'iban', re: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g, accept: (m) => m.replace(/ /g, '').length >= 15 },
+  {
+    kind: 'card',
+    re: /(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])/g,
+    accept: (m) => {
+      const d = digitsOf(m);
+      return d.length >= 13 && d.length <= 19 && luhn(d);
+    },
+  },
+  { kind: 'ssn', re: /\b\d{3}-\d{2}-\d{4}\b/g },
+  {
+    kind: 'phone',
+    re: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]?\d{2,4}){1,4}(?![\w])/g,
+    accept: (m) => {
+      const d = digitsOf(m);
+      // 9–15 digits, and either a leading + / (area) or separators (plain long numbers are ids).
+      return d.length >= 9 && d.length <= 15 && (/^[+(]/.test(m) || /[ .-]/.test(m) || d.length >= 10);
+    },
+  },
+];
+
+function piiRules(config: JsonObject): PiiRule[] {
+  const kinds = Array.isArray(config.kinds) ? (config.kinds as JsonValue[]).map(String) : undefined;
+  const rules = kinds ? PII_RULES.filter((r) => kinds.includes(r.kind)) : [...PII_RULES];
+  if (config.patterns !== undefined) {
+    if (!Array.isArray(config.patterns)) throw new GuardrailConfigError('config.patterns must be a list of {kind, pattern}');
+    for (const p of config.patterns as JsonValue[]) {
+      const o = (p ?? {}) as JsonObject;
+      if (typeof o.pattern !== 'string') throw new GuardrailConfigError('config.patterns entries need a `pattern` (regular expression)');
+      let re: RegExp;
+      try {
+        re = new RegExp(o.pattern, `${typeof o.flags === 'string' ? o.flags.replace(/g/g, '') : ''}g`);
+      } catch (e) {
+        throw new GuardrailConfigError(`config.patterns: invalid regular expression ${JSON.stringify(o.pattern)} (${(e as Error).message})`);
+      }
+      rules.push({ kind: typeof o.kind === 'string' ? o.kind : 'custom', re });
+    }
+  }
+  return rules;
+}
+
+/** Redact PII in one string; returns the new text and the kinds found (with counts). */
+export function redactPii(text: string, rules: PiiRule[] = PII_RULES): { text: string; found: Record<string, number> } {
+  const found: Record<string, number> = {};
+  let out = text;
+  for (const r of rules) {
+    out = out.replace(r.re, (m) => {
+      if (r.accept && !r.accept(m)) return m;
+      found[r.kind] = (found[r.kind] ?? 0) + 1;
+      return `[REDACTED:${r.kind}]`;
+    });
+  }
+  return { text: out, found };
+}
+
+export const piiRegexProvider: GuardrailProvider = (subject, config) => {
+  const rules = piiRules(config);
+  const found: Record<string, number> = {};
+  const transformed = mapStrings(subject, (s) => {
+    const r = redactPii(s, rules);
+    for (const [k, n] of Object.entries(r.found)) found[k] = (found[k] ?? 0) + n;
+    return r.text;
+  });
+  const kinds = Object.keys(found);
+  const count = kinds.reduce((n, k) => n + found[k], 0);
+  return {
+    score: count ? 10 : 0,
+    failed: count > 0,
+    findings: kinds.map((k) => `${k}${found[k] > 1 ? ` ×${found[k]}` : ''}`),
+    transformed,
+  };
+};
+
+interface WeightedPattern {
+  label: string;
+  re: RegExp;
+  weight: number;
+}
+
+const W = (label: string, re: RegExp, weight: number): WeightedPattern => ({ label, re, weight });
+
+/** Default keyword-score list: prompt-injection / jailbreak phrases. */
+export const DEFAULT_INJECTION_PATTERNS: WeightedPattern[] = [
+  W(
+    'ignore previous instructions',
+    /\b(?:ignore|disregard|forget|override|skip)\b(?:\s+\w+){0,3}?\s+(?:previous|prior|above|earlier|preceding|all|your|the|any)\b(?:\s+\w+){0,2}?\s+(?:instructions?|prompts?|rules|directions|guidelines|context)\b/i,
+    9,
+  ),
+  W('reveal the system prompt', /\b(?:reveal|show|print|repeat|output|leak|tell me)\b(?:\s+\w+){0,4}?\s+(?:system prompt|hidden prompt|initial prompt|your instructions)\b/i, 7),
+  W('system prompt', /\bsystem prompt\b/i, 3),
+  W('new instructions', /\bnew instructions\b/i, 5),
+  W('you are now', /\byou are now\b/i, 4),
+  W('developer mode', /\bdeveloper mode\b/i, 6),
+  W('jailbreak', /\bjailbreak/i, 6),
+  W('do anything now', /\bdo anything now\b/i, 7),
+  W('bypass safety', /\b(?:bypass|disable|turn off)\b(?:\s+\w+){0,2}?\s+(?:safety|filters?|restrictions|guardrails|content policy)\b/i, 7),
+  W('without restrictions', /\bwithout (?:any )?(?:restrictions|limits|filters)\b/i, 4),
+  W('pretend to be', /\bpretend (?:you are|to be)\b/i, 3),
+  W('fake system/role marker', /<\/?\s*system\s*>|\[\s*system\s*\]|^\s*#+\s*system\b|\bsystem\s*:\s/im, 6),
+];
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function phrasePattern(phrase: string, weight: number): WeightedPattern {
+  const words = phrase.trim().split(/\s+/).map(escapeRe).join('\\s+');
+  const start = /^\w/.test(phrase.trim()) ? '\\b' : '';
+  const end = /\w$/.test(phrase.trim()) ? '\\b' : '';
+  return { label: phrase.trim(), re: new RegExp(`${start}${words}${end}`, 'i'), weight };
+}
+
+function keywordPatterns(config: JsonObject): WeightedPattern[] {
+  const dw = typeof config.default_weight === 'number' ? config.default_weight : 5;
+  const out: WeightedPattern[] = [];
+  const addList = (v: JsonValue | undefined, field: string): void => {
+    if (v === undefined) return;
+    if (Array.isArray(v)) {
+      for (const e of v) {
+        if (typeof e === 'string') out.push(phrasePattern(e, dw));
+        else if (e && typeof e === 'object' && !Array.isArray(e)) {
+          const phrase = (e as JsonObject).phrase ?? (e as JsonObject).keyword ?? (e as JsonObject).text;
+          if (typeof phrase !== 'string' || !phrase.trim()) throw new GuardrailConfigError(`config.${field} entries need a \`phrase\``);
+          const w = (e as JsonObject).weight;
+          out.push(phrasePattern(phrase, typeof w === 'number' ? w : dw));
+        } else throw new GuardrailConfigError(`config.${field} entries must be strings or {phrase, weight}`);
+      }
+    } else if (v && typeof v === 'object') {
+      for (const [phrase, w] of Object.entries(v)) out.push(phrasePattern(phrase, typeof w === 'number' ? w : dw));
+    } else throw new GuardrailConfigError(`config.${field} must be a list or a {phrase: weight} map`);
+  };
+  addList(config.keywords, 'keywords');
+  addList(config.phrases, 'phrases');
+  if (config.patterns !== undefined) {
+    if (!Array.isArray(config.patterns)) throw new GuardrailConfigError('config.patterns must be a list of {pattern, weight}');
+    for (const p of config.patterns as JsonValue[]) {
+      const o = (p ?? {}) as JsonObject;
+      if (typeof o.pattern !== 'string') throw new GuardrailConfigError('config.patterns entries need a `pattern` (regular expression)');
+      try {
+        out.push({ label: typeof o.label === 'string' ? o.label : o.pattern, re: new RegExp(o.pattern, 'i'), weight: typeof o.weight === 'number' ? o.weight : dw });
+      } catch (e) {
+        throw new GuardrailConfigError(`config.patterns: invalid regular expression ${JSON.stringify(o.pattern)} (${(e as Error).message})`);
+      }
+    }
+  }
+  const includeDefaults = typeof config.include_defaults === 'boolean' ? config.include_defaults : out.length === 0;
+  return includeDefaults ? [...DEFAULT_INJECTION_PATTERNS, ...out] : out;
+}
+
+export const keywordScoreProvider: GuardrailProvider = (subject, config) => {
+  const text = subjectText(subject);
+  let score = 0;
+  const findings: string[] = [];
+  for (const p of keywordPatterns(config)) {
+    if (!p.re.test(text)) continue;
+    score += p.weight;
+    findings.push(`"${p.label}" (+${p.weight})`);
+  }
+  score = Math.max(0, Math.min(10, score));
+  return { score, failed: score > 0, findings };
+};
+
+export const jsonSchemaProvider: GuardrailProvider = (subject, config) => {
+  const schema = config.schema;
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new GuardrailConfigError('the json-schema provider needs config.schema (a JSON Schema object)');
+  let value: JsonValue = subject;
+  if (typeof subject === 'string' && !wantsText(schema as JsonSchema)) {
+    try {
+      value = JSON.parse(stripFence(subject)) as JsonValue;
+    } catch (e) {
+      return { score: 10, failed: true, findings: [`not valid JSON (${(e as Error).message})`] };
+    }
+  }
+  const err = schemaError(schema as JsonSchema, value);
+  return err ? { score: 10, failed: true, findings: [`does not match config.schema: ${err}`] } : { score: 0, failed: false, findings: [] };
+};
+
+export const BUILTIN_GUARDRAIL_PROVIDERS: Record<string, GuardrailProvider> = {
+  'pii-regex': piiRegexProvider,
+  'keyword-score': keywordScoreProvider,
+  'json-schema': jsonSchemaProvider,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation of a chain (pure, apart from provider lookup)
+// ---------------------------------------------------------------------------------------------
+
+export type GuardrailAction =
+  | 'passed'
+  | 'blocked'
+  | 'warned'
+  | 'logged'
+  | 'escalated'
+  | 'retry'
+  | 'applied'
+  | 'redacted'
+  | 'rejected'
+  | 'skipped'
+  | 'annotated';
+
+export interface GuardrailResult {
+  ref: string;
+  /** False when the guardrail triggered (whatever its on_fail did). */
+  passed: boolean;
+  score?: number;
+  action: GuardrailAction;
+  reason?: string;
+  /** First 200 characters of the transformed text (the full text is returned once, in the verdict). */
+  transformed_text?: string;
+}
+
+export type VerdictKind = 'pass' | 'warn' | 'transformed' | 'blocked' | 'escalate' | 'retry';
+
+export interface ChainOutcome {
+  kind: VerdictKind;
+  /** The guardrail that blocked / escalated / asked for a retry. */
+  guardrail?: string;
+  reason?: string;
+  /** The subject after every applied transformation. */
+  subject: JsonValue;
+  changed: boolean;
+  results: GuardrailResult[];
+  warnings: string[];
+  /** Some guardrail triggered (block_tools_on_input_fail). */
+  triggered: boolean;
+  /** The first guardrail that triggered. */
+  first_triggered?: string;
+}
+
+export const DEFAULT_SEVERITY_THRESHOLD = 5;
+
+function providerOf(g: CompiledGuardrail, providers: Record<string, GuardrailProvider>): GuardrailProvider {
+  const name = g.provider.name ?? '';
+  const p = g.provider.type === 'builtin' ? providers[name] : undefined;
+  if (p) return p;
+  const what = g.provider.type === 'builtin' ? `builtin provider '${name || '(no name)'}'` : `provider type '${g.provider.type}'${name ? ` (${name})` : ''}`;
+  throw ApplicationFailure.nonRetryable(
+    `guardrail '${g.ref}': ${what} is not available in this worker (builtin providers: ${Object.keys(providers).join(', ')})`,
+    'UnknownGuardrailProvider',
+  );
+}
+
+const preview = (v: JsonValue): string => subjectText(v).slice(0, 200);
+
+/**
+ * Evaluate `guardrails` (declaration order) on `subject` at `position`. Throws a non-retryable
+ * ApplicationFailure for an unknown provider or a configuration error.
+ */
+export function evaluateGuardrails(
+  guardrails: CompiledGuardrail[],
+  subject: JsonValue,
+  position: GuardrailPosition,
+  providers: Record<string, GuardrailProvider> = BUILTIN_GUARDRAIL_PROVIDERS,
+): ChainOutcome {
+  let cur = subject;
+  let changed = false;
+  const results: GuardrailResult[] = [];
+  const warnings: string[] = [];
+  let firstTriggered: string | undefined;
+  const end = (kind: VerdictKind, g: CompiledGuardrail, reason: string): ChainOutcome => ({
+    kind,
+    guardrail: g.ref,
+    reason,
+    subject: cur,
+    changed,
+    results,
+    warnings,
+    triggered: true,
+    first_triggered: firstTriggered ?? g.ref,
+  });
+  for (const g of guardrails) {
+    const provider = providerOf(g, providers);
+    const label = `${position} guardrail '${g.ref}'`;
+    let ev: ProviderEval | undefined;
+    let providerError: string | undefined;
+    try {
+      ev = provider(cur, (g.provider.config ?? {}) as JsonObject);
+    } catch (e) {
+      if (g.result_type === 'annotate' || g.result_type === 'enrich') providerError = (e as Error)?.message ?? String(e);
+      else throw ApplicationFailure.nonRetryable(`guardrail '${g.ref}' (${g.provider.name ?? g.provider.type}): ${(e as Error)?.message ?? String(e)}`, 'GuardrailConfigError');
+    }
+    if (g.result_type === 'annotate' || g.result_type === 'enrich') {
+      if (providerError !== undefined) {
+        firstTriggered ??= g.ref;
+        if (g.on_fail === 'fail_closed') {
+          results.push({ ref: g.ref, passed: false, action: 'blocked', reason: providerError });
+          return end('blocked', g, `provider failed (on_fail fail_closed): ${providerError}`);
+        }
+        results.push({ ref: g.ref, passed: false, action: 'skipped', reason: providerError });
+        warnings.push(`${label} skipped: ${providerError}`);
+        continue;
+      }
+      results.push({ ref: g.ref, passed: true, score: ev!.score, action: 'annotated', ...(ev!.findings.length ? { reason: ev!.findings.join(', ') } : {}) });
+      continue;
+    }
+    const e = ev!;
+    if (g.result_type === 'transform') {
+      const transformable = e.transformed !== undefined;
+      const differs = transformable && JSON.stringify(e.transformed) !== JSON.stringify(cur);
+      const fired = differs || (!transformable && e.failed);
+      if (!fired) {
+        results.push({ ref: g.ref, passed: true, score: e.score, action: 'passed' });
+        continue;
+      }
+      firstTriggered ??= g.ref;
+      const why = e.findings.length ? `found ${e.findings.join(', ')}` : 'content needs transforming';
+      if (g.on_fail === 'reject' || !transformable) {
+        results.push({ ref: g.ref, passed: false, score: e.score, action: 'rejected', reason: why });
+        return end('blocked', g, transformable ? `${why} (on_fail reject)` : `${why}; the provider cannot transform it`);
+      }
+      cur = e.transformed!;
+      changed = true;
+      results.push({ ref: g.ref, passed: false, score: e.score, action: g.on_fail === 'redact' ? 'redacted' : 'applied', reason: why, transformed_text: preview(cur) });
+      continue;
+    }
+    // score
+    const threshold = g.severity_threshold ?? DEFAULT_SEVERITY_THRESHOLD;
+    const fired = e.score > 0 && e.score >= threshold;
+    if (!fired) {
+      results.push({ ref: g.ref, passed: true, score: e.score, action: 'passed' });
+      continue;
+    }
+    firstTriggered ??= g.ref;
+    const reason = `score ${e.score} >= severity_threshold ${threshold}${e.findings.length ? ` (${e.findings.join(', ')})` : ''}`;
+    switch (g.on_fail) {
+      case 'warn':
+        results.push({ ref: g.ref, passed: false, score: e.score, action: 'warned', reason });
+        warnings.push(`${label}: ${reason}`);
+        continue;
+      case 'log':
+        results.push({ ref: g.ref, passed: false, score: e.score, action: 'logged', reason });
+        continue;
+      case 'escalate':
+        results.push({ ref: g.ref, passed: false, score: e.score, action: 'escalated', reason });
+        return end('escalate', g, reason);
+      case 'retry':
+        if (position === 'output') {
+          results.push({ ref: g.ref, passed: false, score: e.score, action: 'retry', reason });
+          return end('retry', g, reason);
+        }
+        results.push({ ref: g.ref, passed: false, score: e.score, action: 'blocked', reason });
+        return end('blocked', g, reason);
+      default:
+        results.push({ ref: g.ref, passed: false, score: e.score, action: 'blocked', reason });
+        return end('blocked', g, reason);
+    }
+  }
+  return {
+    kind: changed ? 'transformed' : warnings.length ? 'warn' : 'pass',
+    subject: cur,
+    changed,
+    results,
+    warnings,
+    triggered: firstTriggered !== undefined,
+    ...(firstTriggered ? { first_triggered: firstTriggered } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The activity
+// ---------------------------------------------------------------------------------------------
+
+export interface RunGuardrailsInput {
+  bundle: BlobRef;
+  agent_id: string;
+  position: GuardrailPosition;
+  /** Subject, one of: plain text; a message (stored ref or inline); the last message of a conversation; tool arguments. */
+  text?: string;
+  message?: AppendItem;
+  head?: BlobRef;
+  args?: JsonObject;
+  /** The tool (tool_input / tool_output), for messages and logs. */
+  tool?: string;
+  call_id?: string;
+}
+
+export interface GuardrailVerdict {
+  kind: VerdictKind;
+  guardrail?: string;
+  reason?: string;
+  /** transformed: the new message (message subjects), text (text/head), output value (head), or args. */
+  ref?: BlobRef;
+  text?: string;
+  value?: JsonValue;
+  args?: JsonObject;
+  preview?: string;
+}
+
+export interface RunGuardrailsOutput {
+  verdict: GuardrailVerdict;
+  results: GuardrailResult[];
+  warnings: string[];
+  triggered: boolean;
+  first_triggered?: string;
+  /** Inline message subjects: the (possibly transformed) message, stored, so the workflow passes a ref on. */
+  stored?: BlobRef;
+}
+
+export function createGuardrailActivities(opts: { bundles?: BundleCache; messages?: MessageStore; providers?: Record<string, GuardrailProvider> } = {}) {
+  const blobs = opts.bundles?.blobs ?? opts.messages?.blobs ?? new FileBlobStore();
+  const deps = { bundles: opts.bundles ?? new BundleCache(blobs), messages: opts.messages ?? new MessageStore(blobs), providers: opts.providers };
+  const providers = { ...BUILTIN_GUARDRAIL_PROVIDERS, ...(deps.providers ?? {}) };
+  return {
+    async runGuardrails(inp: RunGuardrailsInput): Promise<RunGuardrailsOutput> {
+      const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
+      const list = agent.guardrails?.[inp.position] ?? [];
+      let subject: JsonValue;
+      let msg: Message | undefined;
+      let jsonOutput = false;
+      if (inp.args !== undefined) subject = inp.args;
+      else if (inp.message !== undefined) {
+        msg = 'ref' in inp.message ? await deps.messages.getLoose(inp.message.ref) : inp.message.message;
+        subject = msg.content;
+      } else if (inp.head !== undefined) {
+        const text = (await deps.messages.node(inp.head)).msg.content;
+        subject = text;
+        if (inp.position === 'output' && !wantsText(agent.interface.output.schema)) {
+          try {
+            subject = JSON.parse(stripFence(text)) as JsonValue;
+            jsonOutput = true;
+          } catch {
+            subject = text;
+          }
+        }
+      } else subject = inp.text ?? '';
+
+      const out = evaluateGuardrails(list, subject, inp.position, providers);
+      const verdict: GuardrailVerdict = { kind: out.kind };
+      if (out.guardrail) verdict.guardrail = out.guardrail;
+      if (out.reason) verdict.reason = out.reason;
+      let stored: BlobRef | undefined;
+      if (msg && out.changed) {
+        const ref = await deps.messages.putLoose({ ...msg, content: subjectText(out.subject) });
+        if (out.kind === 'transformed') verdict.ref = ref;
+        stored = ref;
+      } else if (msg && inp.message && 'message' in inp.message) stored = await deps.messages.putLoose(msg);
+      if (out.kind === 'transformed') {
+        verdict.preview = preview(out.subject);
+        if (inp.args !== undefined) verdict.args = out.subject as JsonObject;
+        else if (inp.head !== undefined) {
+          verdict.value = out.subject;
+          verdict.text = jsonOutput ? JSON.stringify(out.subject) : subjectText(out.subject);
+        } else if (!msg) verdict.text = subjectText(out.subject);
+      }
+      for (const r of out.results) {
+        if (!r.passed) log.info('guardrail triggered', { agent_id: inp.agent_id, position: inp.position, guardrail: r.ref, action: r.action, score: r.score, tool: inp.tool });
+      }
+      return {
+        verdict,
+        results: out.results,
+        warnings: out.warnings,
+        triggered: out.triggered,
+        ...(out.first_triggered ? { first_triggered: out.first_triggered } : {}),
+        ...(stored ? { stored } : {}),
+      };
+    },
+  };
+}
