@@ -165,6 +165,20 @@ function guessRegistry(file: string, kind: Kind): string | undefined {
   return undefined;
 }
 
+/** Registry folders up to three levels below `dir` (folders holding agents/, models/, …). */
+function registriesBelow(dir: string, depth = 3): string[] {
+  if (depth === 0) return [];
+  const found: string[] = [];
+  let names: fs.Dirent[];
+  try { names = fs.readdirSync(dir, { withFileTypes: true }); } catch { return []; }
+  for (const e of names.filter((n) => n.isDirectory() && !n.name.startsWith('.') && n.name !== 'node_modules').sort((a, b) => a.name.localeCompare(b.name))) {
+    const sub = path.join(dir, e.name);
+    if (Object.values(KINDS).some((k) => fs.existsSync(path.join(sub, k.dir)))) found.push(sub);
+    else found.push(...registriesBelow(sub, depth - 1));
+  }
+  return found;
+}
+
 /**
  * Validates registry folders and/or single files. A single file is checked against
  * `opts.registry` (else the registry it sits in, else LOOM_REGISTRY, else cwd).
@@ -184,6 +198,12 @@ export function validatePaths(paths: string[], opts: { registry?: string } = {})
       try { st = fs.statSync(p); } catch { st = undefined; }
       if (st?.isDirectory()) {
         const isRegistry = (Object.values(KINDS)).some((k) => fs.existsSync(path.join(p, k.dir)));
+        // A folder of registries (e.g. examples/orchestrators): validate each one below it.
+        const nested = isRegistry ? [] : registriesBelow(p);
+        if (nested.length) {
+          for (const dir of nested) out.push(...validatePaths([dir], opts));
+          continue;
+        }
         if (!isRegistry) {
           out.push(diag(p, 1, 1, 'error', 'LOOM008', '', `\`${p}\` is a folder without agents/, models/, tools/, knowledge/, guardrails/, collections/ or roles/; point at a registry folder or a registry file`));
           continue;

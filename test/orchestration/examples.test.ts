@@ -23,3 +23,21 @@ test.each(EXAMPLES)('examples/orchestrators/%s (%s) compiles and dispatches to %
   expect(bundle).toBeDefined();
   expect(workflowTypeFor(bundle!.agents[root])).toBe(type);
 });
+
+test('`loom validate examples` (a folder of registries) reports nothing, not even a warning', async () => {
+  const { validatePaths } = await import('../../src/compiler');
+  const examples = path.resolve(__dirname, '..', '..', 'examples');
+  expect(validatePaths([examples]).map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual([]);
+  // It does look inside every registry: a broken copy of the demo next to a good one is reported.
+  const fs = await import('fs');
+  const os = await import('os');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-regs-'));
+  fs.cpSync(path.join(examples, 'demo'), path.join(tmp, 'good'), { recursive: true });
+  fs.cpSync(path.join(examples, 'demo'), path.join(tmp, 'nested', 'bad'), { recursive: true });
+  const agentFile = path.join(tmp, 'nested', 'bad', 'agents', 'trip-planner.agent.md');
+  fs.writeFileSync(agentFile, fs.readFileSync(agentFile, 'utf8').replace('model: trip-planner-model', 'model: no-such-model'));
+  const ds = validatePaths([tmp]);
+  expect(ds.map((d) => d.code)).toEqual(['AGF014']);
+  expect(ds[0].file).toContain(path.join('nested', 'bad', 'agents', 'trip-planner.agent.md'));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
