@@ -1,0 +1,71 @@
+/**
+ * Determinism guard for the orchestration workflows: the root histories of every example
+ * orchestrator (one per policy and pattern, members included as child workflows) and of the demo
+ * agent are stored under test/fixtures/histories/example-*.json and replayed against the CURRENT
+ * workflow bundle, so a change that would break running orchestrations fails the suite.
+ *
+ * Re-record (after an intentional, patched() change): LOOM_RECORD_HISTORIES=1 npx jest test/replay.examples
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Worker } from '@temporalio/worker';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { compileBundle } from '../src/compiler';
+import { workflowTypeFor } from '../src/shared/dispatch';
+import type { RunAgentInput, RunStatus } from '../src/shared/contract';
+import { workflowBundlePath } from './helpers/temporal';
+import { storeTestBundle } from './runtime/builders';
+import { startHarness } from './runtime/harness';
+
+const DIR = path.join(__dirname, 'fixtures', 'histories');
+const EX = path.resolve(__dirname, '..', 'examples');
+const RECORD = process.env.LOOM_RECORD_HISTORIES === '1';
+
+const EXAMPLES: [string, string][] = [
+  ['demo', 'trip-planner'],
+  ['orchestrators/sequential', 'pipeline'],
+  ['orchestrators/parallel', 'weekend-planner'],
+  ['orchestrators/loop', 'refiner'],
+  ['orchestrators/batch', 'item-batcher'],
+  ['orchestrators/conditional', 'language-router'],
+  ['orchestrators/vendor', 'fallback-chain'],
+  ['orchestrators/graph', 'support-triage'],
+  ['orchestrators/swarm', 'swarm-lead'],
+  ['orchestrators/workflow', 'quarterly-analysis'],
+  ['orchestrators/steps', 'contract-review'],
+];
+
+async function record(): Promise<void> {
+  const H = await startHarness('record-examples');
+  try {
+    for (const [dir, root] of EXAMPLES) {
+      const { bundle } = compileBundle(path.join(EX, dir), root);
+      const agent = bundle!.agents[root];
+      const input: RunAgentInput = { bundle: await storeTestBundle(bundle!), agent_id: root, input: agent.interface.input.examples![0] };
+      const h = await H.startType(workflowTypeFor(agent)!, input, `example-${root}`);
+      let done = false;
+      const result = h.result().finally(() => { done = true; });
+      while (!done) {
+        const st = await h.query<RunStatus>('status').catch(() => undefined);
+        for (const p of st?.pending_approvals ?? []) await h.executeUpdate('approveCall', { args: [{ call_id: p.call_id }] }).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await result;
+      fs.writeFileSync(path.join(DIR, `example-${root}.json`), historyToJSON(await h.fetchHistory()));
+    }
+  } finally {
+    await H.close();
+  }
+}
+
+test('recorded example histories (every policy and pattern) replay against the current workflow bundle', async () => {
+  if (RECORD) await record();
+  const files = fs.readdirSync(DIR).filter((f) => f.startsWith('example-') && f.endsWith('.json'));
+  expect(files.sort()).toEqual(EXAMPLES.map(([, root]) => `example-${root}.json`).sort());
+  // The recorded workflow id (child ids derive from it, so replay must use the same one).
+  const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
+  const results = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) results.push(r);
+  expect(results).toHaveLength(files.length);
+  for (const r of results) expect({ id: r.workflowId, error: r.error ? String(r.error) : undefined }).toEqual({ id: r.workflowId, error: undefined });
+});
