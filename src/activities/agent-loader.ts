@@ -66,7 +66,19 @@ export function agentView(bundle: CompiledBundle, agent: CompiledAgent): AgentVi
         return { agent_id: id, description: target?.meta.description ?? target?.meta.name ?? id, workflow_type: (target && workflowTypeFor(target)) ?? 'agfReactWorkflow' };
       })
     : [];
-  return { ...rest, agent_tool_types, ...(delegates.length ? { delegates } : {}) };
+  // Escalation rules with an agent target: the workflow type each target runs as (react escalations).
+  const escalation_agent_types: Record<string, string> = {};
+  for (const r of agent.orchestration.escalation ?? []) {
+    if (r.target.type !== 'agent') continue;
+    const target = bundle.agents[r.target.id];
+    escalation_agent_types[r.target.id] = (target && workflowTypeFor(target)) ?? 'agfReactWorkflow';
+  }
+  return {
+    ...rest,
+    agent_tool_types,
+    ...(delegates.length ? { delegates } : {}),
+    ...(Object.keys(escalation_agent_types).length ? { escalation_agent_types } : {}),
+  };
 }
 
 /** Minimal builtin tools (the full set lives in src/activities/tools.ts when present). */

@@ -492,6 +492,14 @@ export interface RunGuardrailsOutput {
   stored?: BlobRef;
 }
 
+function logInfo(message: string, attrs: Record<string, unknown>): void {
+  try {
+    log.info(message, attrs);
+  } catch {
+    // outside an activity (unit use)
+  }
+}
+
 export function createGuardrailActivities(opts: { bundles?: BundleCache; messages?: MessageStore; providers?: Record<string, GuardrailProvider> } = {}) {
   const blobs = opts.bundles?.blobs ?? opts.messages?.blobs ?? new FileBlobStore();
   const deps = { bundles: opts.bundles ?? new BundleCache(blobs), messages: opts.messages ?? new MessageStore(blobs), providers: opts.providers };
@@ -539,7 +547,7 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
         } else if (!msg) verdict.text = subjectText(out.subject);
       }
       for (const r of out.results) {
-        if (!r.passed) log.info('guardrail triggered', { agent_id: inp.agent_id, position: inp.position, guardrail: r.ref, action: r.action, score: r.score, tool: inp.tool });
+        if (!r.passed) logInfo('guardrail triggered', { agent_id: inp.agent_id, position: inp.position, guardrail: r.ref, action: r.action, score: r.score, tool: inp.tool });
       }
       return {
         verdict,

@@ -10,10 +10,18 @@ export type AgentView = Omit<CompiledAgent, 'instructions' | 'sections'> & {
   agent_tool_types: Record<string, string>;
   /** `orchestration.allowed_delegates` resolved (only when can_delegate): what the runtime may run. */
   delegates?: { agent_id: string; description: string; workflow_type: string }[];
+  /** Agent targets of `orchestration.escalation` rules -> the workflow type they run as. */
+  escalation_agent_types?: Record<string, string>;
 };
 
 /** The runtime tool offered to agents with `can_delegate: true` (seed 001 "delegation"). */
 export const DELEGATE_TOOL = 'delegate_to_agent';
+
+/**
+ * The runtime tool offered to agents with an `on: model_decision` escalation rule: calling it
+ * escalates the run (seed 001 "escalation rules"; the rule's target may be a human queue or an agent).
+ */
+export const ESCALATE_TOOL = 'escalate_to_human';
 
 /** Preferences passed to the model activity (seed 000 "Preferences vs Constraints"). */
 export interface ModelPrefs {

@@ -144,4 +144,5 @@ export const QUERIES = {
 
 export interface ApproveArgs { call_id: string; args?: JsonObject; by?: string }
 export interface RejectArgs { call_id: string; reason: string; by?: string }
-export interface RespondArgs { queue: string; output?: JsonValue; close?: boolean; by?: string }
+/** Answer to an escalation: an output (the run goes on with it / returns it), or close (with an optional reason). */
+export interface RespondArgs { queue: string; output?: JsonValue; close?: boolean; reason?: string; by?: string }

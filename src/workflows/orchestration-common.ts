@@ -15,7 +15,6 @@ import {
   condition,
   defineQuery,
   defineSignal,
-  defineUpdate,
   isCancellation,
   log,
   proxyActivities,
@@ -24,11 +23,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
-import type { AgentRunResult, RespondArgs, RunAgentInput, RunOptions, RunState, RunStatus, TokenUsage } from '../shared/contract';
-import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS, UPDATES } from '../shared/contract';
+import type { AgentRunResult, RunAgentInput, RunOptions, RunState, RunStatus, TokenUsage } from '../shared/contract';
+import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { runChildAgent } from './child';
-import { describeEscalation, EscalationEvent, matchEscalation } from '../orchestration/escalation';
+import type { EscalationEvent } from '../orchestration/escalation';
+import { HumanQueue, HumanResponse, respondSignal, respondUpdate, runEscalation } from './human-queue';
 
 /** The agent as the loader returns it: everything but the (possibly large) instructions. */
 export type LoadedAgent = Omit<CompiledAgent, 'instructions'> & { instructions?: string };
@@ -47,8 +47,8 @@ const acts = proxyActivities<OrchestrationActivities>({
 export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
 export const pauseSignal = defineSignal(SIGNALS.pause);
 export const resumeSignal = defineSignal(SIGNALS.resume);
-export const respondSignal = defineSignal<[RespondArgs]>(SIGNALS.respond);
-export const respondUpdate = defineUpdate<{ accepted: true; queue: string }, [RespondArgs]>(UPDATES.respond);
+export { respondSignal, respondUpdate };
+export type { HumanResponse };
 
 export function emptyUsage(): TokenUsage {
   return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -81,9 +81,6 @@ export function isTimeout(err: unknown): boolean {
   return err instanceof ChildWorkflowFailure && err.cause instanceof TimeoutFailure;
 }
 
-/** Human response to an escalation. */
-export type HumanResponse = { kind: 'output'; output: JsonValue; by?: string } | { kind: 'closed'; by?: string };
-
 /** Raised by an escalation whose outcome ends the pattern with this result. */
 export class EscalationResult {
   constructor(readonly result: AgentRunResult) {}
@@ -99,8 +96,7 @@ export class OrchestratorRun {
   readonly warnings: string[] = [];
   paused = false;
   private readonly agents = new Map<string, LoadedAgent>();
-  private waitingQueue: string | undefined;
-  private response: HumanResponse | undefined;
+  private readonly human: HumanQueue;
   agent!: LoadedAgent;
 
   constructor(readonly input: RunAgentInput, pattern: string) {
@@ -128,24 +124,7 @@ export class OrchestratorRun {
       this.paused = false;
       if (this.status.state === 'paused') this.status.state = 'running';
     });
-    setHandler(respondSignal, (a: RespondArgs) => {
-      if (this.waitingQueue !== undefined && a?.queue === this.waitingQueue) this.response = toResponse(a);
-      else log.warn('respond signal ignored: not waiting on that queue', { queue: a?.queue, waiting: this.waitingQueue });
-    });
-    setHandler(
-      respondUpdate,
-      (a: RespondArgs) => {
-        this.response = toResponse(a);
-        return { accepted: true as const, queue: a.queue };
-      },
-      {
-        validator: (a: RespondArgs) => {
-          if (this.waitingQueue === undefined) throw new Error('this run is not waiting on a human queue');
-          if (!a || a.queue !== this.waitingQueue) throw new Error(`this run waits on queue '${this.waitingQueue}', not '${a?.queue}'`);
-          if (!a.close && a.output === undefined) throw new Error('give an output or close the escalation');
-        },
-      },
-    );
+    this.human = new HumanQueue();
   }
 
   /** Load the orchestrator agent and set status fields. */
@@ -246,17 +225,12 @@ export class OrchestratorRun {
 
   /** Wait for a human on `queue`: AgentStatus=waiting_for_human, EscalationQueue=queue. */
   async waitForHuman(queue: string, reason: string): Promise<HumanResponse> {
-    this.waitingQueue = queue;
-    this.response = undefined;
     const prev = this.status.state;
     this.setState('waiting_for_human');
     this.status.escalation = { queue, reason, since: new Date().toISOString() };
     safeUpsert({ [SEARCH_ATTRIBUTES.status]: ['waiting_for_human'], [SEARCH_ATTRIBUTES.escalationQueue]: [queue] });
     log.info('waiting for a human response', { queue, reason });
-    await condition(() => this.response !== undefined);
-    const r = this.response!;
-    this.waitingQueue = undefined;
-    this.response = undefined;
+    const r = await this.human.wait(queue);
     this.status.escalation = undefined;
     this.setState(prev === 'waiting_for_human' ? 'running' : prev);
     safeUpsert({ [SEARCH_ATTRIBUTES.status]: ['running'], [SEARCH_ATTRIBUTES.escalationQueue]: [] });
@@ -273,25 +247,20 @@ export class OrchestratorRun {
   async escalate(event: EscalationEvent, detail: { error?: string; input?: JsonValue }): Promise<
     { handled: false } | { handled: true; final: AgentRunResult } | { handled: true; output: JsonValue } | { handled: true; closed: true }
   > {
-    const rule = matchEscalation(this.agent.orchestration?.escalation, event);
-    if (!rule) return { handled: false };
-    const reason = `${describeEscalation(event)}${detail.error ? `: ${detail.error}` : ''}`;
-    if (rule.target.type === 'agent') {
-      this.warn(`escalated to agent '${rule.target.id}' (${reason})`);
-      const res = await this.runMember({
-        agent_id: rule.target.id,
-        input: { escalation: { reason, trigger: event.on, ...(event.on === 'node_failure' ? { node: event.node } : {}) }, input: detail.input ?? this.input.input },
-        role: `escalation-${rule.target.id}-${this.escalations++}`,
-      });
-      return { handled: true, final: this.result(res.output) };
-    }
-    this.warn(`escalated to human queue '${rule.target.id}' (${reason})`);
-    const r = await this.waitForHuman(rule.target.id, reason);
-    if (r.kind === 'closed') {
-      this.warn(`escalation on '${rule.target.id}' closed${r.by ? ` by ${r.by}` : ''}`);
-      return { handled: true, closed: true };
-    }
-    return { handled: true, output: r.output };
+    const out = await runEscalation(this.agent.orchestration?.escalation, event, detail.error, {
+      warn: (m) => this.warn(m),
+      waitForHuman: (queue, reason) => this.waitForHuman(queue, reason),
+      runAgent: (agentId, reason) =>
+        this.runMember({
+          agent_id: agentId,
+          input: { escalation: { reason, trigger: event.on, ...(event.on === 'node_failure' ? { node: event.node } : {}) }, input: detail.input ?? this.input.input },
+          role: `escalation-${agentId}-${this.escalations++}`,
+        }),
+    });
+    if (!out.handled) return out;
+    if (out.target === 'agent') return { handled: true, final: this.result(out.result.output) };
+    if ('closed' in out) return { handled: true, closed: true };
+    return { handled: true, output: out.output };
   }
 
   private escalations = 1;
@@ -300,11 +269,6 @@ export class OrchestratorRun {
   carry(extra: JsonObject): JsonObject {
     return { ...extra, usage: { ...this.usage } as unknown as JsonObject, warnings: [...this.warnings] };
   }
-}
-
-function toResponse(a: RespondArgs): HumanResponse {
-  if (a.close) return { kind: 'closed', by: a.by };
-  return { kind: 'output', output: a.output ?? null, by: a.by };
 }
 
 /** Search attributes are best effort (a server without them registered must not break runs). */

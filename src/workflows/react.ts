@@ -7,6 +7,14 @@
  * counters, so history grows by a constant amount per turn. Human approval happens just before a
  * call runs; pause/resume are signals; the run timeout is a timer racing the loop; long runs
  * continue-as-new carrying the head, counters and usage.
+ *
+ * Guardrails (seed 001 "guardrails") run as the `runGuardrails` activity, only at positions where
+ * the agent declares some (patch `guardrails`): input before the first model call, tool_input
+ * before a call runs, tool_output on its result, output on the final answer. A guardrail that
+ * escalates, or the model calling the `escalate_to_human` runtime tool (agents with an
+ * `on: model_decision` rule), ends the loop and applies `orchestration.escalation`: target agent →
+ * a child run whose output is the run's output; target human_queue → waiting_for_human until an
+ * operator answers with `respond` / `respondEscalation` (src/workflows/human-queue.ts).
  */
 import {
   ApplicationFailure,
@@ -28,7 +36,7 @@ import {
   workflowInfo,
   ActivityOptions,
 } from '@temporalio/workflow';
-import type { CompiledTool, JsonObject, JsonValue } from '../compiler/types';
+import type { CompiledTool, GuardrailPosition, JsonObject, JsonValue } from '../compiler/types';
 import type {
   AgentRunResult,
   ApproveArgs,
@@ -43,7 +51,7 @@ import type {
 import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS, UPDATES } from '../shared/contract';
 import { patternOf } from '../shared/dispatch';
 import type { AgentView } from '../runtime/agent-view';
-import { DELEGATE_TOOL, modelPrefs, reactConfig } from '../runtime/agent-view';
+import { DELEGATE_TOOL, ESCALATE_TOOL, modelPrefs, reactConfig } from '../runtime/agent-view';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
 import { renderUserPrompt } from '../runtime/template';
 import { Counters, Limits, countToolCall, countTurn, newCounters, toolCallBlocked, toolsExhausted, turnBlocked } from '../runtime/limits';
@@ -51,7 +59,11 @@ import { ApprovalBook, ApprovalPolicy, approvalReason } from '../runtime/approva
 import { correctionMessage } from '../runtime/output';
 import type { ModelTurnInput, ModelTurnOutput } from '../activities/model';
 import type { RunToolInput, RunToolOutput } from '../activities/react-tools';
+import type { RunGuardrailsInput, RunGuardrailsOutput } from '../activities/guardrails';
+import type { EscalationEvent } from '../orchestration/escalation';
+import { describeEscalation } from '../orchestration/escalation';
 import { runChildAgent } from './child';
+import { HumanQueue, runEscalation } from './human-queue';
 
 export const approveSignal = defineSignal<[ApproveArgs]>(SIGNALS.approve);
 export const rejectSignal = defineSignal<[RejectArgs]>(SIGNALS.reject);
@@ -67,6 +79,14 @@ export interface ReactActivities {
   modelTurn(inp: ModelTurnInput): Promise<ModelTurnOutput>;
   runTool(inp: RunToolInput): Promise<RunToolOutput>;
   checkToolArgs(inp: { bundle: BlobRef; agent_id: string; tool: string; args: JsonObject }): Promise<{ ok: boolean; error?: string }>;
+  runGuardrails(inp: RunGuardrailsInput): Promise<RunGuardrailsOutput>;
+}
+
+/** Thrown inside the loop when the run must escalate; handled outside the loop (and its deadline). */
+class EscalationRequest extends Error {
+  constructor(readonly event: EscalationEvent, readonly detail: string) {
+    super(`${describeEscalation(event)}: ${detail}`);
+  }
 }
 
 /** State carried across continue-as-new (RunAgentInput.carried). */
@@ -82,9 +102,21 @@ export interface ReactCarried {
   executions: number;
   /** Tests/bench: continue-as-new every N model turns (besides Temporal's suggestion). */
   continue_as_new_every?: number;
+  /** Input guardrails rewrote the input: the model reads it from the stored (transformed) first message. */
+  input_transformed?: boolean;
+  /** guardrails.tool_calls.block_tools_on_input_fail: why tool calls are blocked for this run. */
+  tools_blocked?: string;
+  /** Output-guardrail correction turns used (on_fail retry: one). */
+  guardrail_retries?: number;
 }
 
 const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
+const GUARD_POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'output'];
+
+/** The correction turn after an output guardrail with on_fail retry rejected the final answer. */
+function guardrailCorrection(guardrail: string, reason: string): string {
+  return `Your previous answer was not accepted: the output guardrail '${guardrail}' rejected it (${reason}). Write a new final answer that does not have this problem.`;
+}
 
 function emptyUsage(): TokenUsage {
   return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -109,6 +141,9 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     deadline_ms: carried.deadline_ms,
     executions: (carried.executions ?? 0) + 1,
     continue_as_new_every: carried.continue_as_new_every,
+    ...(carried.input_transformed ? { input_transformed: true } : {}),
+    ...(carried.tools_blocked ? { tools_blocked: carried.tools_blocked } : {}),
+    ...(carried.guardrail_retries ? { guardrail_retries: carried.guardrail_retries } : {}),
   };
   const book = new ApprovalBook();
   let paused = false;
@@ -116,10 +151,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   let finalState: RunState | undefined;
   let error: string | undefined;
   let publishedState: RunState | undefined;
+  let humanWait: { queue: string; reason: string; since: string } | undefined;
 
   const loader = proxyActivities<ReactActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 
-  const currentState = (): RunState => finalState ?? (paused ? 'paused' : book.pending.length ? 'waiting_for_approval' : 'running');
+  const currentState = (): RunState =>
+    finalState ?? (humanWait ? 'waiting_for_human' : paused ? 'paused' : book.pending.length ? 'waiting_for_approval' : 'running');
   const status = (): RunStatus => ({
     state: currentState(),
     agent_id: input.agent_id,
@@ -131,6 +168,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     tool_calls_made: st.counters.tool_calls,
     token_usage: { ...st.usage },
     warnings: [...st.warnings],
+    ...(humanWait ? { escalation: { ...humanWait } } : {}),
     ...(error ? { error } : {}),
   });
   /** Keep the AgentStatus search attribute current (one upsert per state change). */
@@ -142,6 +180,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   };
 
   setHandler(statusQuery, status);
+  // respond signal / respondEscalation update (guardrail and model_decision escalations to a human queue).
+  const human = new HumanQueue();
   setHandler(pauseSignal, () => {
     paused = true;
     syncState();
@@ -234,7 +274,30 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
           terminal: false,
         }
       : undefined;
-  const modelExtraTools = delegateTool ? [...extraTools, delegateTool] : extraTools;
+  // Guardrails and model_decision escalation. Patched: runs started before guardrails executed never
+  // scheduled runGuardrails nor offered escalate_to_human. Only agents that declare guardrails or a
+  // model_decision rule reach patched(), so every other agent records exactly the commands it did before.
+  const escalationRules = ag.orchestration.escalation ?? [];
+  const wantsModelDecision = escalationRules.some((r) => r.on === 'model_decision');
+  const guardCount = (p: GuardrailPosition): number => ag.guardrails?.[p]?.length ?? 0;
+  const guardrailsOn = (GUARD_POSITIONS.some((p) => guardCount(p) > 0) || wantsModelDecision) && patched('guardrails');
+  const guarded = (p: GuardrailPosition): boolean => guardrailsOn && guardCount(p) > 0;
+  const escalateTool: ExtraToolSpec | undefined =
+    guardrailsOn && wantsModelDecision
+      ? {
+          name: ESCALATE_TOOL,
+          description:
+            'Escalate this conversation when you cannot or must not resolve it yourself (as your Escalation instructions describe): your run stops and the case is handed over (to a human operator or an escalation agent). Give the reason.',
+          parameters: {
+            type: 'object',
+            properties: { reason: { type: 'string', description: 'Why you escalate, for whoever takes over.' } },
+            required: ['reason'],
+          },
+          terminal: false,
+        }
+      : undefined;
+  const runtimeTools = [...(delegateTool ? [delegateTool] : []), ...(escalateTool ? [escalateTool] : [])];
+  const modelExtraTools = runtimeTools.length ? [...extraTools, ...runtimeTools] : extraTools;
   const forbidTools = input.options?.forbid_tools ?? false;
   const approvalTimeoutS = input.options?.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_S;
   const retry = ag.runtime.retry_policy;
@@ -254,6 +317,10 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   };
   const acts = proxyActivities<ReactActivities>(modelOpts);
+  const guardOpts: ActivityOptions = {
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 3, initialInterval: '1 second', nonRetryableErrorTypes: ['UnknownGuardrailProvider', 'GuardrailConfigError'] },
+  };
 
   if (first) {
     const maxChars = ag.runtime.max_input_chars;
@@ -285,6 +352,59 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     message: { role: 'tool', content: `error: ${text}`, tool_call_id: call.id, name: call.name, is_error: true } satisfies Message,
   });
 
+  /** Run the guardrails of one position (activity); their warnings go to the run's warnings. */
+  const guard = async (inp: Omit<RunGuardrailsInput, 'bundle' | 'agent_id'>, summary: string): Promise<RunGuardrailsOutput> => {
+    let out: RunGuardrailsOutput;
+    try {
+      out = await acts.runGuardrails.executeWithOptions({ ...guardOpts, summary }, [{ bundle: input.bundle, agent_id: input.agent_id, ...inp }]);
+    } catch (e) {
+      // Surface a misconfigured guardrail (unknown provider, bad config) as the run's own failure.
+      const cause = (e as { cause?: unknown }).cause;
+      if (cause instanceof ApplicationFailure && (cause.type === 'UnknownGuardrailProvider' || cause.type === 'GuardrailConfigError')) {
+        throw ApplicationFailure.nonRetryable(cause.message, cause.type);
+      }
+      throw e;
+    }
+    for (const w of out.warnings) st.warnings.push(inp.tool ? `${w} (tool ${inp.tool}, call ${inp.call_id})` : w);
+    return out;
+  };
+  const guardrailEvent = (g: string | undefined): EscalationEvent => ({ on: 'guardrail', guardrail: g ?? '' });
+
+  /** Input guardrails on the rendered first message, before the first model call. */
+  const guardInput = async (): Promise<void> => {
+    const out = await guard({ position: 'input', message: st.pending_append[0] }, 'input guardrails');
+    const v = out.verdict;
+    if (v.kind === 'blocked' || v.kind === 'retry') throw ApplicationFailure.nonRetryable(`input guardrail '${v.guardrail}' blocked the run: ${v.reason}`, 'GuardrailBlocked');
+    // The model reads the stored (possibly transformed) message: the input text is not repeated in history.
+    if (out.stored) st.pending_append = [{ ref: out.stored }];
+    if (v.kind === 'transformed') st.input_transformed = true;
+    if (out.triggered && ag.guardrails.tool_calls.block_tools_on_input_fail) {
+      st.tools_blocked = `input guardrail '${out.first_triggered}' triggered (guardrails.tool_calls.block_tools_on_input_fail)`;
+      st.warnings.push(`tool calls blocked for this run: ${st.tools_blocked}`);
+    }
+    if (v.kind === 'escalate') throw new EscalationRequest(guardrailEvent(v.guardrail), `input: ${v.reason}`);
+  };
+
+  /** tool_input guardrails on a call's arguments, before it runs (and before approval). */
+  const guardToolInput = async (call: ToolCall, args: JsonObject): Promise<{ args: JsonObject } | { error: AppendItem }> => {
+    const out = await guard({ position: 'tool_input', args, tool: call.name, call_id: call.id }, `tool_input guardrails ${call.name}`);
+    const v = out.verdict;
+    if (v.kind === 'escalate') throw new EscalationRequest(guardrailEvent(v.guardrail), `tool_input of ${call.name}: ${v.reason}`);
+    if (v.kind === 'blocked' || v.kind === 'retry') return { error: errorResult(call, `call blocked by tool_input guardrail '${v.guardrail}': ${v.reason}`) };
+    return { args: v.kind === 'transformed' && v.args ? v.args : args };
+  };
+
+  /** tool_output guardrails on a call's result, before the model sees it. */
+  const guardToolOutput = async (call: ToolCall, item: AppendItem): Promise<AppendItem> => {
+    if (!guarded('tool_output')) return item;
+    const out = await guard({ position: 'tool_output', message: item, tool: call.name, call_id: call.id }, `tool_output guardrails ${call.name}`);
+    const v = out.verdict;
+    if (v.kind === 'escalate') throw new EscalationRequest(guardrailEvent(v.guardrail), `tool_output of ${call.name}: ${v.reason}`);
+    if (v.kind === 'blocked' || v.kind === 'retry') return errorResult(call, `the result of ${call.name} was blocked by tool_output guardrail '${v.guardrail}': ${v.reason}`);
+    if (v.kind === 'transformed' && v.ref) return { ref: v.ref };
+    return out.stored ? { ref: out.stored } : item;
+  };
+
   /** An agent run as a tool or a delegate: a child workflow whose output goes back to the model. */
   const runAgentCall = async (call: ToolCall, agentId: string, workflowType: string, childInput: JsonValue, role: string): Promise<AppendItem> => {
     try {
@@ -312,12 +432,19 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     const blocked = toolCallBlocked(st.counters, limits, call.name);
     countToolCall(st.counters, call.name);
     if (blocked) return errorResult(call, blocked);
+    if (st.tools_blocked) return errorResult(call, `tool calls are blocked for this run: ${st.tools_blocked}`);
     if (delegateTool && call.name === DELEGATE_TOOL) {
       const target = String((call.arguments as Record<string, unknown> | undefined)?.agent_id ?? '');
       const d = delegates.find((x) => x.agent_id === target);
       if (!d) return errorResult(call, `delegation to '${target}' refused: this agent may only delegate to ${delegates.map((x) => x.agent_id).join(', ')} (orchestration.allowed_delegates)`);
+      let dargs = (call.arguments ?? {}) as JsonObject;
+      if (guarded('tool_input')) {
+        const g = await guardToolInput(call, dargs);
+        if ('error' in g) return g.error;
+        dargs = g.args;
+      }
       await waitUnpaused();
-      return runAgentCall(call, d.agent_id, d.workflow_type, ((call.arguments as Record<string, unknown>).input ?? null) as JsonValue, `delegate-${call.id}`);
+      return guardToolOutput(call, await runAgentCall(call, d.agent_id, d.workflow_type, (dargs.input ?? null) as JsonValue, `delegate-${call.id}`));
     }
     const tool = toolsById.get(call.name);
     if (!tool) {
@@ -328,6 +455,11 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     const badArgs = (call.arguments as Record<string, unknown> | undefined)?.['__agentloom_invalid_arguments'] as { error?: string } | undefined;
     if (badArgs) return errorResult(call, `arguments for tool ${call.name} are not a valid JSON object (${badArgs.error ?? 'parse error'}); call it again with a JSON object matching its input schema`);
     let args = call.arguments ?? {};
+    if (guarded('tool_input')) {
+      const g = await guardToolInput(call, args);
+      if ('error' in g) return g.error;
+      args = g.args;
+    }
     const reason = approvalReason(policy, call.name);
     if (reason) {
       // Only calls that are ready to run (valid arguments) are presented for approval.
@@ -377,7 +509,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
       ]);
       if (!chk.ok) return errorResult(call, chk.error ?? 'invalid arguments');
-      return runAgentCall(call, tool.agent.agent_id, ag.agent_tool_types[tool.tool_id] ?? 'agfReactWorkflow', args, `tool-${call.id}`);
+      return guardToolOutput(call, await runAgentCall(call, tool.agent.agent_id, ag.agent_tool_types[tool.tool_id] ?? 'agfReactWorkflow', args, `tool-${call.id}`));
     }
     const out = await acts.runTool.executeWithOptions({ ...toolOpts, summary: `tool ${call.name}` }, [
       {
@@ -390,7 +522,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         workspace: input.options?.workspace,
       },
     ]);
-    return { ref: out.ref };
+    return guardToolOutput(call, { ref: out.ref });
   };
 
   const shouldContinueAsNew = (turnsThisRun: number): boolean =>
@@ -418,7 +550,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         prefs: modelPrefs(ag, noTools),
         append: st.pending_append,
         ...(st.fallback ? { fallback: true } : {}),
-        ...(st.head === null ? { input: input.input } : {}),
+        // Input rewritten by a guardrail: the model activity reads it from the stored first message.
+        ...(st.head === null && !st.input_transformed ? { input: input.input } : {}),
         ...(modelExtraTools.length ? { extra_tools: modelExtraTools } : {}),
         ...(forbidTools ? { forbid_tools: true } : {}),
       };
@@ -440,7 +573,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       st.pending_append = [];
       const calls = out.message.tool_calls ?? [];
       if (calls.length) {
-        if (noTools && !forbidTools) {
+        const esc = escalateTool ? calls.find((c) => c.name === ESCALATE_TOOL) : undefined;
+        if (esc) {
+          const why = String((esc.arguments as Record<string, unknown> | undefined)?.reason ?? '').trim();
+          throw new EscalationRequest({ on: 'model_decision' }, why || 'no reason given');
+        }
+        if (noTools && !forbidTools && !st.tools_blocked) {
           const why = toolCallBlocked(st.counters, limits, calls[0].name) ?? 'tools are not allowed any more';
           throw ApplicationFailure.nonRetryable(`the model kept calling tools after the limit: ${why}`, 'LimitExceeded');
         }
@@ -453,7 +591,26 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         continue;
       }
       const check = out.output_check ?? { ok: true as const, value: out.message.content ?? '' };
-      if (check.ok) return { agent_id: ag.agent_id, output: check.value, usage: st.usage, warnings: st.warnings };
+      if (check.ok) {
+        let output = check.value;
+        if (guarded('output')) {
+          const g = await guard({ position: 'output', head: out.head }, 'output guardrails');
+          const v = g.verdict;
+          if (v.kind === 'escalate') throw new EscalationRequest(guardrailEvent(v.guardrail), `output: ${v.reason}`);
+          if (v.kind === 'retry') {
+            if ((st.guardrail_retries ?? 0) < 1) {
+              st.guardrail_retries = (st.guardrail_retries ?? 0) + 1;
+              st.warnings.push(`turn ${turn + 1}: output guardrail '${v.guardrail}' rejected the final answer (${v.reason}); asked the model for a correction`);
+              st.pending_append = [{ message: { role: 'user', content: guardrailCorrection(v.guardrail ?? '', v.reason ?? '') } }];
+              continue;
+            }
+            throw ApplicationFailure.nonRetryable(`output guardrail '${v.guardrail}' rejected the final answer again after a correction turn: ${v.reason}`, 'GuardrailBlocked');
+          }
+          if (v.kind === 'blocked') throw ApplicationFailure.nonRetryable(`output guardrail '${v.guardrail}' blocked the final answer: ${v.reason}`, 'GuardrailBlocked');
+          if (v.kind === 'transformed' && v.value !== undefined) output = v.value;
+        }
+        return { agent_id: ag.agent_id, output, usage: st.usage, warnings: st.warnings };
+      }
       const schema = ag.interface.output.schema;
       if (st.corrections === 0) {
         st.corrections = 1;
@@ -496,8 +653,79 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     }
   };
 
+  /**
+   * Apply orchestration.escalation to a guardrail / model_decision escalation (outside the loop and
+   * its deadline: the agent's work is over). Target agent: its output is the run's output; target
+   * human_queue: the operator's output is, and a closed escalation fails the run.
+   */
+  const escalate = async (req: EscalationRequest): Promise<AgentRunResult> => {
+    const what = describeEscalation(req.event);
+    const outcome = await runEscalation(escalationRules, req.event, req.detail, {
+      warn: (m) => {
+        if (!st.warnings.includes(m)) st.warnings.push(m);
+      },
+      waitForHuman: async (queue, reason) => {
+        humanWait = { queue, reason, since: new Date().toISOString() };
+        upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: ['waiting_for_human'], [SEARCH_ATTRIBUTES.escalationQueue]: [queue] });
+        publishedState = 'waiting_for_human';
+        details(`escalated to human queue '${queue}': ${reason}`);
+        try {
+          return await human.wait(queue);
+        } finally {
+          humanWait = undefined;
+          upsertSearchAttributes({ [SEARCH_ATTRIBUTES.escalationQueue]: [] });
+          syncState();
+        }
+      },
+      runAgent: async (agentId, reason) => {
+        details(`escalated to agent ${agentId}: ${reason}`);
+        try {
+          const res = await runChildAgent({
+            bundle: input.bundle,
+            agent_id: agentId,
+            workflowType: ag.escalation_agent_types?.[agentId] ?? 'agfReactWorkflow',
+            input: input.input,
+            role: `escalation-${agentId}`,
+            options: {
+              approval_timeout_seconds: input.options?.approval_timeout_seconds,
+              context: { escalation: { trigger: req.event.on, reason, from_agent: ag.agent_id } },
+            },
+          });
+          addUsage(res.usage);
+          return res;
+        } catch (e) {
+          if (isCancellation(e)) throw e;
+          const cause = (e as { cause?: { message?: string } }).cause?.message;
+          throw ApplicationFailure.nonRetryable(`escalation agent '${agentId}' failed (${what}): ${cause ?? (e as Error).message}`, 'EscalationFailed');
+        }
+      },
+    });
+    if (!outcome.handled) {
+      const ev = req.event.on === 'guardrail' ? `{on: guardrail, guardrail: ${req.event.guardrail}}` : `{on: ${req.event.on}}`;
+      throw ApplicationFailure.nonRetryable(`${what} (${req.detail}), but no orchestration.escalation rule matches ${ev}: the run fails`, 'EscalationUnmatched');
+    }
+    if (outcome.target === 'agent') {
+      for (const w of outcome.result.warnings ?? []) st.warnings.push(`escalation-${outcome.id}: ${w}`);
+      return { agent_id: ag.agent_id, output: outcome.result.output, usage: st.usage, warnings: st.warnings };
+    }
+    if ('closed' in outcome) {
+      throw ApplicationFailure.nonRetryable(
+        `escalation on human queue '${outcome.id}' was closed${outcome.by ? ` by ${outcome.by}` : ''}: ${outcome.reason ?? 'no reason given'} (${what})`,
+        'EscalationClosed',
+      );
+    }
+    return { agent_id: ag.agent_id, output: outcome.output, usage: st.usage, warnings: st.warnings };
+  };
+
   try {
-    const result = await withDeadline(loop);
+    let result: AgentRunResult;
+    try {
+      if (first && guarded('input')) await guardInput();
+      result = await withDeadline(loop);
+    } catch (e) {
+      if (!(e instanceof EscalationRequest)) throw e;
+      result = await escalate(e);
+    }
     finalState = 'completed';
     syncState();
     details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);

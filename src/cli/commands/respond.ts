@@ -1,5 +1,5 @@
 /**
- * `loom respond ID --queue Q --output JSON|@file | --close`: answer an escalation waiting on a human
+ * `loom respond ID --queue Q --output JSON|@file | --close [--reason TEXT]`: answer an escalation waiting on a human
  * queue (update `respondEscalation`; the run validates the queue and resumes).
  */
 import * as fs from 'fs';
@@ -8,7 +8,7 @@ import { parseArgs, flagString } from '../args';
 import { RespondArgs, UPDATES } from '../../shared/contract';
 import { orchestrationSession } from './list';
 
-const USAGE = 'loom respond ID --queue QUEUE (--output JSON|@file | --close)';
+const USAGE = 'loom respond ID --queue QUEUE (--output JSON|@file | --close [--reason TEXT])';
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['close']);
@@ -16,6 +16,7 @@ export async function run(argv: string[]): Promise<number> {
   const queue = flagString(args, 'queue');
   const rawOutput = flagString(args, 'output');
   const close = args.flags.close === true;
+  const reason = flagString(args, 'reason');
   if (!id || !queue || (rawOutput === undefined) === !close) {
     process.stderr.write(`usage: ${USAGE}\n`);
     return 2;
@@ -30,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const payload: RespondArgs = { queue, ...(close ? { close: true } : { output }), by: process.env.USER };
+  const payload: RespondArgs = { queue, ...(close ? { close: true, ...(reason ? { reason } : {}) } : { output }), by: process.env.USER };
   const s = await orchestrationSession();
   try {
     await s.client.workflow.getHandle(id).executeUpdate(UPDATES.respond, { args: [payload] });

@@ -1,0 +1,109 @@
+/**
+ * Escalation plumbing shared by the react runtime and the orchestration workflows (seed 001
+ * "escalation rules"): the `respond` signal / `respondEscalation` update a run waiting on a human
+ * queue answers to (HumanQueue), and the dispatch of a matched rule (runEscalation): target
+ * `agent` runs that agent, target `human_queue` waits for an operator. Status and search
+ * attributes are the caller's (each workflow keeps its own status), through the callbacks.
+ */
+import { condition, defineSignal, defineUpdate, log, setHandler } from '@temporalio/workflow';
+import type { EscalationRule, JsonValue } from '../compiler/types';
+import type { AgentRunResult, RespondArgs } from '../shared/contract';
+import { SIGNALS, UPDATES } from '../shared/contract';
+import { describeEscalation, EscalationEvent, matchEscalation } from '../orchestration/escalation';
+
+export const respondSignal = defineSignal<[RespondArgs]>(SIGNALS.respond);
+export const respondUpdate = defineUpdate<{ accepted: true; queue: string }, [RespondArgs]>(UPDATES.respond);
+
+/** Human response to an escalation. */
+export type HumanResponse = { kind: 'output'; output: JsonValue; by?: string } | { kind: 'closed'; by?: string; reason?: string };
+
+function toResponse(a: RespondArgs): HumanResponse {
+  if (a.close) return { kind: 'closed', by: a.by, ...(a.reason ? { reason: a.reason } : {}) };
+  return { kind: 'output', output: a.output ?? null, by: a.by };
+}
+
+/**
+ * The respond handlers and the waiting state. Construct it while registering the workflow's other
+ * handlers (first thing in the workflow); `wait(queue)` blocks until an operator answers on it.
+ */
+export class HumanQueue {
+  private queue: string | undefined;
+  private response: HumanResponse | undefined;
+
+  constructor() {
+    setHandler(respondSignal, (a: RespondArgs) => {
+      if (this.queue !== undefined && a?.queue === this.queue) this.response = toResponse(a);
+      else log.warn('respond signal ignored: not waiting on that queue', { queue: a?.queue, waiting: this.queue });
+    });
+    setHandler(
+      respondUpdate,
+      (a: RespondArgs) => {
+        this.response = toResponse(a);
+        return { accepted: true as const, queue: a.queue };
+      },
+      {
+        validator: (a: RespondArgs) => {
+          if (this.queue === undefined) throw new Error('this run is not waiting on a human queue');
+          if (!a || a.queue !== this.queue) throw new Error(`this run waits on queue '${this.queue}', not '${a?.queue}'`);
+          if (!a.close && a.output === undefined) throw new Error('give an output or close the escalation');
+        },
+      },
+    );
+  }
+
+  /** The queue this run waits on, if any. */
+  get waitingOn(): string | undefined {
+    return this.queue;
+  }
+
+  async wait(queue: string): Promise<HumanResponse> {
+    this.queue = queue;
+    this.response = undefined;
+    await condition(() => this.response !== undefined);
+    const r = this.response!;
+    this.queue = undefined;
+    this.response = undefined;
+    return r;
+  }
+}
+
+export type EscalationOutcome =
+  | { handled: false }
+  | { handled: true; target: 'agent'; id: string; result: AgentRunResult }
+  | { handled: true; target: 'human_queue'; id: string; output: JsonValue; by?: string }
+  | { handled: true; target: 'human_queue'; id: string; closed: true; by?: string; reason?: string };
+
+export interface EscalationDeps {
+  /** Run the target agent (a child workflow) for this escalation. */
+  runAgent(agentId: string, reason: string, rule: EscalationRule): Promise<AgentRunResult>;
+  /** Wait for an operator on `queue` (the caller sets status / search attributes around HumanQueue.wait). */
+  waitForHuman(queue: string, reason: string): Promise<HumanResponse>;
+  warn(message: string): void;
+}
+
+/** `describeEscalation(event)` plus the detail: the reason shown to operators and in warnings. */
+export function escalationReason(event: EscalationEvent, detail?: string): string {
+  return `${describeEscalation(event)}${detail ? `: ${detail}` : ''}`;
+}
+
+/**
+ * Apply `rules` to `event` (top to bottom, first match) and carry out the matched rule's target.
+ * No matching rule: `{ handled: false }` (the caller fails as it would without escalation).
+ */
+export async function runEscalation(rules: EscalationRule[] | undefined, event: EscalationEvent, detail: string | undefined, deps: EscalationDeps): Promise<EscalationOutcome> {
+  const rule = matchEscalation(rules, event);
+  if (!rule) return { handled: false };
+  const reason = escalationReason(event, detail);
+  if (rule.target.type === 'agent') {
+    deps.warn(`escalated to agent '${rule.target.id}' (${reason})`);
+    const result = await deps.runAgent(rule.target.id, reason, rule);
+    return { handled: true, target: 'agent', id: rule.target.id, result };
+  }
+  deps.warn(`escalated to human queue '${rule.target.id}' (${reason})`);
+  const r = await deps.waitForHuman(rule.target.id, reason);
+  if (r.kind === 'closed') {
+    deps.warn(`escalation on '${rule.target.id}' closed${r.by ? ` by ${r.by}` : ''}${r.reason ? `: ${r.reason}` : ''}`);
+    return { handled: true, target: 'human_queue', id: rule.target.id, closed: true, by: r.by, ...(r.reason ? { reason: r.reason } : {}) };
+  }
+  return { handled: true, target: 'human_queue', id: rule.target.id, output: r.output, by: r.by };
+}
