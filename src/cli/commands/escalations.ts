@@ -43,7 +43,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${r.workflow_id}  queue=${r.queue}  agent=${r.agent_id}${r.since ? `  since ${r.since}` : ''}\n`);
       if (r.reason) process.stdout.write(`    ${r.reason}\n`);
     }
-    process.stdout.write(`\nanswer with: loom respond ID --queue QUEUE --output JSON   (or --close)\n`);
+    process.stdout.write(`\nanswer with: loom respond ID --queue QUEUE --output JSON   (or --close [--reason TEXT])\n`);
     return 0;
   } finally {
     await s.close();
