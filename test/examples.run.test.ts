@@ -19,11 +19,11 @@ afterAll(async () => H.close());
 
 const EX = path.resolve(__dirname, '..', 'examples');
 
-async function runExample(dir: string, root: string): Promise<{ res: AgentRunResult; approvals: string[] }> {
+async function runExample(dir: string, root: string, example = 0): Promise<{ res: AgentRunResult; approvals: string[]; id: string }> {
   const { bundle, diagnostics } = compileBundle(path.join(EX, dir), root);
   expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   const agent = bundle!.agents[root];
-  const input: RunAgentInput = { bundle: await storeTestBundle(bundle!), agent_id: root, input: agent.interface.input.examples![0] };
+  const input: RunAgentInput = { bundle: await storeTestBundle(bundle!), agent_id: root, input: agent.interface.input.examples![example] };
   const h = await H.startType(workflowTypeFor(agent)!, input);
   const approvals: string[] = [];
   let done = false;
@@ -37,7 +37,7 @@ async function runExample(dir: string, root: string): Promise<{ res: AgentRunRes
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { res: (await result) as AgentRunResult, approvals };
+  return { res: (await result) as AgentRunResult, approvals, id: h.workflowId };
 }
 
 test('examples/demo trip-planner: calculator, one approval, the itinerary written once', async () => {
@@ -45,6 +45,20 @@ test('examples/demo trip-planner: calculator, one approval, the itinerary writte
   expect(approvals).toHaveLength(1);
   expect(res.output).toMatchObject({ destination: 'Lisbon', total_cost_eur: '660' });
   expect(JSON.parse((res.output as { itinerary_saved: string }).itinerary_saved)).toMatchObject({ path: 'itinerary.md', bytes_written: 85 });
+});
+
+test('examples/customer-support: guardrails, knowledge search tool, answers both example questions', async () => {
+  const reset = await runExample('customer-support', 'customer-support-agent', 0);
+  expect(reset.res.output).toEqual({ answer: 'Go to Settings > Security > Reset password and follow the emailed link.', escalated: false, suggested_articles: ['account-password-reset'] });
+  const billing = await runExample('customer-support', 'customer-support-agent', 1);
+  // The scripted model only answers this once the search result names the billing article, so
+  // this answer proves the search_knowledge tool found it in the agent's knowledge.
+  expect(billing.res.output).toMatchObject({ escalated: false, suggested_articles: ['billing-duplicate-charge'] });
+  const hist = await H.t.client.workflow.getHandle(billing.id).fetchHistory();
+  const tools = (hist.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
+  expect(tools).toHaveLength(1);
+  const guards = (hist.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runGuardrails');
+  expect(guards.length).toBeGreaterThanOrEqual(3); // input, tool input/output and output guardrails ran
 });
 
 const ORCHESTRATORS: [string, string, unknown][] = [

@@ -8,7 +8,7 @@
  * `executeTool` function; a minimal builtin set (MINIMAL_BUILTINS) is the fallback.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { CompiledTool, JsonObject } from '../compiler/types';
+import type { CompiledKnowledge, CompiledTool, JsonObject } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import type { Message } from '../runtime/messages';
 import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
@@ -41,6 +41,8 @@ export interface ExternalToolContext {
   workspace?: string;
   /** The agent's `policies.allow_external_http` (http tools: false = only the tool's allowed_hosts). */
   allowExternalHttp?: boolean;
+  /** The agent's knowledge sources (the `search_knowledge` builtin searches them). */
+  knowledge?: CompiledKnowledge[];
   heartbeat: () => void;
   signal?: AbortSignal;
 }
@@ -100,6 +102,7 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
     }
     const bad = schemaError(tool.input_schema, inp.args);
     if (bad) return { text: `error: invalid arguments for tool ${tool.tool_id}: ${bad}`, is_error: true };
+    const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
     const ctx: ExternalToolContext = {
       tool,
       args: inp.args,
@@ -107,7 +110,8 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       workflowId: inp.workflow_id,
       callId: inp.call_id,
       workspace: inp.workspace,
-      allowExternalHttp: (await deps.bundles.agent(inp.bundle, inp.agent_id)).agent.policies?.allow_external_http ?? false,
+      allowExternalHttp: agent.policies?.allow_external_http ?? false,
+      knowledge: agent.knowledge?.refs ?? [],
       heartbeat,
       signal: cancelSignal(),
     };

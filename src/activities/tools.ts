@@ -27,6 +27,7 @@ import { MINIMAL_BUILTINS } from './agent-loader';
 import { classifyFailure, toApplicationFailure } from './errors';
 import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
 import type { ExternalToolContext } from './react-tools';
+import { searchKnowledge } from '../runtime/knowledge-search';
 
 // ---------------------------------------------------------------------------------------------
 // Builtin registry
@@ -459,6 +460,13 @@ registerBuiltinTool('calculator', (args) => {
   return evaluateExpression(e);
 });
 registerBuiltinTool('read_file', readFileTool);
+registerBuiltinTool('search_knowledge', (args, ctx) => {
+  const q = args.query ?? args.q;
+  if (typeof q !== 'string' || !q.trim()) throw new Error("search_knowledge: 'query' must be a non-empty string");
+  const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.floor(args.limit) : undefined;
+  const hits = searchKnowledge(ctx.knowledge ?? [], q, limit);
+  return hits.length ? hits : `no article matches '${q}' in ${(ctx.knowledge ?? []).map((k) => k.kb_id).join(', ') || 'this agent\'s knowledge (none declared)'}`;
+});
 registerBuiltinTool('write_file', writeFileTool);
 
 // ---------------------------------------------------------------------------------------------

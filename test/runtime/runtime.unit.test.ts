@@ -1,5 +1,6 @@
 import { expandTemplate, renderUserPrompt, expandDeep } from '../../src/runtime/template';
 import { selectScriptedReply, materializeReply } from '../../src/runtime/scripted';
+import { searchKnowledge } from '../../src/runtime/knowledge-search';
 import { countToolCall, countTurn, newCounters, toolCallBlocked, toolsExhausted, turnBlocked } from '../../src/runtime/limits';
 import { ApprovalBook, approvalReason } from '../../src/runtime/approvals';
 import { checkOutput, stripFence, correctionMessage } from '../../src/runtime/output';
@@ -129,4 +130,24 @@ test('scripted templates: {{tool_results.<tool>}} is the latest result of that t
     { turn: 2, lastMessage: '', inputText: '', input: null, lastToolResult: 'ok', toolResults: { calculator: '660', 'save-itinerary': 'saved' } },
   );
   expect(JSON.parse(out.content!)).toEqual({ cost: '660', saved: 'saved', missing: '' });
+});
+
+test('search_knowledge: keyword hits over inline documents, title weighted, best first, max_chunks', () => {
+  const kb = (kb_id: string, docs: { id: string; title?: string; text: string }[], max_chunks?: number) => ({
+    kb_id, version: '1', status: 'active' as const, required: false, citations_required: false,
+    retrieval: max_chunks ? { max_chunks } : undefined, backend: { type: 'inline', documents: docs },
+  });
+  const sources = [
+    kb('product-docs', [
+      { id: 'reset', title: 'Reset your password', text: 'Go to Settings > Security.' },
+      { id: 'dup', title: 'Duplicate charges', text: 'If you were charged twice, the duplicate charge is refunded.' },
+    ]),
+    kb('other', [{ id: 'x', text: 'Refund policy for duplicate orders.' }], 1),
+  ];
+  const hits = searchKnowledge(sources, 'duplicate charge refund');
+  expect(hits.map((h) => `${h.kb_id}/${h.id}`)).toEqual(['product-docs/dup', 'other/x']);
+  expect(hits[0].score).toBeGreaterThan(hits[1].score);
+  expect(searchKnowledge(sources, 'password', 1).map((h) => h.id)).toEqual(['reset']);
+  expect(searchKnowledge(sources, 'the and how')).toEqual([]);
+  expect(searchKnowledge([{ ...sources[0], status: 'disabled' as const }], 'password')).toEqual([]);
 });
