@@ -4,7 +4,8 @@
  * agent are stored under test/fixtures/histories/example-*.json and replayed against the CURRENT
  * workflow bundle, so a change that would break running orchestrations fails the suite.
  *
- * Re-record (after an intentional, patched() change): LOOM_RECORD_HISTORIES=1 npx jest test/replay.examples
+ * Record the missing ones (a new example): LOOM_RECORD_HISTORIES=1 npx jest test/replay.examples
+ * (existing recordings are kept: they are the guard for runs started by older code).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -23,6 +24,7 @@ const RECORD = process.env.LOOM_RECORD_HISTORIES === '1';
 
 const EXAMPLES: [string, string][] = [
   ['demo', 'trip-planner'],
+  ['customer-support', 'customer-support-agent'],
   ['orchestrators/sequential', 'pipeline'],
   ['orchestrators/parallel', 'weekend-planner'],
   ['orchestrators/loop', 'refiner'],
@@ -39,6 +41,7 @@ async function record(): Promise<void> {
   const H = await startHarness('record-examples');
   try {
     for (const [dir, root] of EXAMPLES) {
+      if (fs.existsSync(path.join(DIR, `example-${root}.json`))) continue;
       const { bundle } = compileBundle(path.join(EX, dir), root);
       const agent = bundle!.agents[root];
       const input: RunAgentInput = { bundle: await storeTestBundle(bundle!), agent_id: root, input: agent.interface.input.examples![0] };
