@@ -4,6 +4,7 @@
  * change that breaks replay fails the suite.
  *
  * Re-record (after an intentional, versioned change): LOOM_RECORD_HISTORIES=1 npx jest test/runtime/react.replay
+ * Record the later-feature histories that are missing: LOOM_RECORD_HISTORIES=features npx jest test/runtime/react.replay
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -75,11 +76,58 @@ async function record(): Promise<void> {
   }
 }
 
+/** Later features, each behind a patch: recorded only when their file is missing. */
+async function recordFeatures(): Promise<void> {
+  const H: Harness = await startHarness('react-record-features');
+  const save = async (name: string, id: string) => {
+    fs.writeFileSync(path.join(DIR, `${name}.json`), historyToJSON(await H.t.client.workflow.getHandle(id).fetchHistory()));
+  };
+  try {
+    // Delegation (patch delegate-tool): one allowed delegate runs, one refused.
+    if (!fs.existsSync(path.join(DIR, 'react-delegate.json'))) {
+      const helper = agent({ agent_id: 'replay-helper', model: scriptedModel({ turns: [{ content: 'helped {{input}}' }] }) });
+      const lead = agent({
+        agent_id: 'replay-lead',
+        model: scriptedModel({
+          turns: [
+            { tool_calls: [{ id: 'd1', name: 'delegate_to_agent', arguments: { agent_id: 'replay-helper', input: 'x' } }, { id: 'd2', name: 'delegate_to_agent', arguments: { agent_id: 'rogue', input: 'y' } }] },
+            { content: 'done {{last_tool_result}}' },
+          ],
+        }),
+      });
+      lead.orchestration = { ...lead.orchestration, can_delegate: true, allowed_delegates: ['replay-helper'] };
+      await (await H.start({ bundle: await storeTestBundle(bundleOf(lead, helper)), agent_id: 'replay-lead', input: 'go' }, 'react-delegate')).result();
+      await save('react-delegate', 'react-delegate');
+    }
+    // Approval timeout escalated to a human queue, then approved (patch approval-timeout-escalate),
+    // and a model outage handed to the fallback model (patch model-failure-fallback).
+    if (!fs.existsSync(path.join(DIR, 'react-escalate-fallback.json'))) {
+      const a = agent({
+        agent_id: 'replay-esc',
+        model: scriptedModel({ rules: [{ when: { turn: 1 }, reply: { error: { status: 503, message: 'down' } } }], turns: [{ tool_calls: [{ id: 'e1', name: 'arithmetic', arguments: { a: 2, b: 2, op: 'add' } }] }] }, 'primary'),
+        fallback_model: scriptedModel({ turns: [{ content: 'fallback says {{last_tool_result}}' }] }, 'backup'),
+        tools: [builtinTool('arithmetic', { approval_required: true })],
+        runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 1 } },
+      });
+      a.orchestration.escalation = [{ on: 'timeout', target: { type: 'human_queue', id: 'approvals-desk' } }];
+      const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'replay-esc', input: 'go', options: { approval_timeout_seconds: 1, on_approval_timeout: 'escalate' } }, 'react-escalate-fallback');
+      await waitForStatus(h, (st) => st.warnings.some((w) => /escalated/.test(w)));
+      await h.executeUpdate('approveCall', { args: [{ call_id: 'e1' }] });
+      await h.result();
+      await save('react-escalate-fallback', 'react-escalate-fallback');
+    }
+  } finally {
+    await H.close();
+  }
+}
+
 test('recorded react histories replay against the current workflow bundle', async () => {
   if (RECORD) await record();
+  if (process.env.LOOM_RECORD_HISTORIES === 'features') await recordFeatures();
   const files = fs.readdirSync(DIR).filter((f) => f.startsWith('react-') && f.endsWith('.json'));
-  expect(files.length).toBeGreaterThanOrEqual(3);
-  const histories = files.map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
+  expect(files.length).toBeGreaterThanOrEqual(6);
+  // Replay under the recorded workflow id (= the file name for recordings with child workflows).
+  const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
   const results = [];
   for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) results.push(r);
   expect(results).toHaveLength(files.length);
