@@ -2,7 +2,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 COPY . .
 RUN npx tsc -p tsconfig.json && npx ts-node --transpile-only scripts/build-bundle.ts
 
@@ -10,7 +10,7 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production LOOM_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js LOOM_STORE_DIR=/data/store
 COPY --from=build /app/package.json /app/package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 COPY schemas ./schemas
 VOLUME ["/data"]
