@@ -19,7 +19,8 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts'],
+    // Everything the workflow bundle pulls in: workflows and the pure modules they import.
+    files: ['src/workflows/**/*.ts', 'src/runtime/**/*.ts', 'src/orchestration/**/*.ts', 'src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [

@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     const approved = new Set<string>();
     const resultPromise = handle.result();
     let done = false;
-    void resultPromise.finally(() => { done = true; });
+    // Observe completion without leaving a rejection unhandled: a failed run is reported below.
+    resultPromise.then(() => { done = true; }, () => { done = true; });
     while (!done) {
       const s = await handle.query<RunStatus>(QUERIES.status).catch(() => undefined);
       for (const p of s?.pending_approvals ?? []) {

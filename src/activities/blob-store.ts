@@ -23,7 +23,8 @@ export function hashOf(data: Buffer | string): string {
 }
 
 export function defaultStoreDir(): string {
-  return path.resolve(process.env.LOOM_STORE_DIR ?? path.join(process.cwd(), '.loom', 'store'));
+  // LOOM_STORE_DIR, else the store of LOOM_HOME (the CLI's state folder), else ./.loom/store.
+  return path.resolve(process.env.LOOM_STORE_DIR ?? path.join(process.env.LOOM_HOME ?? path.join(process.cwd(), '.loom'), 'store'));
 }
 
 export class FileBlobStore implements BlobStore {

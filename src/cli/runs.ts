@@ -22,7 +22,14 @@ export class RunError extends Error {}
 
 export function parseInputFlag(raw: string | undefined): JsonValue | undefined {
   if (raw === undefined) return undefined;
-  const text = raw.startsWith('@') ? fs.readFileSync(raw.slice(1), 'utf8') : raw;
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = fs.readFileSync(raw.slice(1), 'utf8');
+    } catch (err) {
+      throw new RunError(`--input ${raw}: cannot read ${raw.slice(1)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give a JSON file path after @ or inline JSON`);
+    }
+  }
   try {
     return JSON.parse(text) as JsonValue;
   } catch (err) {

@@ -37,7 +37,7 @@ export function reactConfig(agent: Pick<AgentView, 'execution_policy'>): ReactCo
   return p && p.id === 'agf.react' ? (p.config ?? {}) : {};
 }
 
-export function modelPrefs(agent: AgentView, forceNone: boolean): ModelPrefs {
+export function modelPrefs(agent: AgentView, forceNone: boolean, toolCallsMade = 0): ModelPrefs {
   const cfg = reactConfig(agent);
   const maxOut = [cfg.max_output_tokens, agent.runtime.max_output_tokens, agent.runtime.model.max_output_tokens].filter(
     (n): n is number => typeof n === 'number',
@@ -45,6 +45,9 @@ export function modelPrefs(agent: AgentView, forceNone: boolean): ModelPrefs {
   const prefs: ModelPrefs = {
     tool_choice: forceNone ? 'none' : (cfg.tool_choice ?? agent.tools.tool_choice ?? 'auto'),
   };
+  // `required` forces a tool call; once one was made the model must be free to answer, or the run
+  // could never end (decision in docs/spec-decisions.md).
+  if (prefs.tool_choice === 'required' && toolCallsMade > 0) prefs.tool_choice = 'auto';
   const temperature = cfg.temperature ?? agent.runtime.temperature;
   if (temperature !== undefined) prefs.temperature = temperature;
   const topP = cfg.top_p ?? agent.runtime.top_p;

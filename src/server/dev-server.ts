@@ -9,7 +9,17 @@ import * as net from 'net';
 import * as path from 'path';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+/** The checkout's root (holds package.json): from src/server or, once built, dist/src/server. */
+function findProjectRoot(start: string): string {
+  let dir = start;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'scripts', 'install-temporal.sh'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return path.resolve(start, '..', '..');
+    dir = up;
+  }
+}
+export const PROJECT_ROOT = findProjectRoot(__dirname);
 
 export interface DevServerOptions {
   /** SQLite file; omitted = in-memory (lost on exit). */

@@ -108,6 +108,8 @@ export interface ReactCarried {
   tools_blocked?: string;
   /** Output-guardrail correction turns used (on_fail retry: one). */
   guardrail_retries?: number;
+  /** A pause that arrived while the run was continuing-as-new. */
+  paused?: boolean;
 }
 
 const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
@@ -146,7 +148,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     ...(carried.guardrail_retries ? { guardrail_retries: carried.guardrail_retries } : {}),
   };
   const book = new ApprovalBook();
-  let paused = false;
+  let paused = (input.carried as { paused?: boolean } | undefined)?.paused === true;
   let agent: AgentView | undefined;
   let finalState: RunState | undefined;
   let error: string | undefined;
@@ -531,9 +533,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   const loop = async (): Promise<AgentRunResult> => {
     let turnsThisRun = 0;
     for (;;) {
+      // A paused run stays paused across continue-as-new: wait here rather than hand over
+      // (patched: runs paused at this point used to continue-as-new and resume on their own).
+      if (paused && patched('pause-before-continue-as-new')) await waitUnpaused();
       if (shouldContinueAsNew(turnsThisRun)) {
         await condition(allHandlersFinished);
-        await continueAsNew<typeof agfReactWorkflow>({ ...input, carried: st as unknown as JsonObject });
+        await continueAsNew<typeof agfReactWorkflow>({ ...input, carried: { ...st, ...(paused ? { paused: true } : {}) } as unknown as JsonObject });
       }
       await waitUnpaused();
       const blocked = turnBlocked(st.counters, limits);
@@ -547,7 +552,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         agent_id: input.agent_id,
         head: st.head,
         turn,
-        prefs: modelPrefs(ag, noTools),
+        prefs: modelPrefs(ag, noTools, st.counters.tool_calls),
         append: st.pending_append,
         ...(st.fallback ? { fallback: true } : {}),
         // Input rewritten by a guardrail: the model activity reads it from the stored first message.

@@ -161,3 +161,20 @@ test('cancel: the run ends cancelled while a tool call is in flight', async () =
   expect(d.status.name).toBe('CANCELLED');
   expect(d.searchAttributes?.AgentStatus ?? d.typedSearchAttributes).toBeDefined();
 });
+
+test('a pause sent mid-turn holds across continue-as-new until resume', async () => {
+  const a = agent({
+    agent_id: 'pause-can',
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 1500 } }] }, { content: 'finished' }] }),
+    tools: [builtinTool('sleep')],
+  });
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'pause-can', input: 'go', carried: { continue_as_new_every: 1 } });
+  await waitForStatus(h, (s) => s.tool_calls_made === 1);
+  await h.signal('pause');
+  // Well past the tool call: still paused, not completed.
+  await new Promise((r) => setTimeout(r, 3000));
+  expect((await h.describe()).status.name).toBe('RUNNING');
+  expect((await h.query<{ state: string }>('status')).state).toBe('paused');
+  await h.signal('resume');
+  expect((await h.result()).output).toBe('finished');
+});

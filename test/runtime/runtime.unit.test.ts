@@ -151,3 +151,10 @@ test('search_knowledge: keyword hits over inline documents, title weighted, best
   expect(searchKnowledge(sources, 'the and how')).toEqual([]);
   expect(searchKnowledge([{ ...sources[0], status: 'disabled' as const }], 'password')).toEqual([]);
 });
+
+test("tool_choice 'required' forces the first tool call only, then the model may answer", () => {
+  const a = { ...agent({ model: scriptedModel({ turns: [] }), tool_choice: 'required' }), agent_tool_types: {} };
+  expect(modelPrefs(a, false, 0).tool_choice).toBe('required');
+  expect(modelPrefs(a, false, 1).tool_choice).toBe('auto');
+  expect(modelPrefs(a, true, 0).tool_choice).toBe('none');
+});

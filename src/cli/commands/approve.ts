@@ -10,7 +10,7 @@ export async function run(argv: string[]): Promise<number> {
     if (!callId) { process.stderr.write('usage: loom approve ID CALL_ID [--args JSON]\n'); return 2; }
     const payload: ApproveArgs = { call_id: callId, args: parseJsonFlag(flagString(args, 'args'), 'args'), by: process.env.USER };
     const res = await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.approve, { args: [payload] });
-    process.stdout.write(`approved ${callId}${payload.args ? ' with corrected arguments' : ''}${res ? `: ${JSON.stringify(res)}` : ''}\n`);
+    process.stdout.write(`approved ${callId}${payload.args ? ' with corrected arguments' : ''}\n`);
     return 0;
   });
 }
