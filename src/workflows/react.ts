@@ -166,7 +166,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     pattern: agent ? patternOf(agent) : 'agf.react',
     step: st.counters.step,
     turn: st.counters.turn,
-    pending_approvals: book.pending.map((p) => ({ ...p })),
+    // A finished run (completed, failed, cancelled) has nothing left to approve.
+    pending_approvals: finalState ? [] : book.pending.map((p) => ({ ...p })),
     tool_calls_made: st.counters.tool_calls,
     token_usage: { ...st.usage },
     warnings: [...st.warnings],

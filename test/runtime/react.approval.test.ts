@@ -178,3 +178,13 @@ test('a pause sent mid-turn holds across continue-as-new until resume', async ()
   await h.signal('resume');
   expect((await h.result()).output).toBe('finished');
 });
+
+test('a run cancelled while waiting for approval lists nothing left to approve', async () => {
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(approvalAgent('cancel-wait'))), agent_id: 'cancel-wait', input: 'go' });
+  await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
+  await h.cancel();
+  await expect(h.result()).rejects.toThrow();
+  const st = await h.query<{ state: string; pending_approvals: unknown[] }>('status');
+  expect(st.state).toBe('cancelled');
+  expect(st.pending_approvals).toEqual([]);
+});
