@@ -62,6 +62,14 @@ export interface ProviderReply {
 }
 export type Provider = (req: ProviderRequest) => Promise<ProviderReply>;
 
+export function reactInstructions(agent: CompiledAgent): string {
+  const p = agent.execution_policy;
+  const cfg = p && p.id === 'agf.react' ? p.config : undefined;
+  const own = typeof cfg?.instructions === 'string' && cfg.instructions.trim() ? cfg.instructions : undefined;
+  if (!own) return agent.instructions;
+  return agent.instructions ? `${own}\n\n${agent.instructions}` : own;
+}
+
 export function toolSpecs(agent: CompiledAgent, extra: ExtraToolSpec[] = [], forbid = false): ProviderRequest['tools'] {
   if (forbid) return [];
   const refs: CompiledTool[] = agent.tools.refs;
@@ -161,7 +169,9 @@ export function createModelActivity(deps: ModelDeps) {
     const reply = await withHeartbeat(() => provider({
       model,
       agent,
-      instructions: agent.instructions,
+      // Seed 000: agf.react `config.instructions` reach the model verbatim; the Markdown body's
+      // sections (seed 001) follow them.
+      instructions: reactInstructions(agent),
       conversation,
       tools: toolSpecs(agent, inp.extra_tools, inp.forbid_tools),
       prefs: inp.prefs,

@@ -326,6 +326,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   };
 
   if (first) {
+    // Seed 000 preferences the runtime overrides: the model is the registry's runtime.model.
+    const cfg = reactConfig(ag);
+    const chosen = ag.runtime.model;
+    if (cfg.provider && cfg.provider !== chosen.provider) st.warnings.push(`execution_policy.config.provider '${cfg.provider}' is a preference: this run uses runtime.model ${chosen.model_id} (${chosen.provider})`);
+    if (cfg.model && cfg.model !== chosen.model_id && cfg.model !== chosen.openai?.model) st.warnings.push(`execution_policy.config.model '${cfg.model}' is a preference: this run uses runtime.model ${chosen.model_id}`);
+    if (cfg.top_k !== undefined) st.warnings.push('execution_policy.config.top_k is not supported by OpenAI-compatible providers: ignored');
     const maxChars = ag.runtime.max_input_chars;
     const chars = inputChars(input.input);
     if (maxChars !== undefined && chars > maxChars) {

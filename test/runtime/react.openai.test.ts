@@ -300,3 +300,17 @@ test('cancelling the run aborts the in-flight HTTP request (activity cancellatio
   expect(await until(() => srv.requests[0].abortedAt !== undefined, 15000)).toBe(true);
   expect(srv.requests[0].abortedAt! - srv.requests[0].at).toBeLessThan(20000);
 });
+
+test('agf.react config: instructions reach the model verbatim (before the body); provider/model preferences are reported as overridden', async () => {
+  srv.enqueue(reply('done'));
+  const h = await run({
+    agent_id: 'oa-config',
+    instructions: '# Purpose\nBody section.',
+    react: { instructions: 'You are CONFIG-ASSISTANT.\nKeep it short.', provider: 'google', model: 'gemini-2.5-pro' },
+  });
+  const res = await h.result();
+  expect(res.output).toBe('done');
+  expect(srv.requests[0].body.messages?.[0]).toEqual({ role: 'system', content: 'You are CONFIG-ASSISTANT.\nKeep it short.\n\n# Purpose\nBody section.' });
+  expect(res.warnings.join('\n')).toMatch(/config.provider 'google' is a preference: this run uses runtime.model/);
+  expect(res.warnings.join('\n')).toMatch(/config.model 'gemini-2.5-pro' is a preference/);
+});
