@@ -12,6 +12,7 @@ export const CODES: Record<string, CodeInfo> = {
   LOOM007: { severity: 'error', title: 'Too many YAML alias expansions (billion-laughs guard)' },
   LOOM008: { severity: 'error', title: 'Path given to `loom validate` is not a registry file or folder' },
   LOOM009: { severity: 'error', title: 'Agent id requested for compile/publish is not in the registry' },
+  LOOM010: { severity: 'warning', title: 'More problems in one file than shown (at most 100 per file; errors are shown first)' },
   SEC001: { severity: 'error', title: 'Literal secret in a registry file (use `api_key_env`, `value_env` or `credentials_ref`)' },
   // registry kinds
   REG001: { severity: 'error', title: 'Registry file (model/tool/kb/guardrail/collection/role) violates its JSON Schema' },

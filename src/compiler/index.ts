@@ -30,16 +30,39 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}${d.field ? ` [${d.field}]` : ''}`;
 }
 
+/** At most this many diagnostics per file; the rest are summarized by one `LOOM010`. */
+export const MAX_DIAGNOSTICS_PER_FILE = 100;
+
+const byPosition = (a: Diagnostic, b: Diagnostic): number =>
+  (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+
+/**
+ * Deduplicates, caps each file at MAX_DIAGNOSTICS_PER_FILE (errors kept before warnings, so the
+ * exit status never changes) and sorts by file and position.
+ */
 export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>();
-  const out: Diagnostic[] = [];
+  const perFile = new Map<string, Diagnostic[]>();
   for (const d of ds) {
     const k = `${d.file}|${d.line}|${d.column}|${d.code}|${d.field}|${d.message}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    out.push(d);
+    let list = perFile.get(d.file);
+    if (!list) { list = []; perFile.set(d.file, list); }
+    list.push(d);
   }
-  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0)));
+  const out: Diagnostic[] = [];
+  for (const [file, list] of perFile) {
+    if (list.length <= MAX_DIAGNOSTICS_PER_FILE) { out.push(...list); continue; }
+    const kept = [...list.filter((d) => d.severity === 'error').sort(byPosition), ...list.filter((d) => d.severity !== 'error').sort(byPosition)]
+      .slice(0, MAX_DIAGNOSTICS_PER_FILE);
+    const hidden = list.length - kept.length;
+    out.push(...kept);
+    const last = kept.reduce((a, b) => (b.line > a.line ? b : a));
+    out.push(diag(file, last.line, 1, 'warning', 'LOOM010', '',
+      `${hidden} more problem${hidden === 1 ? '' : 's'} in this file not shown (at most ${MAX_DIAGNOSTICS_PER_FILE} per file); fix the ones above and validate again`));
+  }
+  return out.sort(byPosition);
 }
 
 /** Loads a registry folder. Never throws. */

@@ -41,32 +41,88 @@ export function kindOfFile(file: string): Kind | undefined {
   return undefined;
 }
 
-const SECRET_KEY = /^(api[_-]?key|apikey|secret|client[_-]?secret|password|passwd|access[_-]?key|secret[_-]?key|token|auth[_-]?token|bearer[_-]?token|private[_-]?key|access[_-]?token)$/i;
-const SECRET_VALUE = /^(sk-[A-Za-z0-9_-]{16,}|Bearer\s+\S{12,}|AKIA[0-9A-Z]{16}|xox[abp]-\S{10,}|ghp_[A-Za-z0-9]{20,})/;
+/** Words that make a key look like it holds a credential (matched anywhere in the key, `-` read as `_`). */
+const SECRET_WORDS = /(api_?key|secret|password|passwd|passphrase|token|private_?key|access_?key|authorization|connection_?string|credential|bearer|client_?secret|session_?key|signing_?key)/;
+/** Legitimate keys containing a secret word: references, env var names and token counts. */
+const SAFE_SECRET_KEYS = new Set([
+  'max_tokens', 'max_output_tokens', 'max_input_tokens', 'max_completion_tokens', 'max_state_tokens', 'context_window_tokens',
+  'prompt_tokens', 'completion_tokens', 'total_tokens', 'tokens', 'token_count', 'token_budget', 'token_limit',
+]);
+/** Header names whose value is a credential. */
+const AUTH_HEADER = /(authorization|auth|api[_-]?key|token|secret|key|cookie|password|credential)/i;
+/** Keys whose child keys are not field names of the file (path expressions, schema property names). */
+const OPAQUE_KEY_PARENTS = new Set(['input_mapping', 'args_match', 'properties', 'patternProperties', 'definitions', '$defs']);
 
-/** SEC001: literal secrets anywhere in the front matter. */
+interface SecretPattern { re: RegExp; what: string }
+const SECRET_VALUES: SecretPattern[] = [
+  { re: /-----BEGIN [A-Z ]*PRIVATE KEY-----/, what: 'a PEM private key' },
+  { re: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/, what: 'a JSON Web Token (`eyJ…`)' },
+  { re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, what: 'a JSON Web Token (`eyJ…`)' },
+  { re: /\b(Basic|Bearer)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/, what: 'an HTTP `Basic`/`Bearer` credential' },
+  { re: /\b(Basic|Bearer)\s+[A-Za-z0-9._~+/=-]{24,}/, what: 'an HTTP `Basic`/`Bearer` credential' },
+  { re: /(?:^|[^A-Za-z0-9-])sk-[A-Za-z0-9_-]{16,}/, what: 'an API key (`sk-…`)' },
+  { re: /\bAIza[0-9A-Za-z_-]{30,}/, what: 'a Google API key (`AIza…`)' },
+  { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/, what: 'a GitHub token (`github_pat_…`)' },
+  { re: /\bgh[pousr]_[A-Za-z0-9]{20,}/, what: 'a GitHub token (`ghp_…`)' },
+  { re: /\bxox[abpr]-[A-Za-z0-9-]{10,}/, what: 'a Slack token (`xox…-`)' },
+  { re: /\b(AKIA|ASIA)[0-9A-Z]{16}\b/, what: 'an AWS access key id (`AKIA…`)' },
+  { re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i, what: 'a URL with a user name and password (`scheme://user:pass@…`)' },
+];
+
+/** Normalized key: lower case, `-` and spaces as `_`. */
+const normKey = (k: string): string => k.toLowerCase().replace(/[-\s]+/g, '_');
+
+/** True when a key name says its value is a credential. */
+export function isSecretKey(key: string): boolean {
+  const k = normKey(key);
+  if (/_(env|ref)$/.test(k) || k === 'env' || k === 'ref') return false;
+  if (SAFE_SECRET_KEYS.has(k) || /(^|_)tokens$/.test(k)) return false;
+  return SECRET_WORDS.test(k);
+}
+
+/** What kind of literal credential a string value looks like (never the value itself), or undefined. */
+export function secretValueKind(v: string): string | undefined {
+  for (const p of SECRET_VALUES) if (p.re.test(v)) return p.what;
+  return undefined;
+}
+
+const INSTEAD = 'write the env var name in `…_env` (e.g. `api_key_env: OPENAI_API_KEY`, `value_env: SERVICE_TOKEN`) / `credentials_ref` instead';
+
+/**
+ * SEC001: literal secrets anywhere in the front matter — keys that name a credential, literal auth
+ * header values, and values shaped like well-known credentials. The value never appears in the message.
+ */
 export function secretDiagnostics(src: SourceFile, data: unknown, diags: Diagnostic[]): void {
-  const walk = (v: unknown, p: PathPart[], depth: number): void => {
+  const push = (p: PathPart[], key: boolean, message: string): void => {
+    const pos = posOf(src, p, key);
+    diags.push(diag(src.file, pos.line, pos.column, 'error', 'SEC001', fieldPath(p), message));
+  };
+  const walk = (v: unknown, p: PathPart[], depth: number, opaqueKeys: boolean): void => {
     if (depth > 64) return;
-    if (Array.isArray(v)) { v.forEach((x, i) => walk(x, [...p, i], depth + 1)); return; }
+    if (Array.isArray(v)) { v.forEach((x, i) => walk(x, [...p, i], depth + 1, false)); return; }
     if (v && typeof v === 'object') {
+      const parent = p[p.length - 1];
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        if (SECRET_KEY.test(k) && (typeof x === 'string' || typeof x === 'number')) {
-          const pos = posOf(src, [...p, k], true);
-          const hint = /key/i.test(k) ? `${k}_env` : `${k}_env / credentials_ref`;
-          diags.push(diag(src.file, pos.line, pos.column, 'error', 'SEC001', fieldPath([...p, k]),
-            `literal secret in \`${k}\`: never write keys or passwords in registry files; name the environment variable instead (e.g. \`api_key_env: OPENAI_API_KEY\`, \`${hint}\`) or a secret-store entry (\`credentials_ref\`)`));
-        } else walk(x, [...p, k], depth + 1);
+        const here = [...p, k];
+        if (parent === 'headers' && x && typeof x === 'object' && !Array.isArray(x) && AUTH_HEADER.test(k)
+          && typeof (x as Record<string, unknown>).value === 'string' && (x as Record<string, unknown>).value !== '') {
+          push([...here, 'value'], true, `header \`${k}\` (\`${fieldPath([...here, 'value'])}\`) has a literal \`value\`; never write credentials in registry files — write the env var name in \`value_env\` instead (e.g. \`value_env: SERVICE_TOKEN\`) or use \`credentials_ref\``);
+          continue;
+        }
+        if (!opaqueKeys && isSecretKey(k) && ((typeof x === 'string' && x.trim() !== '') || typeof x === 'number')) {
+          push(here, true, `\`${fieldPath(here)}\` holds a literal value but its name says it is a credential; never write keys, tokens or passwords in registry files — ${INSTEAD}`);
+          continue;
+        }
+        walk(x, here, depth + 1, OPAQUE_KEY_PARENTS.has(k));
       }
       return;
     }
-    if (typeof v === 'string' && SECRET_VALUE.test(v)) {
-      const pos = posOf(src, p);
-      diags.push(diag(src.file, pos.line, pos.column, 'error', 'SEC001', fieldPath(p),
-        'value looks like a literal credential; reference it by environment variable (`value_env`, `api_key_env`) or `credentials_ref` instead'));
+    if (typeof v === 'string') {
+      const what = secretValueKind(v);
+      if (what) push(p, false, `\`${fieldPath(p) || 'value'}\` contains what looks like ${what}; never write credentials in registry files — ${INSTEAD}`);
     }
   };
-  walk(data, [], 0);
+  walk(data, [], 0, false);
 }
 
 function regCode(kind: Kind): (p: PathPart[], kw: string) => string {

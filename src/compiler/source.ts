@@ -3,7 +3,7 @@
  * positions, Markdown body sections. Never throws: every problem becomes a Diagnostic.
  */
 import * as fs from 'fs';
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, Document } from 'yaml';
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, Document, type Pair, type YAMLMap } from 'yaml';
 import { load as loadYamlFast, CORE_SCHEMA } from 'js-yaml';
 import type { BodySection, Diagnostic } from './types';
 
@@ -118,17 +118,23 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
   const lineCounter = new LineCounter();
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+    // uniqueKeys is checked below in linear time (the parser's own check is quadratic)
+    doc = parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
   } catch (e) {
-    diags.push(diag(display, 2, 1, 'error', 'LOOM005', '', `YAML cannot be parsed: ${(e as Error).message}`));
+    diags.push(diag(display, 2, 1, 'error', 'LOOM005', '', `YAML cannot be parsed: ${yamlExceptionMessage(e)}`));
     return undefined;
   }
   const src: SourceFile = { file: display, body, bodyLine, doc, lineCounter, fmLine: 2, aliases: [] };
-  if (doc.errors.length) {
-    for (const err of doc.errors.slice(0, 20)) {
-      const p = lineCounter.linePos(err.pos[0]);
-      diags.push(diag(display, p.line + 1, p.col, 'error', 'LOOM005', '', `YAML syntax error: ${err.message.split('\n')[0]}; fix the indentation/quoting at this position`));
-    }
+  const problems: Array<{ pos: number; message: string }> = doc.errors.map((err) => ({
+    pos: err.pos[0], message: `YAML syntax error: ${err.message.split('\n')[0]}; fix the indentation/quoting at this position`,
+  }));
+  try {
+    problems.push(...structureProblems(doc));
+  } catch (e) {
+    problems.push({ pos: 0, message: `YAML cannot be read: ${yamlExceptionMessage(e)}` });
+  }
+  if (problems.length) {
+    pushYamlProblems(problems, lineCounter, display, diags);
     return src;
   }
   if (!isMap(doc.contents)) {
@@ -143,7 +149,7 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
     const code = /alias/i.test(msg) ? 'LOOM007' : 'LOOM005';
     diags.push(diag(display, 2, 1, 'error', code, '', code === 'LOOM007'
       ? `too many YAML alias expansions (limit ${MAX_ALIAS_COUNT}); write the values out instead of using anchors/aliases`
-      : `YAML cannot be converted: ${msg}`));
+      : `YAML cannot be converted: ${yamlExceptionMessage(e)}`));
     return src;
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
@@ -174,12 +180,69 @@ export function parseFast(fm: string): Record<string, unknown> | undefined {
   }
 }
 
+/** At most this many YAML syntax diagnostics per file (one per line). */
+export const MAX_YAML_ERRORS = 5;
+/** Tags of the YAML 1.2 core schema; anything else (`!!set`, `!!omap`, `!!binary`, `!custom`) is rejected. */
+const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+
+/** Readable text of an exception thrown while parsing/converting YAML. */
+export function yamlExceptionMessage(e: unknown): string {
+  const msg = (e as Error)?.message ?? String(e);
+  if (e instanceof RangeError || /Maximum call stack/i.test(msg)) return 'nesting is too deep; flatten the structure (a few levels of mappings/lists are enough for any registry field)';
+  return msg;
+}
+
+/** Duplicate mapping keys (linear: one Set per mapping) and tags outside the core schema. */
+function structureProblems(doc: Document.Parsed): Array<{ pos: number; message: string }> {
+  const out: Array<{ pos: number; message: string }> = [];
+  visit(doc, {
+    Map(_, node) {
+      const seen = new Set<string>();
+      for (const it of node.items) {
+        if (!isScalar(it.key)) continue;
+        const k = String(it.key.value);
+        if (seen.has(k)) out.push({ pos: it.key.range?.[0] ?? 0, message: `duplicate key \`${k}\`: a key may appear only once in a mapping; remove or merge the repeated entry` });
+        seen.add(k);
+      }
+    },
+    Node(_, node) {
+      const tag = (node as { tag?: string }).tag;
+      if (tag && !CORE_TAGS.has(tag)) {
+        const shown = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;
+        out.push({ pos: node.range?.[0] ?? 0, message: `YAML tag \`${shown}\` is not supported: registry files use plain YAML (strings, numbers, booleans, null, mappings, lists); remove the tag and write a list, mapping or quoted string instead` });
+      }
+    },
+  });
+  return out;
+}
+
+/** Pushes YAML problems as LOOM005: at most one per line and MAX_YAML_ERRORS per file. */
+function pushYamlProblems(problems: Array<{ pos: number; message: string }>, lc: LineCounter, display: string, diags: Diagnostic[]): void {
+  const lines = new Set<number>();
+  let shown = 0;
+  let hidden = 0;
+  for (const pr of problems.sort((a, b) => a.pos - b.pos)) {
+    const p = lc.linePos(pr.pos);
+    const line = p.line + 1;
+    if (lines.has(line)) continue;
+    lines.add(line);
+    if (shown >= MAX_YAML_ERRORS) { hidden++; continue; }
+    shown++;
+    diags.push(diag(display, line, p.col, 'error', 'LOOM005', '', pr.message));
+  }
+  if (hidden) {
+    const last = diags[diags.length - 1];
+    last.message += ` (${hidden} more YAML problem${hidden === 1 ? '' : 's'} on later lines not shown; fix these first)`;
+  }
+}
+
 /** The positioned document of a source parsed by the fast path (built on first use). */
 function ensureDoc(src: SourceFile): void {
   if (src.doc || src.fmText === undefined) return;
   const lineCounter = new LineCounter();
   try {
-    src.doc = parseDocument(src.fmText, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+    // the fast path already excluded duplicate keys: skip the parser's quadratic uniqueness check
+    src.doc = parseDocument(src.fmText, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
     src.lineCounter = lineCounter;
   } catch {
     // positions unavailable: posOf falls back to the front matter's first line
@@ -214,7 +277,7 @@ export function posOf(src: SourceFile, path: PathPart[], key = false): { line: n
     const part = real[i];
     let next: unknown;
     if (isMap(node)) {
-      const pair = node.items.find((it) => isPair(it) && isScalar(it.key) && String(it.key.value) === String(part));
+      const pair = keyIndex(node).get(String(part));
       if (!pair) break;
       const v = pair.value as unknown;
       const block = (isMap(v) || isSeq(v)) && !(v as { flow?: boolean }).flow;
@@ -231,6 +294,23 @@ export function posOf(src: SourceFile, path: PathPart[], key = false): { line: n
   if (best === undefined) return { line: src.fmLine, column: 1 };
   const p = lc.linePos(best);
   return { line: p.line + src.fmLine - 1, column: p.col };
+}
+
+const keyIndexes = new WeakMap<object, Map<string, Pair>>();
+/** Key → first pair of a mapping node, built once per node (keeps posOf linear on huge mappings). */
+function keyIndex(node: YAMLMap): Map<string, Pair> {
+  let m = keyIndexes.get(node);
+  if (!m) {
+    m = new Map();
+    for (const it of node.items) {
+      if (isPair(it) && isScalar(it.key)) {
+        const k = String(it.key.value);
+        if (!m.has(k)) m.set(k, it as Pair);
+      }
+    }
+    keyIndexes.set(node, m);
+  }
+  return m;
 }
 
 function rangeStart(n: unknown): number | undefined {

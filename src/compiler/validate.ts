@@ -10,7 +10,7 @@ const validators = new Map<string, ValidateFunction>();
 
 export function getAjv(): Ajv {
   if (!ajv) {
-    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, verbose: true });
     addFormats(ajv);
   }
   return ajv;
@@ -72,6 +72,19 @@ function splitPointer(p: string): PathPart[] {
   });
 }
 
+/** Readable formats for the schemas' `pattern`s (never print a raw regular expression). */
+const PATTERN_HINTS: Record<string, string> = {
+  '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$':
+    'not a semantic version; write a semantic version such as `1.2.0` (MAJOR.MINOR.PATCH, optionally a pre-release like `1.2.0-rc.1`), quoted if you like',
+  '^[a-z0-9_-]{3,64}$': 'not a valid id; write 3–64 lowercase letters, digits, `-` or `_` (no spaces or capitals), e.g. `customer-support-agent`, and name the file after it',
+  '^[A-Za-z0-9_.-]{1,128}$': 'not a valid id; write 1–128 letters, digits, `.`, `-` or `_` (no spaces), e.g. `gpt-4o-mini`, and name the file after it',
+  '^[A-Z_][A-Z0-9_]*$': 'not an environment variable name; write the NAME of the variable (upper case letters, digits, `_`), e.g. `OPENAI_API_KEY`',
+  '^https?://': 'not a URL; write an address starting with `http://` or `https://`',
+  '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_.-]+$': 'not a transform name; write `<module>.<function>`, e.g. `transforms.merge_findings`',
+  '^[A-Za-z_][A-Za-z0-9_]*$': 'not a variable name; write letters, digits and `_`, starting with a letter or `_`, e.g. `summary`',
+  '^[A-Za-z_][A-Za-z0-9_-]*$': 'not a valid alias; write letters, digits, `_` or `-`, starting with a letter or `_`, e.g. `researcher`',
+};
+
 function describe(err: ErrorObject): string {
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
@@ -86,7 +99,7 @@ function describe(err: ErrorObject): string {
     case 'enum': return `invalid value; write one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const': return `invalid value; write ${JSON.stringify(p.allowedValue)}`;
     case 'type': return `wrong type; write a${/^[aeiou]/.test(String(p.type)) ? 'n' : ''} ${String(p.type)} here`;
-    case 'pattern': return `value does not match the required format /${String(p.pattern)}/`;
+    case 'pattern': return `value is ${PATTERN_HINTS[String(p.pattern)] ?? `not in the required format (${String(p.pattern)})`}`;
     case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum':
       return `value ${err.message ?? 'out of range'}; use a value in the allowed range`;
     case 'minItems': return `list ${err.message}; add at least ${String(p.limit)} entr${p.limit === 1 ? 'y' : 'ies'}`;

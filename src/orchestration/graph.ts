@@ -5,7 +5,9 @@
  *    edge whose condition holds (or has none) activates its target;
  *  - an activated node runs once none of its inbound source nodes can still complete in the
  *    current wave (join: a fan-in node waits for all running/queued upstream branches, while a
- *    branch that was never taken does not block it);
+ *    branch that was never taken does not block it). Back-edges (found by a depth-first search
+ *    from `$self`, edges in declaration order) close cycles: their sources never block the
+ *    target, since they can only complete again after the target itself has run;
  *  - `max_node_executions` bounds the total number of node executions ($self included).
  */
 import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
@@ -39,6 +41,13 @@ export class GraphScheduler {
   readonly inbound: Record<string, string[]> = {};
   readonly outbound: Record<string, { to: string; cond?: Ast; condition?: string }[]> = {};
   readonly state: GraphSnapshot;
+  /** Edges `from -> to` that close a cycle (DFS from `$self` in declaration order), as `from\u0000to`. */
+  readonly backEdges: Set<string>;
+  /**
+   * Whether back-edge sources are ignored when deciding if a node may run (the workflow turns it off
+   * when replaying a run recorded before patch `graph-back-edges`).
+   */
+  ignoreBackEdges = true;
 
   constructor(readonly pattern: Pick<GraphPattern, 'nodes' | 'edges' | 'max_node_executions'>, snapshot?: GraphSnapshot) {
     this.nodeIds = [SELF, ...pattern.nodes.map((n) => n.id)];
@@ -50,6 +59,7 @@ export class GraphScheduler {
       this.outbound[e.from].push({ to: e.to, condition: e.condition, cond: e.condition ? parseExpr(e.condition) : undefined });
       if (!this.inbound[e.to].includes(e.from)) this.inbound[e.to].push(e.from);
     }
+    this.backEdges = this.findBackEdges();
     this.state = snapshot ?? {
       nodes: Object.fromEntries(this.nodeIds.map((id) => [id, { id, executions: 0, status: id === SELF ? 'activated' : 'idle', outputs: [], activated_by: [] }])),
       total_executions: 0,
@@ -81,16 +91,61 @@ export class GraphScheduler {
     return seen;
   }
 
+  /** Iterative DFS from `$self` (outgoing edges in declaration order): edges into a node on the stack. */
+  private findBackEdges(): Set<string> {
+    const back = new Set<string>();
+    const onStack = new Set<string>();
+    const visited = new Set<string>([SELF]);
+    const stack: { id: string; next: number }[] = [{ id: SELF, next: 0 }];
+    onStack.add(SELF);
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const out = this.outbound[top.id];
+      if (top.next >= out.length) {
+        onStack.delete(top.id);
+        stack.pop();
+        continue;
+      }
+      const to = out[top.next++].to;
+      if (onStack.has(to)) back.add(`${top.id}\u0000${to}`);
+      else if (!visited.has(to)) {
+        visited.add(to);
+        onStack.add(to);
+        stack.push({ id: to, next: 0 });
+      }
+    }
+    return back;
+  }
+
+  isBackEdge(from: string, to: string): boolean {
+    return this.backEdges.has(`${from}\u0000${to}`);
+  }
+
   /** Activated nodes whose inbound sources can no longer complete in this wave, in declaration order. */
   readyNodes(): string[] {
     const ready: string[] = [];
     for (const id of this.nodeIds) {
       if (this.state.nodes[id].status !== 'activated') continue;
       const upstreamLive = this.reachable(this.live(id), id);
-      if (this.inbound[id].some((s) => upstreamLive.has(s))) continue;
+      const blocking = this.ignoreBackEdges ? this.inbound[id].filter((s) => !this.isBackEdge(s, id)) : this.inbound[id];
+      if (blocking.some((s) => upstreamLive.has(s))) continue;
       ready.push(id);
     }
     return ready;
+  }
+
+  /** Nodes running now. */
+  running(): string[] {
+    return this.nodeIds.filter((id) => this.state.nodes[id].status === 'running');
+  }
+
+  /**
+   * Activated nodes that can never start: nothing is running and none of them is ready (they wait
+   * on each other). Empty when the graph can make progress or is finished.
+   */
+  stalled(): string[] {
+    if (this.running().length || this.readyNodes().length) return [];
+    return this.nodeIds.filter((id) => this.state.nodes[id].status === 'activated');
   }
 
   /** Whether starting another execution would pass max_node_executions. */

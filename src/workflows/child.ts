@@ -3,7 +3,7 @@
  * pattern, and agent-as-tool calls, go through here, so members show up as a tree in the Web UI
  * and each member keeps its own bounded history.
  */
-import { executeChild, startChild, workflowInfo, ChildWorkflowHandle, ChildWorkflowOptions, ParentClosePolicy } from '@temporalio/workflow';
+import { executeChild, patched, startChild, workflowInfo, ChildWorkflowHandle, ChildWorkflowOptions, ParentClosePolicy } from '@temporalio/workflow';
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
 import type { JsonValue } from '../compiler/types';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -17,8 +17,17 @@ export interface ChildRunSpec {
   /** Short role used in the child id, e.g. `step-2-writer`, `node-billing-3`, `item-17`. */
   role: string;
   options?: RunOptions;
-  /** Per-member timeout in seconds (node_timeout), enforced by Temporal as the run timeout. */
+  /**
+   * Per-member timeout in seconds (node_timeout), enforced by Temporal as the member's execution
+   * timeout: it covers the whole chain of runs, so a member that continues-as-new does not reset it.
+   */
   timeoutSeconds?: number;
+}
+
+/** Runs recorded before patch `node-timeout-execution` started members with a run timeout (reset by continue-as-new). */
+function timeoutOptions(seconds: number | undefined): Pick<ChildWorkflowOptions, 'workflowRunTimeout' | 'workflowExecutionTimeout'> {
+  if (!seconds) return {};
+  return patched('node-timeout-execution') ? { workflowExecutionTimeout: seconds * 1000 } : { workflowRunTimeout: seconds * 1000 };
 }
 
 function childOptions(spec: ChildRunSpec): ChildWorkflowOptions & { args: [RunAgentInput] } {
@@ -33,7 +42,7 @@ function childOptions(spec: ChildRunSpec): ChildWorkflowOptions & { args: [RunAg
     workflowId: `${parentId}/${spec.role}`,
     args: [input] as [RunAgentInput],
     parentClosePolicy: ParentClosePolicy.TERMINATE,
-    workflowRunTimeout: spec.timeoutSeconds ? spec.timeoutSeconds * 1000 : undefined,
+    ...timeoutOptions(spec.timeoutSeconds),
     searchAttributes: { [SEARCH_ATTRIBUTES.agentId]: [spec.agent_id] },
   };
 }

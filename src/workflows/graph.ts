@@ -3,11 +3,13 @@
  * agfReactWorkflow child) is the entry node; after a node completes, its outgoing edges are
  * evaluated against the graph state (safe expression language, src/orchestration/expr.ts) and
  * ready nodes start in parallel; a fan-in node joins when its live upstream branches completed.
+ * A run where activated nodes are left that can never start (they wait on each other) fails
+ * (`GraphStalled`, naming them) instead of completing with a partial output.
  * `max_node_executions` stops cycles, `node_timeout` is each child's run timeout,
  * `execution_timeout` is a durable timer, `reset_on_revisit: false` hands a revisited node its
  * earlier outputs. Node failures and timeouts go through the orchestrator's escalation rules.
  */
-import { CancellationScope, condition } from '@temporalio/workflow';
+import { CancellationScope, condition, patched } from '@temporalio/workflow';
 import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
@@ -27,6 +29,8 @@ export async function graphWorkflow(input: RunAgentInput): Promise<AgentRunResul
   } catch (e) {
     throw run.fail(`invalid graph: ${(e as Error).message}`, 'InvalidGraph');
   }
+  // Runs recorded before the patch waited on back-edge sources too (which could deadlock a join in a cycle).
+  if (g.backEdges.size) g.ignoreBackEdges = patched('graph-back-edges');
   const agentOf = (id: string): string => (id === SELF ? input.agent_id : pattern.nodes.find((n) => n.id === id)!.agent_ref);
   const deadline = Date.now() + (pattern.execution_timeout ?? 900) * 1000;
   const nodeTimeout = pattern.node_timeout ?? 300;
@@ -110,5 +114,14 @@ export async function graphWorkflow(input: RunAgentInput): Promise<AgentRunResul
     report();
   }
   report();
+  const stuck = g.stalled();
+  // Nodes still activated that can never start: a stall is a failure, not a partial output.
+  if (stuck.length && patched('graph-stall-fails')) {
+    throw run.fail(
+      `graph stalled: node(s) ${stuck.map((id) => `'${id}'`).join(', ')} were activated but can never run (each waits on another; nothing is running)`,
+      'GraphStalled',
+      g.progress(),
+    );
+  }
   return run.complete(g.output());
 }

@@ -5,6 +5,7 @@
  * skipped), Loop (until / max_iterations, each output the next input), `{{input}}` and
  * `{{<output_var>}}` templates. Each step's member receives the rendered prompt (a string) as input.
  */
+import { patched } from '@temporalio/workflow';
 import type { JsonValue, StepDefinition, StepsPattern } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { asText, containsCI, joinCollected, planSteps, renderTemplate, StepStage } from '../orchestration/steps';
@@ -27,10 +28,16 @@ export async function stepsWorkflow(input: RunAgentInput): Promise<AgentRunResul
   let lastFanOut: string[] | undefined;
   let lastOutput: JsonValue = input.input;
 
+  // `{"ByName": name}` is a local_agents alias or an agent_id (AGF058). Runs recorded before patch
+  // `steps-by-alias` passed the name through unresolved; the patch is only consulted when they differ.
+  const memberFor = (name: string): string => {
+    const id = run.agentIdFor(name);
+    return id !== name && patched('steps-by-alias') ? id : name;
+  };
   const runStep = async (step: StepDefinition, stepInput: string, role: string): Promise<AgentRunResult> => {
     const prompt = renderTemplate(step.prompt_template, stepInput, vars);
     try {
-      return await run.runMember({ agent_id: step.agent.ByName, input: prompt, role });
+      return await run.runMember({ agent_id: memberFor(step.agent.ByName), input: prompt, role });
     } catch (err) {
       throw run.fail(`step '${step.name}' failed: ${failureMessage(err)}`, 'StepFailed');
     }

@@ -107,6 +107,53 @@ describe('graph scheduler', () => {
     expect(g.node('draft').executions).toBe(2);
     expect(g.progress()).toMatchObject({ total_executions: 5, max_node_executions: 5 });
   });
+  test('a join inside a cycle: the back-edge source does not block its target (no deadlock)', () => {
+    const edges = [
+      { from: SELF, to: 'a' }, { from: SELF, to: 'b' }, { from: 'a', to: 'join' }, { from: 'b', to: 'join' },
+      { from: 'join', to: 'a', condition: "result_contains('again')" },
+    ];
+    const g = G(edges, ['a', 'b', 'join']);
+    expect([...g.backEdges]).toEqual([`join\u0000a`]);
+    g.markRunning(SELF); g.complete(SELF, 'go', {});
+    expect(g.readyNodes()).toEqual(['a', 'b']);
+    g.markRunning('b'); g.complete('b', 'B', {});
+    expect(g.readyNodes()).toEqual(['a']); // join waits for a
+    g.markRunning('a'); g.complete('a', 'A', {});
+    expect(g.readyNodes()).toEqual(['join']);
+    expect(g.inputsFor('join')).toEqual({ a: 'A', b: 'B' });
+    g.markRunning('join');
+    expect(g.complete('join', 'again', {})).toEqual(['a']);
+    expect(g.readyNodes()).toEqual(['a']);
+    g.markRunning('a'); g.complete('a', 'A2', {});
+    expect(g.readyNodes()).toEqual(['join']);
+    g.markRunning('join'); g.complete('join', 'done', {});
+    expect(g.finished()).toBe(true);
+    expect(g.stalled()).toEqual([]);
+    expect(g.output()).toBe('done');
+    // The pre-patch rule (back-edge sources block too) deadlocks: a waits on join, join on a.
+    const old = G(edges, ['a', 'b', 'join']);
+    old.ignoreBackEdges = false;
+    old.markRunning(SELF); old.complete(SELF, 'go', {});
+    expect(old.readyNodes()).toEqual(['b']);
+    old.markRunning('b'); old.complete('b', 'B', {});
+    expect(old.readyNodes()).toEqual([]);
+    expect(old.finished()).toBe(false);
+    expect(old.stalled()).toEqual(['a', 'join']);
+  });
+  test('stalled() names activated nodes that wait on each other; empty while something runs', () => {
+    // b joins a; a's source s is fed back from b (b -> s closes the cycle s -> a -> b -> s).
+    const g = G([
+      { from: SELF, to: 's' }, { from: SELF, to: 'b' }, { from: 's', to: 'a' }, { from: 'a', to: 'b' },
+      { from: 'b', to: 's', condition: "result_contains('loop')" },
+    ], ['s', 'a', 'b']);
+    g.markRunning(SELF); g.complete(SELF, 'go', {});
+    expect(g.readyNodes()).toEqual(['s']);
+    g.markRunning('s');
+    expect(g.stalled()).toEqual([]);
+    g.complete('s', 'S', {});
+    expect(g.readyNodes()).toEqual([]);
+    expect(g.stalled()).toEqual(['a', 'b']);
+  });
   test('several sinks give an object keyed by node id', () => {
     const g = G([{ from: SELF, to: 'x' }, { from: SELF, to: 'y' }], ['x', 'y']);
     g.markRunning(SELF); g.complete(SELF, 's', {});

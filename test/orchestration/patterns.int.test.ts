@@ -80,12 +80,68 @@ describe('graph', () => {
     expect(res.output).toEqual({ score: 0.9, verdict: 'approved' });
   });
 
+  test('a join inside a cycle (conditional back-edge join -> a) waits for both branches and loops without deadlock', async () => {
+    const b = bundle('cyclejoin', [
+      agent({ id: 'cyclejoin', model: answers('go'), pattern: graph({
+        max_node_executions: 10,
+        nodes: [{ id: 'a', agent_ref: 'cj-a' }, { id: 'b', agent_ref: 'cj-b' }, { id: 'join', agent_ref: 'cj-join' }],
+        edges: [
+          { from: '$self', to: 'a' }, { from: '$self', to: 'b' }, { from: 'a', to: 'join' }, { from: 'b', to: 'join' },
+          { from: 'join', to: 'a', condition: "result_contains('again')" },
+        ],
+      }) }),
+      agent({ id: 'cj-a', model: answers('A-OUT', 1000) }),
+      agent({ id: 'cj-b', model: answers('B-OUT') }),
+      agent({ id: 'cj-join', model: byInput([
+        { contains: 'previous_outputs', reply: { content: 'done' } },
+        { contains: 'A-OUT', reply: { content: 'again' } },
+      ], { content: 'joined without a' }) }),
+    ]);
+    const wf = await h.start(b, 'x');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('done');
+    const st = await wf.query<RunStatus>('status');
+    expect(st.progress).toMatchObject({ total_executions: 6, nodes: { a: { executions: 2 }, b: { executions: 1 }, join: { executions: 2 } } });
+  });
+
+  test('a graph whose activated nodes wait on each other fails naming them (no partial output)', async () => {
+    const b = bundle('stallgraph', [
+      agent({ id: 'stallgraph', model: answers('go'), pattern: graph({
+        nodes: [{ id: 's', agent_ref: 'st-s' }, { id: 'a', agent_ref: 'st-a' }, { id: 'b', agent_ref: 'st-b' }],
+        edges: [
+          { from: '$self', to: 's' }, { from: '$self', to: 'b' }, { from: 's', to: 'a' }, { from: 'a', to: 'b' },
+          { from: 'b', to: 's', condition: "result_contains('loop')" },
+        ],
+      }) }),
+      agent({ id: 'st-s', model: answers('S-OUT') }),
+      agent({ id: 'st-a', model: answers('A-OUT') }),
+      agent({ id: 'st-b', model: answers('B-OUT') }),
+    ]);
+    const wf = await h.start(b, 'x');
+    expect(await failureOf(wf)).toMatch(/\[GraphStalled\] graph stalled: node\(s\) 'a', 'b' were activated but can never run/);
+    const st = await wf.query<RunStatus>('status');
+    expect(st.state).toBe('failed');
+    expect(st.error).toMatch(/graph stalled/);
+    expect(st.progress).toMatchObject({ nodes: { a: { status: 'activated', executions: 0 }, b: { status: 'activated', executions: 0 } } });
+  });
+
   test('node_timeout marks the node failed and fails the graph', async () => {
     const b = bundle('slowgraph', [
       agent({ id: 'slowgraph', model: answers('go'), pattern: graph({ node_timeout: 2, nodes: [{ id: 'sleepy', agent_ref: 'sleepy-agent' }], edges: [{ from: '$self', to: 'sleepy' }] }) }),
       agent({ id: 'sleepy-agent', model: answers('too late', 8000) }),
     ]);
     expect(await failureOf(await h.start(b, 'x'))).toMatch(/graph node 'sleepy' timed out after node_timeout \(2s\)/);
+  });
+
+  test('node_timeout is the member\'s execution timeout (continue-as-new does not reset it)', async () => {
+    const b = bundle('ttlgraph', [
+      agent({ id: 'ttlgraph', model: answers('go'), pattern: graph({ node_timeout: 45, nodes: [{ id: 'quick', agent_ref: 'quick-agent' }], edges: [{ from: '$self', to: 'quick' }] }) }),
+      agent({ id: 'quick-agent', model: answers('fast') }),
+    ]);
+    const wf = await h.start(b, 'x');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('fast');
+    const member = await h.t.client.workflow.getHandle(`${wf.workflowId}/node-quick-1`).describe();
+    const cfg = member.raw.executionConfig!;
+    expect(Number(cfg.workflowExecutionTimeout?.seconds ?? 0)).toBe(45);
   });
 
   test('execution_timeout is a durable timer: the graph fails when it fires', async () => {
@@ -264,6 +320,20 @@ describe('steps (seed 004)', () => {
       { step: 'extract', status: 'completed' }, { step: 'legal-review', status: 'completed' }, { step: 'compliance-review', status: 'completed' },
       { step: 'synthesize', status: 'completed' }, { step: 'escalate', status: 'completed' }, { step: 'finalize', status: 'completed', iterations: 2 },
     ]);
+  });
+
+  test('{"ByName": alias} resolves through local_agents when the alias differs from the agent id', async () => {
+    const b = bundle('alias-steps', [
+      agent({ id: 'alias-steps', local_agents: [{ alias: 'drafter', agent_ref: 'draft-writer-v2' }, { alias: 'checker', agent_ref: 'qa-agent' }], pattern: { type: 'steps', steps: [
+        { name: 'draft', agent: { ByName: 'drafter' }, prompt_template: 'Draft: {{input}}' },
+        { name: 'check', agent: { ByName: 'checker' }, prompt_template: 'Check: {{input}}' },
+      ] } }),
+      agent({ id: 'draft-writer-v2', model: byInput([{ contains: 'Draft: memo', reply: { content: 'DRAFTED memo' } }], { content: 'draft-miss' }) }),
+      agent({ id: 'qa-agent', model: byInput([{ contains: 'Check: DRAFTED memo', reply: { content: 'checked by qa' } }], { content: 'check-miss' }) }),
+    ]);
+    const wf = await h.start(b, 'memo');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('checked by qa');
+    expect(await childIds(h, wf.workflowId)).toEqual([`${wf.workflowId}/step-1-draft`, `${wf.workflowId}/step-2-check`]);
   });
 
   test('a Conditional step is skipped when the condition is absent; a failing FanOut step fails the run', async () => {
