@@ -470,6 +470,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       args = g.args;
     }
     const reason = approvalReason(policy, call.name);
+    let corrected = false;
     if (reason) {
       // Only calls that are ready to run (valid arguments) are presented for approval.
       const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
@@ -503,13 +504,25 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         upsertSearchAttributes({ [SEARCH_ATTRIBUTES.escalationQueue]: [] });
         syncState();
         if (late.kind === 'reject') return errorResult(call, `call rejected by ${late.by ?? 'a human reviewer'}: ${late.reason}`);
-        if (late.args) args = late.args;
+        if (late.args) {
+          args = late.args;
+          corrected = true;
+        }
       } else if (!decided || !d) {
         st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
         return errorResult(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`);
       } else {
         if (d.kind === 'reject') return errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`);
-        if (d.args) args = d.args;
+        if (d.args) {
+          args = d.args;
+          corrected = true;
+        }
+      }
+      // An approver's corrected arguments pass the tool_input guardrails too (patched: older runs did not re-check).
+      if (corrected && guarded('tool_input') && patched('guard-corrected-args')) {
+        const g = await guardToolInput(call, args);
+        if ('error' in g) return g.error;
+        args = g.args;
       }
     }
     await waitUnpaused();

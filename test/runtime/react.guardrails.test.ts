@@ -283,3 +283,20 @@ test('histories of guardrail and escalation runs replay deterministically', asyn
   for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) results.push(r);
   expect(results.map((r) => ({ id: r.workflowId, error: r.error ? String(r.error) : undefined }))).toEqual(replayIds.map((id) => ({ id, error: undefined })));
 });
+
+test("an approver's corrected arguments pass the tool_input guardrails too", async () => {
+  const a = guarded(
+    {
+      agent_id: 'g-corrected',
+      model: scriptedModel({ turns: [{ tool_calls: [{ id: 'e1', name: 'echo', arguments: { text: 'hello' } }] }, { content: 'tool said: {{last_tool_result}}' }] }),
+      tools: [builtinTool('echo', { approval_required: true })],
+    },
+    { tool_input: [PII] },
+  );
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'g-corrected', input: 'go' });
+  await waitForStatus(h, (s) => s.pending_approvals.length === 1);
+  await h.executeUpdate('approveCall', { args: [{ call_id: 'e1', args: { text: 'write to carol@example.org' } }] });
+  const res = await h.result();
+  replayIds.push(h.workflowId);
+  expect(res.output).toBe('tool said: write to [REDACTED:email]');
+});
