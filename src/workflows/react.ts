@@ -435,6 +435,70 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     }
   };
 
+  /**
+   * Human approval of one call that is ready to run: present it, wait for approve/reject (or the
+   * approval timeout: reject, or escalate to a human queue), and return the arguments to run with
+   * (an approver's corrections pass the tool_input guardrails too).
+   */
+  const awaitApproval = async (call: ToolCall, initialArgs: JsonObject, reason: string): Promise<{ args: JsonObject } | { error: AppendItem }> => {
+    const errorOf = (call: ToolCall, text: string) => ({ error: errorResult(call, text) });
+    let args = initialArgs;
+    let corrected = false;
+    // Only calls that are ready to run (valid arguments) are presented for approval.
+    const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
+      { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
+    ]);
+    if (!chk.ok) return errorOf(call, chk.error ?? 'invalid arguments');
+    await waitUnpaused();
+    book.add({ call_id: call.id, tool: call.name, arguments: args, reason, requested_at: new Date().toISOString() });
+    syncState();
+    details(`waiting for approval of ${call.name} (${call.id})`);
+    const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
+    const escalate = !decided && input.options?.on_approval_timeout === 'escalate' && patched('approval-timeout-escalate');
+    const d = book.decision(call.id);
+    if (!escalate) {
+      book.remove(call.id);
+      syncState();
+    }
+    if (escalate) {
+      // Escalate: the call stays pending, and the run shows up in `loom escalations` under the
+      // queue of the agent's first `on: timeout` human_queue rule (else `approvals`) until an
+      // operator approves or rejects it.
+      const rule = ag.orchestration.escalation.find((r) => r.on === 'timeout' && r.target.type === 'human_queue');
+      const queue = rule?.target.id ?? 'approvals';
+      st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: escalated to human queue '${queue}'`);
+      upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: ['waiting_for_human'], [SEARCH_ATTRIBUTES.escalationQueue]: [queue] });
+      publishedState = undefined;
+      details(`approval of ${call.name} (${call.id}) escalated to '${queue}'`);
+      await condition(() => book.decision(call.id) !== undefined);
+      const late = book.decision(call.id)!;
+      book.remove(call.id);
+      upsertSearchAttributes({ [SEARCH_ATTRIBUTES.escalationQueue]: [] });
+      syncState();
+      if (late.kind === 'reject') return errorOf(call, `call rejected by ${late.by ?? 'a human reviewer'}: ${late.reason}`);
+      if (late.args) {
+        args = late.args;
+        corrected = true;
+      }
+    } else if (!decided || !d) {
+      st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
+      return errorOf(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`);
+    } else {
+      if (d.kind === 'reject') return errorOf(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`);
+      if (d.args) {
+        args = d.args;
+        corrected = true;
+      }
+    }
+    // An approver's corrected arguments pass the tool_input guardrails too (patched: older runs did not re-check).
+    if (corrected && guarded('tool_input') && patched('guard-corrected-args')) {
+      const g = await guardToolInput(call, args);
+      if ('error' in g) return g;
+      args = g.args;
+    }
+    return { args };
+  };
+
   /** One tool call: limits, approval just before it runs, then the activity (or child agent). */
   const runCall = async (call: ToolCall): Promise<AppendItem> => {
     // Synchronous up to the first await: concurrent calls of one turn see each other's counts.
@@ -451,6 +515,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
         const g = await guardToolInput(call, dargs);
         if ('error' in g) return g.error;
         dargs = g.args;
+      }
+      // policies.require_human_approval gates delegation too (patched: older runs delegated at once).
+      if (policy.require_human_approval && patched('delegate-approval')) {
+        const approved = await awaitApproval(call, dargs, 'policies.require_human_approval');
+        if ('error' in approved) return approved.error;
+        dargs = approved.args;
       }
       await waitUnpaused();
       return guardToolOutput(call, await runAgentCall(call, d.agent_id, d.workflow_type, (dargs.input ?? null) as JsonValue, `delegate-${call.id}`));
@@ -470,60 +540,10 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       args = g.args;
     }
     const reason = approvalReason(policy, call.name);
-    let corrected = false;
     if (reason) {
-      // Only calls that are ready to run (valid arguments) are presented for approval.
-      const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
-        { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
-      ]);
-      if (!chk.ok) return errorResult(call, chk.error ?? 'invalid arguments');
-      await waitUnpaused();
-      book.add({ call_id: call.id, tool: call.name, arguments: args, reason, requested_at: new Date().toISOString() });
-      syncState();
-      details(`waiting for approval of ${call.name} (${call.id})`);
-      const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
-      const escalate = !decided && input.options?.on_approval_timeout === 'escalate' && patched('approval-timeout-escalate');
-      const d = book.decision(call.id);
-      if (!escalate) {
-        book.remove(call.id);
-        syncState();
-      }
-      if (escalate) {
-        // Escalate: the call stays pending, and the run shows up in `loom escalations` under the
-        // queue of the agent's first `on: timeout` human_queue rule (else `approvals`) until an
-        // operator approves or rejects it.
-        const rule = ag.orchestration.escalation.find((r) => r.on === 'timeout' && r.target.type === 'human_queue');
-        const queue = rule?.target.id ?? 'approvals';
-        st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: escalated to human queue '${queue}'`);
-        upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: ['waiting_for_human'], [SEARCH_ATTRIBUTES.escalationQueue]: [queue] });
-        publishedState = undefined;
-        details(`approval of ${call.name} (${call.id}) escalated to '${queue}'`);
-        await condition(() => book.decision(call.id) !== undefined);
-        const late = book.decision(call.id)!;
-        book.remove(call.id);
-        upsertSearchAttributes({ [SEARCH_ATTRIBUTES.escalationQueue]: [] });
-        syncState();
-        if (late.kind === 'reject') return errorResult(call, `call rejected by ${late.by ?? 'a human reviewer'}: ${late.reason}`);
-        if (late.args) {
-          args = late.args;
-          corrected = true;
-        }
-      } else if (!decided || !d) {
-        st.warnings.push(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
-        return errorResult(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`);
-      } else {
-        if (d.kind === 'reject') return errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`);
-        if (d.args) {
-          args = d.args;
-          corrected = true;
-        }
-      }
-      // An approver's corrected arguments pass the tool_input guardrails too (patched: older runs did not re-check).
-      if (corrected && guarded('tool_input') && patched('guard-corrected-args')) {
-        const g = await guardToolInput(call, args);
-        if ('error' in g) return g.error;
-        args = g.args;
-      }
+      const approved = await awaitApproval(call, args, reason);
+      if ('error' in approved) return approved.error;
+      args = approved.args;
     }
     await waitUnpaused();
     if (tool.kind === 'agent' && tool.agent) {

@@ -5,6 +5,7 @@ import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
+import { waitForStatus } from './harness';
 
 let t: TestTemporal;
 let worker: Worker;
@@ -125,4 +126,18 @@ describe('delegation (can_delegate / allowed_delegates) is enforced by the runti
     const res = await (await start({ bundle, agent_id: 'lead3', input: 'go' })).result();
     expect(res.output).toMatch(/unknown tool 'delegate_to_agent'/);
   });
+
+  test('policies.require_human_approval gates delegation: the delegate runs only once approved', async () => {
+    const lead = delegator('lead4', 'helper-agent', true);
+    lead.policies = { ...lead.policies, require_human_approval: true };
+    const bundle = await storeTestBundle(bundleOf(lead, child()));
+    const id = `lead4-${Date.now()}`;
+    const h = await start({ bundle, agent_id: 'lead4', input: 'go' }, id);
+    const st = await waitForStatus(h, (s) => s.pending_approvals.length === 1);
+    expect(st.pending_approvals[0]).toMatchObject({ call_id: 'd1', tool: 'delegate_to_agent', reason: 'policies.require_human_approval' });
+    await expect(t.client.workflow.getHandle(`${id}/delegate-d1`).describe()).rejects.toThrow(/not found/i);
+    await h.executeUpdate('approveCall', { args: [{ call_id: 'd1' }] });
+    expect((await h.result()).output).toBe('lead heard {"said":"child got ping"}');
+  });
 });
+
