@@ -240,9 +240,10 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     [SEARCH_ATTRIBUTES.agentId]: [ag.agent_id],
     [SEARCH_ATTRIBUTES.agentVersion]: [ag.version],
     [SEARCH_ATTRIBUTES.pattern]: [patternOf(ag)],
-    [SEARCH_ATTRIBUTES.status]: ['running'],
+    // 'paused' when a pause arrived with the start (signalWithStart).
+    [SEARCH_ATTRIBUTES.status]: [currentState()],
   });
-  publishedState = 'running';
+  publishedState = currentState();
 
   const cfg = reactConfig(ag);
   const limits: Limits = {

@@ -140,6 +140,7 @@ test('paused from the start (signalWithStart): no model call until resume', asyn
   expect(st.turn).toBe(0);
   await new Promise((r) => setTimeout(r, 500));
   expect(await scheduledActivities(h)).toEqual(['loadAgent']);
+  expect((await h.describe()).searchAttributes.AgentStatus).toEqual(['paused']);
   await h.signal('resume');
   expect((await h.result()).output).toBe('ok');
 });
