@@ -32,3 +32,44 @@ export function registryDir(args: ParsedArgs): string {
 }
 
 export class UsageError extends Error {}
+
+/** Allowed options of a command for `parseKnownArgs`: boolean flags and flags taking a value. */
+export interface FlagSpec { boolean: string[]; value: string[] }
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/**
+ * Opt-in strict variant of `parseArgs` (the default parser stays permissive for the other
+ * commands): an option not in `spec` throws UsageError("unknown option --stict (did you mean
+ * --strict?)") before it can swallow the next argument; a boolean flag never takes a value, a
+ * value flag needs one.
+ */
+export function parseKnownArgs(argv: string[], spec: FlagSpec): ParsedArgs {
+  const known = [...spec.boolean, ...spec.value];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    const key = eq > 0 ? a.slice(2, eq) : a.slice(2);
+    if (!known.includes(key)) {
+      const near = known.map((k) => ({ k, d: editDistance(key, k) })).sort((x, y) => x.d - y.d)[0];
+      const hint = near && near.d <= 2 ? ` (did you mean --${near.k}?)` : known.length ? ` (known options: ${known.map((k) => `--${k}`).join(', ')})` : '';
+      throw new UsageError(`unknown option --${key}${hint}`);
+    }
+    if (spec.boolean.includes(key) && eq > 0) throw new UsageError(`option --${key} takes no value`);
+    if (spec.value.includes(key) && eq < 0) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`option --${key} needs a value (--${key} VALUE)`);
+      i++;
+    }
+  }
+  return parseArgs(argv, spec.boolean);
+}

@@ -6,8 +6,10 @@ import type {
 } from './types';
 import { diag, fieldPath, posOf, splitSections, REQUIRED_SECTIONS, OPTIONAL_SECTIONS, type PathPart, type SourceFile } from './source';
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
-import { AGF_POLICIES, RESERVED_PATTERNS, VENDOR_POLICY_RE } from './schemas';
+import { AGF_POLICIES, RESERVED_PATTERNS, SPEC_VERSIONS, VENDOR_POLICY_RE } from './schemas';
 import type { Entry, Registry } from './registry';
+import { checkExpr } from '../orchestration/expr';
+import { CONDITION_OPERATORS } from '../orchestration/conditions';
 
 type Obj = Record<string, unknown>;
 
@@ -59,6 +61,12 @@ class Ctx {
   warn(path: PathPart[], code: string, message: string, key = false): void {
     const p = posOf(this.src, path, key);
     this.diags.push(diag(this.src.file, p.line, p.column, 'warning', code, fieldPath(path), message));
+  }
+  /** AGF031: an active agent must not reference a disabled agent (reported at the referencing line). */
+  disabledAgent(path: PathPart[], id: string, how: string): void {
+    const e = this.reg.entries.agent.get(id);
+    if (!e || statusOf(e.data) !== 'disabled' || statusOf(this.data) !== 'active') return;
+    this.err(path, 'AGF031', `agent \`${id}\` (${how}) is disabled and cannot be used by an active agent; re-enable it (status: active) or remove the reference`);
   }
   get(kind: Entry['kind'], id: string): Entry | undefined {
     const e = this.reg.entries[kind].get(id);
@@ -224,7 +232,14 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const d = normalize(ctx, src.data);
   ctx.data = d;
   const policyId = asStr(asObj(d.execution_policy).id);
+  const numericSpec = typeof d.spec_version === 'number';
+  if (numericSpec) {
+    const n = String(d.spec_version);
+    const q = n.includes('.') ? n : `${n}.0`;
+    ctx.err(['spec_version'], 'AGF002', `\`spec_version\` is read as the number ${n}; quote it: \`spec_version: "${q}"\` (supported: ${SPEC_VERSIONS.map((v) => `"${v}"`).join(', ')})`);
+  }
   schemaDiagnostics('agent', d, src, ctx.diags, agentCode, [], (p) => {
+    if (numericSpec && p.length === 1 && p[0] === 'spec_version') return true;
     if (p[0] === 'execution_policy' && p[1] === 'id') return true;
     if (p[0] === 'execution_policy' && p[1] === 'config' && !(policyId && AGF_POLICIES.includes(policyId))) return true;
     return false;
@@ -370,6 +385,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
       else {
         if (asObj(asObj(target.data).orchestration).can_be_invoked_as_tool !== true) ctx.err(p, 'AGF026', `tool \`${ref}\` runs agent \`${ct.agent.agent_id}\`, which does not set \`orchestration.can_be_invoked_as_tool: true\`; set it in that agent`);
         ctx.needs.add(ct.agent.agent_id);
+        ctx.disabledAgent(p, ct.agent.agent_id, `run by tool \`${ref}\``);
       }
     }
     toolRefs.push(ct);
@@ -509,7 +525,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     if (aliases.has(alias)) ctx.err(['local_agents', i, 'alias'], 'AGF043', `alias \`${alias}\` is declared twice; aliases must be unique`);
     aliases.set(alias, ref);
     if (!reg.entries.agent.has(ref)) ctx.err(['local_agents', i, 'agent_ref'], 'AGF045', `agent \`${ref}\` is not registered; create agents/${ref}.agent.md or fix \`agent_ref\``);
-    else ctx.needs.add(ref);
+    else { ctx.needs.add(ref); ctx.disabledAgent(['local_agents', i, 'agent_ref'], ref, `local agent \`${alias}\``); }
   });
 
   // execution policy (seed 000)
@@ -535,7 +551,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     if (seenDel.has(a)) ctx.err(['orchestration', 'allowed_delegates', i], 'AGF021', `delegate \`${a}\` is listed twice`);
     seenDel.add(a);
     if (!reg.entries.agent.has(a)) ctx.err(['orchestration', 'allowed_delegates', i], 'AGF017', `delegate \`${a}\` is not a registered agent; create agents/${a}.agent.md or remove it`);
-    else ctx.needs.add(a);
+    else { ctx.needs.add(a); ctx.disabledAgent(['orchestration', 'allowed_delegates', i], a, 'delegate'); }
   });
   if (delegates.length && orch.can_delegate !== true) ctx.warn(['orchestration', 'allowed_delegates'], 'AGL015', '`allowed_delegates` has no effect while `can_delegate` is false; set `can_delegate: true` or remove the list');
 
@@ -572,6 +588,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
       else {
         if (asObj(asObj(te.data).orchestration).can_be_invoked_as_tool !== true) ctx.err([...p, 'target', 'id'], 'AGF026', `escalation target \`${tgt.id}\` must set \`orchestration.can_be_invoked_as_tool: true\``);
         ctx.needs.add(tgt.id);
+        ctx.disabledAgent([...p, 'target', 'id'], tgt.id, 'escalation target');
       }
     }
     escalation.push(strip({ on: on as EscalationRule['on'], guardrail: g, node, target: { type: tgt.type === 'agent' ? 'agent' : 'human_queue', id: String(tgt.id ?? '') } } as EscalationRule & Obj));
@@ -664,6 +681,10 @@ function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, st
       if (parts[1] !== 'input') ctx.err(p, 'AGF048', `\`${expr}\`: the parent only has \`input\`; write \`parent.input.<field>\``);
       return;
     }
+    if (parts[1] === 'input') {
+      ctx.err(p, 'AGF048', `\`${expr}\`: a step's input is not available at run time; read the parent's input with \`parent.input.${parts.slice(2).join('.')}\` or the step's result with \`${source}.output.…\``);
+      return;
+    }
     if (!earlier.has(source)) ctx.err(p, 'AGF048', `\`${expr}\` reads from \`${source}\`, which is not \`parent\` or an alias of an earlier step; use ${['parent', ...earlier].map((x) => `\`${x}\``).join(', ')}`);
   };
   const mapping = (p: PathPart[], m: unknown, earlier: Set<string>, batch: boolean): void => {
@@ -673,7 +694,10 @@ function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, st
     const groups = Array.isArray(c) ? c : [c];
     groups.forEach((g, gi) => {
       const gp = Array.isArray(c) ? [...p, gi, 'args_match'] : [...p, 'args_match'];
-      for (const k of Object.keys(asObj(asObj(g).args_match))) checkPath(gp, k, known, false);
+      for (const [k, v] of Object.entries(asObj(asObj(g).args_match))) {
+        checkPath(gp, k, known, false);
+        operatorCheck(ctx, [...gp, k], v);
+      }
     });
   };
   const stepsOf = (field: 'steps' | 'agents', sequential: boolean): Set<string> => {
@@ -714,6 +738,55 @@ function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, st
   }
 }
 
+const OPS = CONDITION_OPERATORS as readonly string[];
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+/** The operator a misspelled key most likely meant (`gtee` → `gte`, `notin` → `not_in`), if any. */
+function nearOperator(k: string): string | undefined {
+  if (k.length < 3) return undefined;
+  const x = k.toLowerCase();
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const op of OPS) {
+    const d = x.replace(/[-_]/g, '') === op.replace(/_/g, '') ? 0 : levenshtein(x, op);
+    if (d < bestD) { best = op; bestD = d; }
+  }
+  return best && bestD <= (best.length >= 6 ? 2 : 1) ? best : undefined;
+}
+
+/** AGF049: an args_match value that is (or tries to be) an operator object must be a valid one. */
+function operatorCheck(ctx: Ctx, p: PathPart[], v: unknown): void {
+  if (!isObj(v)) return;
+  const keys = Object.keys(v);
+  const ops = keys.filter((k) => OPS.includes(k));
+  const others = keys.filter((k) => !OPS.includes(k));
+  const known = `known operators: ${OPS.join(', ')}`;
+  if (ops.length && others.length) {
+    ctx.err(p, 'AGF049', `this value mixes operators (${ops.join(', ')}) with other keys (${others.join(', ')}); an operator object holds operators only (${known}) — to compare with a literal mapping write \`{eq: {...}}\``);
+    return;
+  }
+  if (!ops.length) {
+    for (const k of others) {
+      const near = nearOperator(k);
+      if (near) ctx.err([...p, k], 'AGF049', `unknown operator \`${k}\`; did you mean \`${near}\`? (${known}; to compare with a literal mapping write \`{eq: {...}}\`)`, true);
+    }
+    return;
+  }
+  for (const op of ['in', 'not_in']) {
+    if (op in v && !Array.isArray(v[op])) ctx.err([...p, op], 'AGF049', `\`${op}\` needs a list of values, e.g. \`${op}: [a, b]\``);
+  }
+  if (typeof v.matches === 'string') {
+    try { new RegExp(v.matches); } catch { ctx.err([...p, 'matches'], 'AGF049', '`matches` is not a valid regular expression; fix or escape it'); }
+  } else if (v.matches !== undefined) ctx.err([...p, 'matches'], 'AGF049', '`matches` needs a regular expression string');
+}
+
 // ---- orchestration.pattern ------------------------------------------------------------------
 function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present: boolean): OrchestrationPattern | undefined {
   if (!present) return undefined;
@@ -735,6 +808,7 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
     if (!e) { ctx.err(path, 'AGF055', `agent \`${id}\` is not registered; create agents/${id}.agent.md or fix the reference`); return; }
     if (needTool && asObj(asObj(e.data).orchestration).can_be_invoked_as_tool !== true) ctx.err(path, 'AGF026', `swarm member \`${id}\` must set \`orchestration.can_be_invoked_as_tool: true\``);
     ctx.needs.add(id);
+    ctx.disabledAgent(path, id, 'pattern member');
   };
   const dupCheck = (list: unknown[], field: string, what: string, path: (i: number) => PathPart[]): Set<string> => {
     const seen = new Set<string>();
@@ -759,7 +833,12 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
       const eo = asObj(e);
       for (const end of ['from', 'to'] as const) {
         const v = asStr(eo[end]);
-        if (v && v !== '$self' && !ids.has(v)) ctx.err([...base, 'edges', i, end], 'AGF054', `edge ${end} \`${v}\` is not a node id; use \`$self\` or one of: ${[...ids].join(', ')}`);
+        if (end === 'to' && v === '$self') ctx.err([...base, 'edges', i, 'to'], 'AGF052', '`$self` (the orchestrator) is the entry node only and cannot be an edge target (the runtime rejects it); end the edge at a node listed in `nodes`');
+        else if (v && v !== '$self' && !ids.has(v)) ctx.err([...base, 'edges', i, end], 'AGF054', `edge ${end} \`${v}\` is not a node id; ${end === 'from' ? 'use `$self` or one' : 'use one'} of: ${[...ids].join(', ')}`);
+      }
+      if (typeof eo.condition === 'string') {
+        const problem = checkExpr(eo.condition);
+        if (problem) ctx.err([...base, 'edges', i, 'condition'], 'AGF059', `edge condition does not parse: ${problem}; write e.g. \`result_contains('approved')\` or \`state.score >= 0.8 and not exists(state.error)\``);
       }
     });
     return strip({
@@ -831,7 +910,7 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
     const name = asStr(asObj(asObj(s).agent).ByName);
     if (!name) return;
     if (aliases.has(name)) return;
-    if (ctx.reg.entries.agent.has(name)) { ctx.needs.add(name); return; }
+    if (ctx.reg.entries.agent.has(name)) { ctx.needs.add(name); ctx.disabledAgent([...base, 'steps', i, 'agent', 'ByName'], name, 'step agent'); return; }
     ctx.err([...base, 'steps', i, 'agent', 'ByName'], 'AGF058', `\`${name}\` is neither a local_agents alias nor a registered agent_id; declare \`local_agents: [{alias: ${name}, agent_ref: <agent_id>}]\` or create agents/${name}.agent.md`);
   });
   return { type: 'steps', steps: json(steps) as unknown as import('./types').StepDefinition[] };

@@ -251,9 +251,11 @@ export function validatePaths(paths: string[], opts: { registry?: string } = {})
       if (kind === 'agent' && entry.src?.data) {
         // compile against a registry where this file replaces the stored one
         const reg: Registry = { ...base, entries: { ...base.entries, agent: new Map(base.entries.agent) }, cache: new Map() };
+        // registered under its agent_id (so references resolve), compiled with the file-name stem
+        // as entry.id so that AGF003 (agent_id ≠ file name) is checked as in a registry folder
         const id = typeof entry.data?.agent_id === 'string' ? entry.data.agent_id : entry.id;
         reg.entries.agent.set(id, { ...entry, id });
-        const r = compileAgentEntry(reg, { ...entry, id });
+        const r = compileAgentEntry(reg, entry);
         out.push(...r.diags);
       }
     } catch (e) {

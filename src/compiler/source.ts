@@ -126,7 +126,9 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
   }
   const src: SourceFile = { file: display, body, bodyLine, doc, lineCounter, fmLine: 2, aliases: [] };
   const problems: Array<{ pos: number; message: string }> = doc.errors.map((err) => ({
-    pos: err.pos[0], message: `YAML syntax error: ${err.message.split('\n')[0]}; fix the indentation/quoting at this position`,
+    pos: err.pos[0], message: /Maximum call stack/i.test(err.message)
+      ? `YAML cannot be parsed: ${yamlExceptionMessage(new RangeError(err.message))}`
+      : `YAML syntax error: ${err.message.split('\n')[0]}; fix the indentation/quoting at this position`,
   }));
   try {
     problems.push(...structureProblems(doc));
@@ -196,16 +198,16 @@ export function yamlExceptionMessage(e: unknown): string {
 function structureProblems(doc: Document.Parsed): Array<{ pos: number; message: string }> {
   const out: Array<{ pos: number; message: string }> = [];
   visit(doc, {
-    Map(_, node) {
-      const seen = new Set<string>();
-      for (const it of node.items) {
-        if (!isScalar(it.key)) continue;
-        const k = String(it.key.value);
-        if (seen.has(k)) out.push({ pos: it.key.range?.[0] ?? 0, message: `duplicate key \`${k}\`: a key may appear only once in a mapping; remove or merge the repeated entry` });
-        seen.add(k);
-      }
-    },
     Node(_, node) {
+      if (isMap(node)) {
+        const seen = new Set<string>();
+        for (const it of node.items) {
+          if (!isScalar(it.key)) continue;
+          const k = String(it.key.value);
+          if (seen.has(k)) out.push({ pos: it.key.range?.[0] ?? 0, message: `duplicate key \`${k}\`: a key may appear only once in a mapping; remove or merge the repeated entry` });
+          seen.add(k);
+        }
+      }
       const tag = (node as { tag?: string }).tag;
       if (tag && !CORE_TAGS.has(tag)) {
         const shown = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice(18)}` : tag;

@@ -62,6 +62,9 @@ function checkSchema(schema: unknown): { ok: boolean; message?: string } {
   }
 }
 
+/** Schema errors per call described in full (suggestions, allowed fields); later ones briefly. */
+const DETAILED_ERRORS = 200;
+
 export type CodeMapper = (path: PathPart[], keyword: string, err: ErrorObject) => string;
 
 function splitPointer(p: string): PathPart[] {
@@ -75,7 +78,7 @@ function splitPointer(p: string): PathPart[] {
 /** Readable formats for the schemas' `pattern`s (never print a raw regular expression). */
 const PATTERN_HINTS: Record<string, string> = {
   '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?$':
-    'not a semantic version; write a semantic version such as `1.2.0` (MAJOR.MINOR.PATCH, optionally a pre-release like `1.2.0-rc.1`), quoted if you like',
+    'not a semantic version; write a semantic version such as `1.2.0` (MAJOR.MINOR.PATCH, optionally a pre-release like `1.2.0-rc.1`)',
   '^[a-z0-9_-]{3,64}$': 'not a valid id; write 3–64 lowercase letters, digits, `-` or `_` (no spaces or capitals), e.g. `customer-support-agent`, and name the file after it',
   '^[A-Za-z0-9_.-]{1,128}$': 'not a valid id; write 1–128 letters, digits, `.`, `-` or `_` (no spaces), e.g. `gpt-4o-mini`, and name the file after it',
   '^[A-Z_][A-Z0-9_]*$': 'not an environment variable name; write the NAME of the variable (upper case letters, digits, `_`), e.g. `OPENAI_API_KEY`',
@@ -85,7 +88,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^[A-Za-z_][A-Za-z0-9_-]*$': 'not a valid alias; write letters, digits, `_` or `-`, starting with a letter or `_`, e.g. `researcher`',
 };
 
-function describe(err: ErrorObject): string {
+function describe(err: ErrorObject, brief = false): string {
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case 'required': return `missing required field \`${String(p.missingProperty)}\`; add it`;
@@ -93,6 +96,7 @@ function describe(err: ErrorObject): string {
       const props = (err.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
       const allowed = props ? Object.keys(props) : [];
       const key = String(p.additionalProperty);
+      if (brief) return `unknown field \`${key}\`; remove it`;
       const near = allowed.find((a) => similar(a, key));
       return `unknown field \`${key}\`; ${near ? `did you mean \`${near}\`? ` : ''}${allowed.length ? `allowed fields here: ${allowed.join(', ')}` : 'remove it'}`;
     }
@@ -151,7 +155,8 @@ export function schemaDiagnostics(
     if (seen.has(k)) continue;
     seen.add(k);
     const pos = posOf(src, path, keyPos);
-    diags.push(diag(src.file, pos.line, pos.column, 'error', mapCode(target, err.keyword, err), fieldPath(target), describe(err)));
+    // past the per-file display cap the details are never shown: keep huge files cheap
+    diags.push(diag(src.file, pos.line, pos.column, 'error', mapCode(target, err.keyword, err), fieldPath(target), describe(err, seen.size > DETAILED_ERRORS)));
   }
   return false;
 }

@@ -1,5 +1,6 @@
 /** Public API: canonical output, hashes, emission details, publish rules, schema files, CLI. */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { execFileSync, spawnSync } from 'child_process';
 import {
@@ -158,7 +159,9 @@ describe('CLI', () => {
     expect(bad.status).toBe(1);
     const arr = JSON.parse(bad.stdout.toString()) as Array<{ code: string }>;
     expect(arr.some((d) => d.code === 'AGF007')).toBe(true);
-    const warnOnly = path.join(ROOT, 'test', 'fixtures', 'invalid', 'AGL006-hot.agent.md');
+    // named after its agent_id (fx-agent), so the only findings are warnings (no AGF003)
+    const warnOnly = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-warn-')), 'fx-agent.agent.md');
+    fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'invalid', 'AGL006-hot.agent.md'), warnOnly);
     expect(spawnSync('node', [loom, 'validate', warnOnly, '--registry', BASE], { env }).status).toBe(0);
     expect(spawnSync('node', [loom, 'validate', warnOnly, '--registry', BASE, '--strict'], { env }).status).toBe(1);
   }, 60000);

@@ -1,9 +1,16 @@
 /** `loom publish AGENT_ID [--registry DIR]`: compile and store .loom/published/<agent_id>/<version>.json. */
-import { parseArgs, registryDir } from '../args';
+import { parseKnownArgs, UsageError, type ParsedArgs, registryDir } from '../args';
 import { compileBundle, formatDiagnostic, publishBundle } from '../../compiler';
 
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  let args: ParsedArgs;
+  try {
+    args = parseKnownArgs(argv, { boolean: [], value: ['registry'] });
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`loom publish: ${e.message}\nusage: loom publish AGENT_ID [--registry DIR]\n`);
+    return 2;
+  }
   const id = args.positionals[0];
   if (!id) { process.stderr.write('usage: loom publish AGENT_ID [--registry DIR]\n'); return 2; }
   const dir = registryDir(args);

@@ -1,11 +1,19 @@
 /** `loom validate [PATHS…] [--registry DIR] [--strict] [--json]`: exit 0 clean, 1 on errors (or warnings with --strict). */
-import { parseArgs, flagString } from '../args';
+import { parseKnownArgs, flagString, UsageError, type ParsedArgs } from '../args';
 import { formatDiagnostic, validatePaths } from '../../compiler';
 
 export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['strict', 'json']);
-  const registry = flagString(args, 'registry') ?? process.env.LOOM_REGISTRY;
-  const paths = args.positionals.length ? args.positionals : [registry ?? process.cwd()];
+  let args: ParsedArgs;
+  try {
+    args = parseKnownArgs(argv, { boolean: ['strict', 'json'], value: ['registry'] });
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`loom validate: ${e.message}\nusage: loom validate [PATHS…] [--registry DIR] [--strict] [--json]\n`);
+    return 2;
+  }
+  // Only --registry overrides the registry a file sits in; LOOM_REGISTRY is a fallback (index.ts).
+  const registry = flagString(args, 'registry');
+  const paths = args.positionals.length ? args.positionals : [registry ?? process.env.LOOM_REGISTRY ?? process.cwd()];
   const diags = validatePaths(paths, { registry });
   const errors = diags.filter((d) => d.severity === 'error').length;
   const warnings = diags.length - errors;
