@@ -3,7 +3,9 @@
  * zero-latency model) on an embedded Temporal dev server, printing wall time, runs/s, the largest
  * history of any single execution and the worker's peak RSS; then the same fan-out hand-written
  * directly on Temporal activities, and the ratio. BENCH_SIZES=10,100 overrides the sizes;
- * BENCH_CONCURRENCY (default 200) bounds member concurrency.
+ * BENCH_CONCURRENCY (default 200) bounds member concurrency. Exits non-zero (after printing the
+ * table) when any single Agentloom execution's history reached HISTORY_LIMIT events (Temporal's
+ * 10,240-event warning); the hand-written direct baseline is not checked.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -14,6 +16,9 @@ import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
+
+/** Temporal warns at this history length; no single Agentloom execution may reach it. */
+const HISTORY_LIMIT = 10_240;
 
 function member(id: string): CompiledAgent {
   return {
@@ -88,6 +93,8 @@ async function main(): Promise<void> {
   const ref = await storeBundle(new FileBlobStore(), batchBundle(concurrency));
   const rows: string[] = [];
   let loopRow = '';
+  /** Agentloom executions whose largest history reached HISTORY_LIMIT: `what: events`. */
+  const overLimit: string[] = [];
   rows.push('| members | agentloom wall s | runs/s | largest history (events) | executions | direct wall s | direct runs/s | direct history | ratio | worker peak RSS MiB |');
   rows.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   try {
@@ -102,6 +109,7 @@ async function main(): Promise<void> {
       const failed = (res.output as unknown[]).filter((x) => x === null).length;
       await new Promise((r) => setTimeout(r, 1500)); // visibility catches up
       const hist = await maxHistory(client, id);
+      if (hist.max >= HISTORY_LIMIT) overLimit.push(`agf.batch of ${n} members: ${hist.max} events`);
       const t1 = Date.now();
       const did = `direct-${n}-${Date.now()}`;
       await client.workflow.execute('directFanoutWorkflow', { taskQueue: 'bench-direct', workflowId: did, args: [items, concurrency] });
@@ -123,6 +131,7 @@ async function main(): Promise<void> {
       let maxLoop = 0;
       for await (const wf of client.workflow.list({ query: `WorkflowId = '${id}'` })) { runs++; maxLoop = Math.max(maxLoop, wf.historyLength ?? 0); }
       const all = await maxHistory(client, id);
+      if (Math.max(maxLoop, all.max) >= HISTORY_LIMIT) overLimit.push(`agf.loop of ${loopN} iterations: ${Math.max(maxLoop, all.max)} events`);
       loopRow = `agf.loop of ${loopN} iterations: ${wall.toFixed(1)} s, ${runs} executions of the loop workflow (continue-as-new), largest history ${Math.max(maxLoop, all.max)} events; warning: ${res.warnings[0] ?? 'none'}`;
       process.stderr.write(loopRow + '\n');
     }
@@ -130,6 +139,10 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     process.stdout.write(rows.join('\n') + '\n');
     if (loopRow) process.stdout.write('\n' + loopRow + '\n');
+    if (overLimit.length) {
+      process.stdout.write(`\nFAIL: a single execution's history reached ${HISTORY_LIMIT} events: ${overLimit.join('; ')}\n`);
+      process.exitCode = 1;
+    }
     loomWorker.shutdown();
     directWorker.shutdown();
     await running.catch(() => undefined);

@@ -6,7 +6,10 @@
 
 /** Items per shard child: one execution starts at most this many members. */
 export const BATCH_SHARD_SIZE = 500;
-/** At most this many shards per execution (a deeper tree above that). */
+/**
+ * At most this many shards per execution. The tree is one level deep (a shard never re-shards):
+ * above BATCH_SHARD_SIZE × this many items the shards simply get larger (decision 38).
+ */
 export const BATCH_MAX_SHARDS_PER_EXECUTION = 500;
 
 export interface ItemRange {

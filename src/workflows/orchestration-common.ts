@@ -115,6 +115,11 @@ export class OrchestratorRun {
       token_usage: this.usage,
       warnings: this.warnings,
     };
+    // A pause carried across continue-as-new (see carry()).
+    if (carried.paused === true) {
+      this.paused = true;
+      this.status.state = 'paused';
+    }
     setHandler(statusQuery, () => this.status);
     setHandler(pauseSignal, () => {
       this.paused = true;
@@ -265,7 +270,7 @@ export class OrchestratorRun {
 
   private escalations = 1;
 
-  /** State to carry across continue-as-new. */
+  /** State to carry across continue-as-new (pass `paused: true` while paused to keep the pause). */
   carry(extra: JsonObject): JsonObject {
     return { ...extra, usage: { ...this.usage } as unknown as JsonObject, warnings: [...this.warnings] };
   }

@@ -11,7 +11,7 @@
  *                  per-item failures reported; large batches are sharded into child workflows of ≤500 items
  *  agf.conditional first matching route, else default_agent, else a clear failure
  */
-import { continueAsNew, executeChild, workflowInfo, ParentClosePolicy } from '@temporalio/workflow';
+import { continueAsNew, executeChild, patched, workflowInfo, ParentClosePolicy } from '@temporalio/workflow';
 import type { BatchConfig, ConditionalConfig, JsonObject, JsonValue, LoopConfig, ParallelConfig, PolicyStep, SequentialConfig } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -44,7 +44,16 @@ async function finalOutput(
   } catch (e) {
     throw run.fail((e as Error).message, 'InvalidOutputFrom');
   }
-  if (sel.kind === 'transform') return run.transform(sel.name, outputs, declared);
+  if (sel.kind === 'transform') {
+    try {
+      return await run.transform(sel.name, outputs, declared);
+    } catch (err) {
+      // Runs recorded before patch `transform-failure-status` failed with the raw activity failure
+      // (status still `running`, no error); now the failure goes through run.fail.
+      if (!patched('transform-failure-status')) throw err;
+      throw run.fail(`output_from custom_transform '${sel.name}' failed: ${failureMessage(err)}`, 'TransformFailed');
+    }
+  }
   try {
     return selectOutput(sel, declared, outputs, completionOrder);
   } catch (e) {
@@ -172,7 +181,8 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
     const info = workflowInfo();
     if (iteration < max && (info.continueAsNewSuggested || info.historyLength > (input.options?.scale?.loop_history_events ?? LOOP_HISTORY_LIMIT))) {
       const carry: LoopCarry = { iteration, last_output: lastOutput ?? null, outputs: ctx.outputs, iter_outputs: iterOutputs, iter_order: iterOrder };
-      await continueAsNew<typeof agfLoopWorkflow>({ ...input, carried: run.carry({ loop: carry as unknown as JsonObject }) });
+      // A pause that arrived during this run holds the next run too (members start only after resume).
+      await continueAsNew<typeof agfLoopWorkflow>({ ...input, carried: run.carry({ loop: carry as unknown as JsonObject, ...(run.paused ? { paused: true } : {}) }) });
     }
   }
   if (!exited) {

@@ -2,7 +2,7 @@
 import type { ExecutionPolicy } from '../../src/compiler/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, answers, bundle, byInput, failingModel, locals } from './builders';
-import { failureOf, Harness, startHarness } from './harness';
+import { failureOf, Harness, startHarness, waitFor } from './harness';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('orch-pol'); });
@@ -61,17 +61,21 @@ test('agf.parallel with a custom_transform registered in the worker', async () =
 test('agf.loop ends by max_iterations with a warning and returns the last iteration', async () => {
   const b = bundle('refiner', [
     orch('refiner', { id: 'agf.loop', config: {
-      steps: [{ agent: 'writer', input_mapping: { topic: 'parent.input.topic' } }, { agent: 'quality_checker', input_mapping: { draft: 'writer.output.draft' } }],
+      // The writer sees its own previous draft (absent in iteration 1), so iteration k writes draft k.
+      steps: [{ agent: 'writer', input_mapping: { topic: 'parent.input.topic', previous: 'writer.output.draft' } }, { agent: 'quality_checker', input_mapping: { draft: 'writer.output.draft' } }],
       max_iterations: 3,
       exit_condition: { args_match: { 'quality_checker.output.score': { gte: 0.8 } } },
       output_from: 'writer',
     } }, ['writer', 'quality_checker']),
-    agent({ id: 'writer', model: answers({ draft: 'v' }) }),
+    agent({ id: 'writer', model: byInput([
+      { contains: 'draft-two', reply: { content: { draft: 'draft-three' } } },
+      { contains: 'draft-one', reply: { content: { draft: 'draft-two' } } },
+    ], { content: { draft: 'draft-one' } }) }),
     agent({ id: 'quality_checker', model: answers({ score: 0.5 }) }),
   ]);
   const wf = await h.start(b, { topic: 't' });
   const res = (await wf.result()) as AgentRunResult;
-  expect(res.output).toEqual({ draft: 'v' });
+  expect(res.output).toEqual({ draft: 'draft-three' });
   expect(res.warnings.join('\n')).toMatch(/max_iterations \(3\)/);
   const st = await wf.query<RunStatus>('status');
   expect(st.warnings.join('\n')).toMatch(/max_iterations/);
@@ -86,14 +90,15 @@ test('agf.loop stops on exit_condition without a warning (merge keeps the final 
       exit_condition: [{ args_match: { 'quality_checker.output.score': { gte: 0.8 } } }, { args_match: { 'writer.output.done': true } }],
       output_from: 'merge',
     } }, ['writer', 'quality_checker']),
-    agent({ id: 'writer', model: answers({ draft: 'v' }) }),
-    agent({ id: 'quality_checker', model: answers({ score: 0.95 }) }),
+    // Iteration 1: first draft, low score with a note; iteration 2 (the writer reads the note): second draft, approved.
+    agent({ id: 'writer', model: byInput([{ contains: 'revise', reply: { content: { draft: 'second' } } }], { content: { draft: 'first' } }) }),
+    agent({ id: 'quality_checker', model: byInput([{ contains: 'second', reply: { content: { score: 0.95 } } }], { content: { score: 0.2, note: 'revise' } }) }),
   ]);
-  const wf = await h.start(b, {});
+  const wf = await h.start(b, { topic: 'essay' });
   const res = (await wf.result()) as AgentRunResult;
-  expect(res.output).toEqual({ writer: { draft: 'v' }, quality_checker: { score: 0.95 } });
+  expect(JSON.stringify(res.output)).toBe(JSON.stringify({ writer: { draft: 'second' }, quality_checker: { score: 0.95 } }));
   expect(res.warnings).toEqual([]);
-  expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ iteration: 1, ended_by: 'exit_condition' });
+  expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ iteration: 2, ended_by: 'exit_condition' });
 });
 
 test('agf.batch: one child per item, input order, one failing item reported without losing others', async () => {
@@ -211,7 +216,8 @@ test('agf.loop continues-as-new when its history passes the limit and keeps coun
       exit_condition: { args_match: { 'writer.output.never': true } },
       output_from: 'writer',
     } }, ['writer']),
-    agent({ id: 'writer', model: answers({ draft: 'iteration {{turn}}' }) }),
+    // No input_mapping: iteration k reads iteration k-1's draft `nK-1` (across continue-as-new too) and writes `nK`.
+    agent({ id: 'writer', model: byInput([5, 4, 3, 2, 1].map((k) => ({ contains: `"n${k}"`, reply: { content: { draft: `n${k + 1}` } } })), { content: { draft: 'n1' } }) }),
   ]);
   const wf = await h.start(b, {}, { options: { scale: { loop_history_events: 20 } } });
   const res = (await wf.result()) as AgentRunResult;
@@ -223,5 +229,38 @@ test('agf.loop continues-as-new when its history passes the limit and keeps coun
   expect(last.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
   const current = await h.t.client.workflow.getHandle(wf.workflowId).describe();
   expect(current.runId).not.toBe(wf.firstExecutionRunId);
-  expect(res.output).toEqual({ draft: 'iteration 0' });
+  expect(res.output).toEqual({ draft: 'n6' });
+});
+
+test('an unknown custom_transform fails the run through run.fail (status failed with the error)', async () => {
+  const b = bundle('badtransform', [
+    orch('badtransform', { id: 'agf.parallel', config: { agents: [{ agent: 'a' }], output_from: { custom_transform: 'acme.nope' } } }, ['a']),
+    agent({ id: 'a', model: answers('alpha') }),
+  ]);
+  const wf = await h.start(b, {});
+  expect(await failureOf(wf)).toMatch(/\[TransformFailed\] output_from custom_transform 'acme\.nope' failed: .*acme\.nope/);
+  const st = await wf.query<RunStatus>('status');
+  expect(st.state).toBe('failed');
+  expect(st.error).toMatch(/custom_transform 'acme\.nope' failed/);
+});
+
+test('agf.loop keeps a pause across continue-as-new: no member starts until resume', async () => {
+  const b = bundle('pause-loop', [
+    orch('pause-loop', { id: 'agf.loop', config: { steps: [{ agent: 'writer' }], max_iterations: 3, output_from: 'writer' } }, ['writer']),
+    agent({ id: 'writer', model: byInput([1, 2].map((k) => ({ contains: `"p${k}"`, reply: { content: { draft: `p${k + 1}` } } })), { content: { draft: 'p1' } }, 1500) }),
+  ]);
+  const wf = await h.start(b, {}, { options: { scale: { loop_history_events: 20 } } });
+  const member = (k: number) => h.t.client.workflow.getHandle(`${wf.workflowId}/iter-${k}-step-1-writer`);
+  await waitFor(async () => ((await member(1).describe()).status.name === 'RUNNING' ? true : undefined), 'iteration 1 to start');
+  await wf.signal('pause');
+  // Iteration 1 completes, the loop continues-as-new; the new run stays paused.
+  await waitFor(async () => ((await h.t.client.workflow.getHandle(wf.workflowId).describe()).runId !== wf.firstExecutionRunId ? true : undefined), 'continue-as-new');
+  await new Promise((r) => setTimeout(r, 1500));
+  const st = await wf.query<RunStatus>('status');
+  expect(st.state).toBe('paused');
+  await expect(member(2).describe()).rejects.toThrow(/not found/i);
+  await wf.signal('resume');
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.output).toEqual({ draft: 'p3' });
+  expect((await wf.query<RunStatus>('status')).state).toBe('completed');
 });

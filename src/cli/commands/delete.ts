@@ -1,10 +1,13 @@
 /**
- * `loom delete ID [--force]`: remove a run and its state (its history and its member runs'
- * histories). A running run is refused unless --force (which terminates it first).
+ * `loom delete ID [--force]`: remove a run and its state: every run of the workflow id (a chain of
+ * continue-as-new runs, earlier executions reusing the id) and every run of its member workflows
+ * (`<id>/…`), each deleted by run id. A running run is refused unless --force (which terminates it first).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseArgs } from '../args';
 import { orchestrationSession, quote } from './list';
+
+interface Execution { workflowId: string; runId?: string }
 
 export async function run(argv: string[]): Promise<number> {
   const args = parseArgs(argv, ['force']);
@@ -23,21 +26,33 @@ export async function run(argv: string[]): Promise<number> {
       await handle.terminate('deleted with loom delete --force');
     }
     const namespace = s.client.options.namespace;
-    // Member runs: child workflow ids are `<parent>/<role>` (src/workflows/child.ts).
-    const children: string[] = [];
-    try {
-      for await (const wf of s.client.workflow.list({ query: `WorkflowId STARTS_WITH ${quote(id + '/')}` })) children.push(wf.workflowId);
-    } catch {
-      // Visibility stores without STARTS_WITH: the run itself is still deleted.
-    }
-    for (const wid of [...children, id]) {
+    const list = async (query: string): Promise<Execution[]> => {
+      const out: Execution[] = [];
       try {
-        await s.client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: wid } });
+        for await (const wf of s.client.workflow.list({ query })) out.push({ workflowId: wf.workflowId, runId: wf.runId });
+      } catch {
+        // Visibility stores without STARTS_WITH: what was found is still deleted.
+      }
+      return out;
+    };
+    // Every run of the id (visibility lists each execution), the latest described one included even
+    // if visibility has not caught up yet.
+    const own = await list(`WorkflowId = ${quote(id)}`);
+    if (!own.some((e) => e.runId === desc.runId)) own.push({ workflowId: id, runId: desc.runId });
+    // Member runs: child workflow ids are `<parent>/<role>` (src/workflows/child.ts), every run of each.
+    const members = await list(`WorkflowId STARTS_WITH ${quote(id + '/')}`);
+    for (const e of [...members, ...own.reverse()]) {
+      try {
+        await s.client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: e.workflowId, runId: e.runId } });
       } catch (err) {
-        if (wid === id) throw err;
+        // A run already gone is fine; failing to delete the described run is not.
+        if (e.workflowId === id && e.runId === desc.runId) throw err;
       }
     }
-    process.stdout.write(`deleted ${id}${children.length ? ` and ${children.length} member run(s)` : ''}\n`);
+    const earlier = own.length - 1;
+    process.stdout.write(
+      `deleted ${id}${earlier ? ` (${own.length} runs)` : ''}${members.length ? ` and ${members.length} member run(s)` : ''}\n`,
+    );
     return 0;
   } finally {
     await s.close();
