@@ -1,4 +1,5 @@
 /** Minimal argv parsing shared by the `loom` commands: `--flag`, `--key value`, `--key=value`, positionals. */
+import { editDistance } from '../shared/edit-distance';
 export interface ParsedArgs {
   positionals: string[];
   flags: Record<string, string | true>;
@@ -36,15 +37,6 @@ export class UsageError extends Error {}
 /** Allowed options of a command for `parseKnownArgs`: boolean flags and flags taking a value. */
 export interface FlagSpec { boolean: string[]; value: string[] }
 
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
-}
 
 /**
  * Opt-in strict variant of `parseArgs` (the default parser stays permissive for the other

@@ -10,6 +10,7 @@ import { AGF_POLICIES, RESERVED_PATTERNS, SPEC_VERSIONS, VENDOR_POLICY_RE } from
 import type { Entry, Registry } from './registry';
 import { checkExpr } from '../orchestration/expr';
 import { CONDITION_OPERATORS } from '../orchestration/conditions';
+import { editDistance } from '../shared/edit-distance';
 
 type Obj = Record<string, unknown>;
 
@@ -739,15 +740,6 @@ function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, st
 }
 
 const OPS = CONDITION_OPERATORS as readonly string[];
-function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
-}
 /** The operator a misspelled key most likely meant (`gtee` → `gte`, `notin` → `not_in`), if any. */
 function nearOperator(k: string): string | undefined {
   if (k.length < 3) return undefined;
@@ -755,7 +747,7 @@ function nearOperator(k: string): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const op of OPS) {
-    const d = x.replace(/[-_]/g, '') === op.replace(/_/g, '') ? 0 : levenshtein(x, op);
+    const d = x.replace(/[-_]/g, '') === op.replace(/_/g, '') ? 0 : editDistance(x, op);
     if (d < bestD) { best = op; bestD = d; }
   }
   return best && bestD <= (best.length >= 6 ? 2 : 1) ? best : undefined;

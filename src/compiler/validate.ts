@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import type { Diagnostic } from './types';
 import { KIND_SCHEMAS, PATTERN_SCHEMAS } from './schemas';
 import { diag, fieldPath, posOf, type PathPart, type SourceFile } from './source';
+import { editDistance } from '../shared/edit-distance';
 
 let ajv: Ajv | undefined;
 const validators = new Map<string, ValidateFunction>();
@@ -121,15 +122,7 @@ function similar(a: string, b: string): boolean {
   const y = b.toLowerCase().replace(/[-_]/g, '');
   if (x === y) return true;
   if (Math.abs(x.length - y.length) > 2) return false;
-  // Levenshtein ≤ 2
-  const m = x.length, n = y.length;
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= m; i++) {
-    const cur = [i];
-    for (let j = 1; j <= n; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[n] <= 2;
+  return editDistance(x, y) <= 2;
 }
 
 /**
