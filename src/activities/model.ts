@@ -9,7 +9,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiler/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
-import type { ModelPrefs } from '../runtime/agent-view';
+import { reactConfig, type ModelPrefs } from '../runtime/agent-view';
 import { materializeReply, scriptedUsage, selectScriptedReply } from '../runtime/scripted';
 import { checkOutput, OutputCheck } from '../runtime/output';
 import { schemaError, BundleCache } from './agent-loader';
@@ -63,9 +63,8 @@ export interface ProviderReply {
 export type Provider = (req: ProviderRequest) => Promise<ProviderReply>;
 
 export function reactInstructions(agent: CompiledAgent): string {
-  const p = agent.execution_policy;
-  const cfg = p && p.id === 'agf.react' ? p.config : undefined;
-  const own = typeof cfg?.instructions === 'string' && cfg.instructions.trim() ? cfg.instructions : undefined;
+  const cfg = reactConfig(agent);
+  const own = typeof cfg.instructions === 'string' && cfg.instructions.trim() ? cfg.instructions : undefined;
   if (!own) return agent.instructions;
   return agent.instructions ? `${own}\n\n${agent.instructions}` : own;
 }
