@@ -445,11 +445,14 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     const errorOf = (call: ToolCall, text: string) => ({ error: errorResult(call, text) });
     let args = initialArgs;
     let corrected = false;
-    // Only calls that are ready to run (valid arguments) are presented for approval.
-    const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
-      { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
-    ]);
-    if (!chk.ok) return errorOf(call, chk.error ?? 'invalid arguments');
+    // Only calls that are ready to run (valid arguments) are presented for approval; a delegation
+    // has no registry schema to check.
+    if (toolsById.has(call.name)) {
+      const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
+        { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
+      ]);
+      if (!chk.ok) return errorOf(call, chk.error ?? 'invalid arguments');
+    }
     await waitUnpaused();
     book.add({ call_id: call.id, tool: call.name, arguments: args, reason, requested_at: new Date().toISOString() });
     syncState();
