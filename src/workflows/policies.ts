@@ -205,6 +205,27 @@ interface BatchShard {
   offset: number;
   items: JsonValue[];
   concurrency: number;
+  /** Results of the shard's earlier items, from the runs before a continue-as-new (input order). */
+  done?: ItemResult[];
+}
+
+/**
+ * mapBounded that starts no new item once `stop()` holds (checked after each completion; the
+ * items already running finish). Items start in input order, so the results are a prefix.
+ */
+async function mapBoundedUntil<T, R>(items: T[], limit: number, stop: () => boolean, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  let stopped = false;
+  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length && !stopped) {
+      const i = next++;
+      results[i] = await fn(items[i], i);
+      if (stop()) stopped = true;
+    }
+  });
+  await Promise.all(workers);
+  return results.slice(0, next);
 }
 
 export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
@@ -214,10 +235,10 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
   const cfg = configOf<BatchConfig>(agent, 'agf.batch', run);
   const memberId = run.agentIdFor(cfg.agent);
 
-  const runItems = async (items: JsonValue[], offset: number, concurrency: number): Promise<ItemResult[]> => {
+  const runItems = async (items: JsonValue[], offset: number, concurrency: number, stop?: () => boolean): Promise<ItemResult[]> => {
     let done = 0;
     let failed = 0;
-    return mapBounded(items, concurrency, async (item, i): Promise<ItemResult> => {
+    const one = async (item: JsonValue, i: number): Promise<ItemResult> => {
       try {
         const res = await run.runMember({ agent_id: memberId, input: item, role: `item-${offset + i}` });
         done++;
@@ -228,13 +249,23 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
         run.status.progress = { completed: done, failed, of: items.length };
         return { ok: false, error: failureMessage(err) };
       }
-    });
+    };
+    return stop ? mapBoundedUntil(items, concurrency, stop, one) : mapBounded(items, concurrency, one);
   };
 
   if (shard) {
-    // A shard child: run its items and hand the raw per-item results back to the parent.
-    const results = await runItems(shard.items, shard.offset, shard.concurrency);
-    return run.result(results as unknown as JsonValue);
+    // A shard child: run its items and hand the raw per-item results back to the parent. When
+    // Temporal suggests continue-as-new (patch `batch-shard-continue-as-new`; runs before it ignored
+    // the suggestion), no new item starts, the running ones finish, and the items not started
+    // continue in a new run that carries the results so far.
+    const stop = () => workflowInfo().continueAsNewSuggested && patched('batch-shard-continue-as-new');
+    const results = await runItems(shard.items, shard.offset, shard.concurrency, stop);
+    const done = [...(shard.done ?? []), ...results];
+    if (results.length < shard.items.length) {
+      const rest: BatchShard = { offset: shard.offset + results.length, items: shard.items.slice(results.length), concurrency: shard.concurrency, done };
+      await continueAsNew<typeof agfBatchWorkflow>({ ...input, carried: run.carry({ batch_shard: rest as unknown as JsonObject, ...(run.paused ? { paused: true } : {}) }) });
+    }
+    return run.result(done as unknown as JsonValue);
   }
 
   let items: JsonObject[];
