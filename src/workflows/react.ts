@@ -445,9 +445,9 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     const errorOf = (call: ToolCall, text: string) => ({ error: errorResult(call, text) });
     let args = initialArgs;
     let corrected = false;
-    // Only calls that are ready to run (valid arguments) are presented for approval. A delegation
-    // has no registry schema to check (patched: runs started before this still schedule the check).
-    if (toolsById.has(call.name) || !patched('delegate-approval-no-arg-check')) {
+    // Only calls that are ready to run (valid arguments) are presented for approval; a delegation
+    // has no registry schema to check.
+    if (toolsById.has(call.name)) {
       const chk = await acts.checkToolArgs.executeWithOptions({ ...modelOpts, summary: `check args ${call.name}` }, [
         { bundle: input.bundle, agent_id: input.agent_id, tool: call.name, args },
       ]);
