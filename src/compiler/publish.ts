@@ -1,51 +1,21 @@
 /** `loom publish`: store compiled payloads under <registry>/.loom/published/<agent_id>/<version>.json. */
 import * as fs from 'fs';
 import * as path from 'path';
+import * as semver from 'semver';
 import type { CompiledBundle, Diagnostic } from './types';
 import { canonicalJson } from './canonical';
 import { diag, parseSource, posOf } from './source';
 
 export interface PublishResult { ok: boolean; file?: string; unchanged?: boolean; diagnostics: Diagnostic[] }
 
-interface Semver { core: [number, number, number]; pre: string[] }
-
-function parseSemver(v: string): Semver | undefined {
-  const m = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(v);
-  return m ? { core: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ? m[4].split('.') : [] } : undefined;
-}
-
-/** Semver §11 precedence of two pre-release identifiers. */
-function compareIdent(a: string, b: string): number {
-  const na = /^\d+$/.test(a);
-  const nb = /^\d+$/.test(b);
-  if (na && nb) {
-    // numeric identifiers compare numerically (without Number overflow: by length, then text)
-    const x = a.replace(/^0+(?=\d)/, '');
-    const y = b.replace(/^0+(?=\d)/, '');
-    return x.length !== y.length ? x.length - y.length : x < y ? -1 : x > y ? 1 : 0;
-  }
-  if (na) return -1; // numeric identifiers have lower precedence than alphanumeric ones
-  if (nb) return 1;
-  return a < b ? -1 : a > b ? 1 : 0; // ASCII order
-}
-
 /**
- * Semver precedence (semver.org §11): MAJOR.MINOR.PATCH numerically; a pre-release sorts before
- * its release; pre-release identifiers compare left to right (numeric ones numerically, numeric <
- * alphanumeric, alphanumeric in ASCII order), a shorter set of identifiers first when all others
- * are equal; build metadata is ignored.
+ * Semver precedence (semver.org §11, by the `semver` package): MAJOR.MINOR.PATCH numerically; a
+ * pre-release sorts before its release; pre-release identifiers compare left to right; build
+ * metadata is ignored. A name that is not a version (a stray file) compares as text.
  */
 export function compareSemver(a: string, b: string): number {
-  const x = parseSemver(a);
-  const y = parseSemver(b);
-  if (!x || !y) return a < b ? -1 : a > b ? 1 : 0;
-  for (let i = 0; i < 3; i++) if (x.core[i] !== y.core[i]) return x.core[i] < y.core[i] ? -1 : 1;
-  if (!x.pre.length || !y.pre.length) return x.pre.length === y.pre.length ? 0 : x.pre.length ? -1 : 1;
-  for (let i = 0; i < Math.min(x.pre.length, y.pre.length); i++) {
-    const c = compareIdent(x.pre[i], y.pre[i]);
-    if (c !== 0) return c < 0 ? -1 : 1;
-  }
-  return x.pre.length === y.pre.length ? 0 : x.pre.length < y.pre.length ? -1 : 1;
+  if (!semver.valid(a) || !semver.valid(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return semver.compare(a, b);
 }
 
 /**
@@ -90,7 +60,8 @@ export function publishBundle(registryDir: string, bundle: CompiledBundle, opts:
     err('version', 'AGF060', `version ${agent.version} of \`${agent.agent_id}\` is already published with a different content hash; bump \`version\` (e.g. patch for wording changes)`);
     return { ok: false, diagnostics };
   }
-  const versions = existing.map((f) => f.slice(0, -5)).sort(compareSemver);
+  // Only payloads named by a version take part (a stray `latest.json` must not block publishing).
+  const versions = existing.map((f) => f.slice(0, -5)).filter((v) => semver.valid(v) === v).sort(compareSemver);
   const highest = versions[versions.length - 1];
   if (highest && compareSemver(agent.version, highest) <= 0) {
     err('version', 'AGF061', `version ${agent.version} does not increase on the highest published version ${highest}; write a version greater than ${highest}`);
