@@ -6,11 +6,11 @@
  * share: one machine, or a shared volume when workers run on several machines. Blobs are
  * immutable: writing the same bytes twice is a no-op, so activity retries are safe.
  */
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { BlobRef } from '../shared/contract';
 import type { CompiledBundle } from '../compiler/types';
+import { sha256 } from '../compiler/canonical';
 
 export interface BlobStore {
   put(data: Buffer | string): Promise<BlobRef>;
@@ -19,7 +19,7 @@ export interface BlobStore {
 }
 
 export function hashOf(data: Buffer | string): string {
-  return 'sha256:' + createHash('sha256').update(data).digest('hex');
+  return 'sha256:' + sha256(data);
 }
 
 export function defaultStoreDir(): string {

@@ -16,13 +16,14 @@
  * - everything else (4xx, policy refusals, bad arguments, missing env vars, builtin errors): a
  *   non-retryable failure or plain Error, which the model sees as a tool error result.
  */
-import { createHash, randomBytes } from 'crypto';
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
 import * as path from 'path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JsonObject, JsonValue } from '../compiler/types';
+import { sha256 } from '../compiler/canonical';
 import { MINIMAL_BUILTINS } from './agent-loader';
 import { classifyFailure, toApplicationFailure } from './errors';
 import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
@@ -368,7 +369,6 @@ async function atomicWrite(file: string, data: string | Buffer): Promise<void> {
   }
 }
 
-const sha256 = (d: string | Buffer): string => createHash('sha256').update(d).digest('hex');
 
 interface LedgerEntry {
   state: 'pending' | 'done';

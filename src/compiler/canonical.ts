@@ -38,7 +38,8 @@ function writeCanon(value: unknown, out: string[]): void {
   out.push('}');
 }
 
-export function sha256(s: string): string {
-  return createHash('sha256').update(s).digest('hex');
+/** Hex sha256 of text (UTF-8) or bytes: the one hash helper of compiler, blob store and tools. */
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
