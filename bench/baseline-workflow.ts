@@ -1,5 +1,5 @@
 /**
- * Benchmark baseline (bench/runtime.ts): a hand-written minimal workflow making the same activity
+ * Benchmark baseline (bench/runtime.ts, bundled through bench/workflows.ts; not in the production bundle): a hand-written minimal workflow making the same activity
  * calls as an agf.react run with one tool call per turn, carrying the whole conversation in each
  * model call's input the naive way (so its history bytes per turn grow with the conversation).
  */

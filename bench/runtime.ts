@@ -1,6 +1,6 @@
 /**
  * `npm run bench:runtime`: an agf.react run with a zero-latency scripted model doing N turns with
- * one tool call each, against a hand-written minimal workflow (src/workflows/bench-baseline.ts)
+ * one tool call each, against a hand-written minimal workflow (bench/baseline-workflow.ts)
  * making the same activity calls, on the same worker and server. Prints history events per turn,
  * history bytes per turn (1st vs 100th), wall time per turn and the ratios to the baseline.
  *
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     address = server.address;
   }
   const store = new FileBlobStore(path.join(tmp, 'store'));
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: new DefaultLogger('WARN') });
   const nc = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });

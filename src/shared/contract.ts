@@ -125,7 +125,11 @@ export interface RunStatus {
   error?: string;
 }
 
-/** Signal / update / query names. Updates return a confirmation or reject with a reason. */
+/**
+ * Wire names of the signals, updates and queries (never change them: running workflows and recorded
+ * histories depend on them). Send them through the typed definitions in ./handlers
+ * (approveUpdate, statusQuery, …), not by these strings.
+ */
 export const SIGNALS = {
   approve: 'approve',
   reject: 'reject',
@@ -146,3 +150,5 @@ export interface ApproveArgs { call_id: string; args?: JsonObject; by?: string }
 export interface RejectArgs { call_id: string; reason: string; by?: string }
 /** Answer to an escalation: an output (the run goes on with it / returns it), or close (with an optional reason). */
 export interface RespondArgs { queue: string; output?: JsonValue; close?: boolean; reason?: string; by?: string }
+/** What respondEscalationUpdate returns once the answer is accepted. */
+export interface RespondResult { accepted: true; queue: string }

@@ -5,14 +5,11 @@
  * `agent` runs that agent, target `human_queue` waits for an operator. Status and search
  * attributes are the caller's (each workflow keeps its own status), through the callbacks.
  */
-import { condition, defineSignal, defineUpdate, log, setHandler } from '@temporalio/workflow';
+import { condition, log, setHandler } from '@temporalio/workflow';
 import type { EscalationRule, JsonValue } from '../compiler/types';
 import type { AgentRunResult, RespondArgs } from '../shared/contract';
-import { SIGNALS, UPDATES } from '../shared/contract';
+import { respondEscalationUpdate, respondSignal } from '../shared/handlers';
 import { describeEscalation, EscalationEvent, matchEscalation } from '../orchestration/escalation';
-
-export const respondSignal = defineSignal<[RespondArgs]>(SIGNALS.respond);
-export const respondUpdate = defineUpdate<{ accepted: true; queue: string }, [RespondArgs]>(UPDATES.respond);
 
 /** Human response to an escalation. */
 export type HumanResponse = { kind: 'output'; output: JsonValue; by?: string } | { kind: 'closed'; by?: string; reason?: string };
@@ -36,7 +33,7 @@ export class HumanQueue {
       else log.warn('respond signal ignored: not waiting on that queue', { queue: a?.queue, waiting: this.queue });
     });
     setHandler(
-      respondUpdate,
+      respondEscalationUpdate,
       (a: RespondArgs) => {
         this.response = toResponse(a);
         return { accepted: true as const, queue: a.queue };

@@ -1,9 +1,21 @@
-/** Workflow entry point for the worker bundle: re-exports only. */
-export * from './react';
-export * from './bench-baseline';
-export * from './policies';
-export * from './graph';
-export * from './swarm';
-export * from './task-dag';
-export * from './steps';
-export * from './vendor';
+/**
+ * Workflow entry point of the worker bundle: the workflow function of every policy and pattern
+ * (one per WORKFLOW_TYPES entry in src/shared/dispatch.ts), and registerPolicy for a vendor's own
+ * workflows module (LOOM_WORKFLOWS_PATH) that re-exports these and adds x-<vendor>.* policies.
+ * Named re-exports only: what the bundle ships is visible here.
+ */
+import type { AgentWorkflowType } from '../shared/dispatch';
+
+export { agfReactWorkflow } from './react';
+export { agfSequentialWorkflow, agfParallelWorkflow, agfLoopWorkflow, agfBatchWorkflow, agfConditionalWorkflow } from './policies';
+export { graphWorkflow } from './graph';
+export { swarmWorkflow } from './swarm';
+export { taskDagWorkflow } from './task-dag';
+export { stepsWorkflow } from './steps';
+export { vendorPolicyWorkflow, registerPolicy, registeredPolicies } from './vendor';
+export type { VendorPolicyFn } from './vendor';
+
+// Every workflow type dispatch can start is exported above (a missing one fails to type-check).
+type Exported = keyof typeof import('./index');
+const everyTypeExported: Exclude<AgentWorkflowType, Exported> extends never ? true : false = true;
+void everyTypeExported;

@@ -13,8 +13,6 @@ import {
   ChildWorkflowFailure,
   TimeoutFailure,
   condition,
-  defineQuery,
-  defineSignal,
   isCancellation,
   log,
   proxyActivities,
@@ -22,33 +20,24 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput, RunOptions, RunState, RunStatus, TokenUsage } from '../shared/contract';
-import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS } from '../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import { pauseSignal, resumeSignal, statusQuery } from '../shared/handlers';
+import type { Activities } from '../activities';
+import type { AgentView } from '../runtime/agent-view';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { runChildAgent } from './child';
 import type { EscalationEvent } from '../orchestration/escalation';
-import { HumanQueue, HumanResponse, respondSignal, respondUpdate, runEscalation } from './human-queue';
+import { HumanQueue, HumanResponse, runEscalation } from './human-queue';
 
-/** The agent as the loader returns it: everything but the (possibly large) instructions. */
-export type LoadedAgent = Omit<CompiledAgent, 'instructions'> & { instructions?: string };
+/** The agent as the loader returns it: everything but the (possibly large) instructions and sections. */
+export type LoadedAgent = AgentView;
 
-/** Activities the orchestration workflows call (implemented in src/activities). */
-export interface OrchestrationActivities {
-  loadAgent(args: { bundle: { hash: string }; agent_id: string }): Promise<LoadedAgent>;
-  runTransform(args: { name: string; outputs: Record<string, JsonValue>; order: string[]; input: JsonValue }): Promise<JsonValue>;
-}
-
-const acts = proxyActivities<OrchestrationActivities>({
+const acts = proxyActivities<Activities>({
   startToCloseTimeout: '60s',
   retry: { maximumAttempts: 5, initialInterval: '1s', nonRetryableErrorTypes: ['UnknownTransform', 'BlobNotFound'] },
 });
-
-export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
-export const pauseSignal = defineSignal(SIGNALS.pause);
-export const resumeSignal = defineSignal(SIGNALS.resume);
-export { respondSignal, respondUpdate };
-export type { HumanResponse };
 
 export function emptyUsage(): TokenUsage {
   return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };

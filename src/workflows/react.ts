@@ -23,9 +23,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   isCancellation,
   patched,
   proxyActivities,
@@ -37,18 +34,10 @@ import {
   ActivityOptions,
 } from '@temporalio/workflow';
 import type { CompiledTool, GuardrailPosition, JsonObject, JsonValue } from '../compiler/types';
-import type {
-  AgentRunResult,
-  ApproveArgs,
-  BlobRef,
-  ExtraToolSpec,
-  RejectArgs,
-  RunAgentInput,
-  RunState,
-  RunStatus,
-  TokenUsage,
-} from '../shared/contract';
-import { QUERIES, SEARCH_ATTRIBUTES, SIGNALS, UPDATES } from '../shared/contract';
+import type { AgentRunResult, BlobRef, ExtraToolSpec, RunAgentInput, RunState, RunStatus, TokenUsage } from '../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import { approveSignal, approveUpdate, pauseSignal, rejectSignal, rejectUpdate, resumeSignal, statusQuery } from '../shared/handlers';
+import type { Activities } from '../activities';
 import { patternOf } from '../shared/dispatch';
 import type { AgentView } from '../runtime/agent-view';
 import { DELEGATE_TOOL, ESCALATE_TOOL, modelPrefs, reactConfig } from '../runtime/agent-view';
@@ -58,29 +47,11 @@ import { Counters, Limits, countToolCall, countTurn, newCounters, toolCallBlocke
 import { ApprovalBook, ApprovalPolicy, approvalReason } from '../runtime/approvals';
 import { correctionMessage } from '../runtime/output';
 import type { ModelTurnInput, ModelTurnOutput } from '../activities/model';
-import type { RunToolInput, RunToolOutput } from '../activities/react-tools';
 import type { RunGuardrailsInput, RunGuardrailsOutput } from '../activities/guardrails';
 import type { EscalationEvent } from '../orchestration/escalation';
 import { describeEscalation } from '../orchestration/escalation';
 import { runChildAgent } from './child';
 import { HumanQueue, runEscalation } from './human-queue';
-
-export const approveSignal = defineSignal<[ApproveArgs]>(SIGNALS.approve);
-export const rejectSignal = defineSignal<[RejectArgs]>(SIGNALS.reject);
-export const pauseSignal = defineSignal<[]>(SIGNALS.pause);
-export const resumeSignal = defineSignal<[]>(SIGNALS.resume);
-export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
-export const approveUpdate = defineUpdate<string, [ApproveArgs]>(UPDATES.approve);
-export const rejectUpdate = defineUpdate<string, [RejectArgs]>(UPDATES.reject);
-
-/** The activities this workflow calls (implemented in src/activities). */
-export interface ReactActivities {
-  loadAgent(inp: { bundle: BlobRef; agent_id: string }): Promise<AgentView>;
-  modelTurn(inp: ModelTurnInput): Promise<ModelTurnOutput>;
-  runTool(inp: RunToolInput): Promise<RunToolOutput>;
-  checkToolArgs(inp: { bundle: BlobRef; agent_id: string; tool: string; args: JsonObject }): Promise<{ ok: boolean; error?: string }>;
-  runGuardrails(inp: RunGuardrailsInput): Promise<RunGuardrailsOutput>;
-}
 
 /** Thrown inside the loop when the run must escalate; handled outside the loop (and its deadline). */
 class EscalationRequest extends Error {
@@ -155,7 +126,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   let publishedState: RunState | undefined;
   let humanWait: { queue: string; reason: string; since: string } | undefined;
 
-  const loader = proxyActivities<ReactActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+  const loader = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 
   const currentState = (): RunState =>
     finalState ?? (humanWait ? 'waiting_for_human' : paused ? 'paused' : book.pending.length ? 'waiting_for_approval' : 'running');
@@ -320,7 +291,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 3, initialInterval: '1 second' },
   };
-  const acts = proxyActivities<ReactActivities>(modelOpts);
+  const acts = proxyActivities<Activities>(modelOpts);
   const guardOpts: ActivityOptions = {
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 3, initialInterval: '1 second', nonRetryableErrorTypes: ['UnknownGuardrailProvider', 'GuardrailConfigError'] },

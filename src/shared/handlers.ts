@@ -1,0 +1,41 @@
+/**
+ * The typed signal, update and query definitions of every Agentloom run: the one place both sides
+ * take them from. Workflows register handlers for them (`setHandler(approveUpdate, …)`); the CLI and
+ * any other client send them (`handle.executeUpdate(approveUpdate, { args: [...] })`), never a
+ * string name. `defineSignal`/`defineUpdate`/`defineQuery` only build `{ type, name }` objects, so
+ * client code may import this module (as Temporal's samples-typescript do).
+ *
+ * The wire names (SIGNALS / UPDATES / QUERIES in ./contract) must never change: running workflows
+ * and recorded histories depend on them.
+ *
+ *  what                     definition                 wire name            payload         returns
+ *  approve a pending call   approveUpdate              approveCall (update) ApproveArgs     confirmation text
+ *                           approveSignal              approve (signal)     ApproveArgs
+ *  reject a pending call    rejectUpdate               rejectCall (update)  RejectArgs      confirmation text
+ *                           rejectSignal               reject (signal)      RejectArgs
+ *  pause / resume           pauseSignal, resumeSignal  pause, resume        (none)
+ *  answer an escalation     respondEscalationUpdate    respondEscalation    RespondArgs     RespondResult
+ *                           respondSignal              respond (signal)     RespondArgs
+ *  run status               statusQuery                status (query)       (none)          RunStatus
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ApproveArgs, RejectArgs, RespondArgs, RespondResult, RunStatus } from './contract';
+import { QUERIES, SIGNALS, UPDATES } from './contract';
+
+/** Approve a pending tool call (optionally with corrected arguments); rejected with a reason when the call is unknown or the arguments invalid. */
+export const approveUpdate = defineUpdate<string, [ApproveArgs]>(UPDATES.approve);
+/** Reject a pending tool call; the model sees the reason as the call's result. */
+export const rejectUpdate = defineUpdate<string, [RejectArgs]>(UPDATES.reject);
+/** Fire-and-forget approve (an unknown call id only adds a run warning). Prefer approveUpdate. */
+export const approveSignal = defineSignal<[ApproveArgs]>(SIGNALS.approve);
+/** Fire-and-forget reject. Prefer rejectUpdate. */
+export const rejectSignal = defineSignal<[RejectArgs]>(SIGNALS.reject);
+/** No new model call, tool call or member starts while paused (running ones finish). */
+export const pauseSignal = defineSignal<[]>(SIGNALS.pause);
+export const resumeSignal = defineSignal<[]>(SIGNALS.resume);
+/** Answer (output) or close a run waiting on a human queue; refused when the run waits on another queue or none. */
+export const respondEscalationUpdate = defineUpdate<RespondResult, [RespondArgs]>(UPDATES.respond);
+/** Fire-and-forget respond (ignored, with a log line, when the run does not wait on that queue). Prefer respondEscalationUpdate. */
+export const respondSignal = defineSignal<[RespondArgs]>(SIGNALS.respond);
+/** The run's state, counters, pending approvals, usage, warnings and pattern progress. */
+export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
