@@ -1,0 +1,189 @@
+/**
+ * Validators and evidence contracts (seed 002 "Built-in validators", "Contracts on transitions"),
+ * pure checks over what the runtime observed during a turn (`TurnEvidence`: real write_file and
+ * shell calls, artifact files it read) and over the turn's text — never over the model's claims
+ * about files or commands. Each check says what is missing so the agent can be corrected.
+ */
+import { extractJsonObject, resolveField } from './json';
+import type { ContractConfig, Turn, ValidatorName } from './types';
+
+export const BRIEF_FILE = 'brief.json';
+export const TEST_REPORT_FILE = 'test-report.json';
+export const TEST_STATUSES = ['pass', 'fail', 'skip'] as const;
+
+export type Check = { ok: true } | { ok: false; reason: string };
+const OK: Check = { ok: true };
+const fail = (reason: string): Check => ({ ok: false, reason });
+
+/** Per-route options that shape validators (seed RequiredCommandPattern, ShellFallbackPattern). */
+export interface ValidatorOptions {
+  RequiredCommandPattern?: string;
+  ShellFallbackPattern?: string;
+}
+
+/** "pipe-separated substrings": does `command` contain at least one of them? */
+export function commandMatches(command: string, pattern: string): boolean {
+  const parts = pattern.split('|').map((p) => p.trim()).filter(Boolean);
+  return parts.length === 0 || parts.some((p) => command.includes(p));
+}
+
+const normPath = (p: string): string => p.trim().replace(/^\.\//, '');
+const nonEmpty = (v: unknown): boolean => (typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : false);
+
+/** A JSON file the runtime read for this turn: its object, or why it is unusable. */
+function readJson(turn: Turn, path: string): { obj?: Record<string, unknown>; error?: string } {
+  const content = turn.evidence?.files?.[path];
+  if (content === undefined || content === null) return { error: `${path} does not exist` };
+  try {
+    const v: unknown = JSON.parse(content);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: `${path} is not a JSON object` };
+    return { obj: v as Record<string, unknown> };
+  } catch {
+    return { error: `${path} is not valid JSON` };
+  }
+}
+
+function written(turn: Turn): Set<string> {
+  return new Set([...(turn.evidence?.writes ?? []), ...(turn.evidence?.changes ?? [])].map(normPath));
+}
+
+function passingCommands(turn: Turn): string[] {
+  return (turn.evidence?.shell ?? []).filter((s) => s.exitCode === 0).map((s) => s.command);
+}
+
+function requireBrief(turn: Turn): Check {
+  const { obj, error } = readJson(turn, BRIEF_FILE);
+  if (!obj) return fail(`RequireBrief: ${error}; write ${BRIEF_FILE} with a non-empty goal, files_to_change and acceptance_criteria`);
+  const missing = ['goal', 'files_to_change', 'acceptance_criteria'].filter((k) => !nonEmpty(obj[k]));
+  return missing.length ? fail(`RequireBrief: ${BRIEF_FILE} has an empty or missing ${missing.join(', ')}`) : OK;
+}
+
+function requireWriteFile(turn: Turn, opts: ValidatorOptions): Check {
+  if ((turn.evidence?.writes ?? []).length > 0) return OK;
+  const fallback = opts.ShellFallbackPattern;
+  if (fallback && passingCommands(turn).some((c) => commandMatches(c, fallback))) return OK;
+  return fail(`RequireWriteFile: ${turn.agent} did not call write_file this turn${fallback ? ` (nor ran a passing shell command matching "${fallback}")` : ''}; write the file, then hand off`);
+}
+
+function requireAllFilesWritten(turn: Turn): Check {
+  const { obj, error } = readJson(turn, BRIEF_FILE);
+  if (!obj) return fail(`RequireAllFilesWritten: ${error}`);
+  const files = obj.files_to_change;
+  if (!Array.isArray(files) || files.length === 0) return fail(`RequireAllFilesWritten: ${BRIEF_FILE} lists no files_to_change`);
+  const done = written(turn);
+  const missing = files.filter((f) => typeof f !== 'string' || !done.has(normPath(f)));
+  return missing.length ? fail(`RequireAllFilesWritten: not written yet: ${missing.map(String).join(', ')}`) : OK;
+}
+
+function requireShellPass(turn: Turn, opts: ValidatorOptions): Check {
+  const pattern = opts.RequiredCommandPattern;
+  const ok = passingCommands(turn).some((c) => !pattern || commandMatches(c, pattern));
+  if (ok) return OK;
+  return fail(`RequireShellPass: no shell command${pattern ? ` containing one of "${pattern}"` : ''} exited 0 this turn; run it and fix the failures first`);
+}
+
+/** Structural checks on test-report.json: `tests` is a non-empty list of {name, status} with status
+ * pass|fail|skip, and an optional `summary` {passed, failed, skipped} agrees with the list. */
+function testReportValid(turn: Turn): Check {
+  const { obj, error } = readJson(turn, TEST_REPORT_FILE);
+  if (!obj) return fail(`TestReportValid: ${error}; write ${TEST_REPORT_FILE} with a "tests" list`);
+  const tests = obj.tests;
+  if (!Array.isArray(tests) || tests.length === 0) return fail(`TestReportValid: ${TEST_REPORT_FILE} needs a non-empty "tests" list`);
+  const counts: Record<string, number> = { pass: 0, fail: 0, skip: 0 };
+  for (const [i, t] of tests.entries()) {
+    const e = t as Record<string, unknown> | null;
+    if (!e || typeof e !== 'object' || !nonEmpty(e.name)) return fail(`TestReportValid: tests[${i}] needs a non-empty "name"`);
+    const st = typeof e.status === 'string' ? e.status.toLowerCase() : '';
+    if (!(TEST_STATUSES as readonly string[]).includes(st)) return fail(`TestReportValid: tests[${i}].status must be one of ${TEST_STATUSES.join(', ')}`);
+    counts[st]++;
+  }
+  const s = obj.summary as Record<string, unknown> | undefined;
+  if (s !== undefined) {
+    const pairs: [string, string][] = [['passed', 'pass'], ['failed', 'fail'], ['skipped', 'skip']];
+    for (const [k, st] of pairs) {
+      if (s[k] !== undefined && s[k] !== counts[st]) return fail(`TestReportValid: summary.${k} is ${String(s[k])} but ${counts[st]} test(s) have status ${st}`);
+    }
+  }
+  return OK;
+}
+
+/** The reviewer's reply carries {"review": [{criterion, verdict, evidence}, …]} with at least one
+ * complete entry (raw, fenced or embedded JSON). */
+function requireReviewJudgement(turn: Turn): Check {
+  const obj = extractJsonObject(turn.text);
+  const review = obj?.review;
+  const complete = Array.isArray(review) && review.some((r) => r && typeof r === 'object' && ['criterion', 'verdict', 'evidence'].every((k) => nonEmpty((r as Record<string, unknown>)[k])));
+  return complete ? OK : fail('RequireReviewJudgement: include a JSON object {"review": [{"criterion": …, "verdict": …, "evidence": …}]} with at least one complete judgement');
+}
+
+/** One dispatch table for the built-in validators. */
+const VALIDATORS: Record<ValidatorName, (turn: Turn, opts: ValidatorOptions) => Check> = {
+  RequireBrief: (t) => requireBrief(t),
+  RequireWriteFile: requireWriteFile,
+  RequireAllFilesWritten: (t) => requireAllFilesWritten(t),
+  RequireShellPass: requireShellPass,
+  TestReportValid: (t) => testReportValid(t),
+  RequireReviewJudgement: (t) => requireReviewJudgement(t),
+};
+
+export function runValidator(name: string, turn: Turn, opts: ValidatorOptions = {}): Check {
+  const v = (VALIDATORS as Record<string, (turn: Turn, opts: ValidatorOptions) => Check>)[name];
+  return v ? v(turn, opts) : fail(`unknown validator ${name}`);
+}
+
+/** AND semantics: the first failure, in order. */
+export function runValidators(names: readonly string[], turn: Turn, opts: ValidatorOptions = {}): Check {
+  for (const n of names) {
+    const r = runValidator(n, turn, opts);
+    if (!r.ok) return r;
+  }
+  return OK;
+}
+
+/** The validators a route/edge runs: `Validators` takes precedence over `Validator` when both are set. */
+export function validatorsOf(r: { Validator?: string; Validators?: string[] }): string[] {
+  if (r.Validators && r.Validators.length) return r.Validators;
+  return r.Validator ? [r.Validator] : [];
+}
+
+/** Evaluate one evidence contract (every requirement must hold). */
+export function evaluateContract(contract: ContractConfig, turn: Turn): Check {
+  for (const req of contract.Requires ?? []) {
+    if (req.FilesWritten) {
+      const { Source, Field } = req.FilesWritten;
+      const { obj, error } = readJson(turn, Source);
+      if (!obj) return fail(`contract ${contract.Name}: FilesWritten: ${error}`);
+      const list = resolveField(obj, Field);
+      if (!Array.isArray(list) || list.length === 0) return fail(`contract ${contract.Name}: FilesWritten: ${Source} has no file list at ${Field}`);
+      const done = written(turn);
+      const missing = list.filter((f) => typeof f !== 'string' || !done.has(normPath(f)));
+      if (missing.length) return fail(`contract ${contract.Name}: FilesWritten: not written yet: ${missing.map(String).join(', ')}`);
+    } else if (req.CommandSucceeded) {
+      const source = req.CommandSucceeded.Source ?? BRIEF_FILE;
+      const { obj, error } = readJson(turn, source);
+      if (!obj) return fail(`contract ${contract.Name}: CommandSucceeded: ${error}`);
+      const pattern = resolveField(obj, req.CommandSucceeded.PatternField);
+      if (typeof pattern !== 'string' || !pattern.trim()) return fail(`contract ${contract.Name}: CommandSucceeded: ${source} has no command at ${req.CommandSucceeded.PatternField}`);
+      if (!passingCommands(turn).some((c) => commandMatches(c, pattern))) return fail(`contract ${contract.Name}: CommandSucceeded: run \`${pattern}\` until it exits 0`);
+    } else {
+      return fail(`contract ${contract.Name}: a requirement needs FilesWritten or CommandSucceeded`);
+    }
+  }
+  return OK;
+}
+
+/** A transition's contracts in the seed's order: `Contracts`, then `Contract`. */
+export function contractNamesOf(t: { Contract?: string; Contracts?: string[] }): string[] {
+  return [...(t.Contracts ?? []), ...(t.Contract ? [t.Contract] : [])];
+}
+
+/** Evaluate named contracts in order (AND); an unknown name fails. */
+export function evaluateContracts(names: readonly string[], contracts: readonly ContractConfig[], turn: Turn): Check {
+  for (const n of names) {
+    const c = contracts.find((x) => x.Name === n);
+    if (!c) return fail(`contract ${n} is not declared in Contracts`);
+    const r = evaluateContract(c, turn);
+    if (!r.ok) return r;
+  }
+  return OK;
+}

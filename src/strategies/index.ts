@@ -1,0 +1,31 @@
+/** Seed 002 strategies, pure core (no Temporal, no I/O): config types, the validator, the routing
+ * family's routers, termination, validators/contracts and merges. Explicit re-exports only. */
+export type {
+  StrategyConfig, SelectionConfig, SelectionType, RoutingType, RouteConfig, StructuredRouteConfig, StructuredCondition,
+  StateMachineConfig, StateConfig, TransitionConfig, HandoffContextEntry, MergeConfig, MergeStrategy, GraphConfig,
+  GraphNodeConfig, GraphEdgeConfig, SubGraphSpec, ScatterGatherConfig, MapReduceConfig, ModelRef, MagenticConfig,
+  AdversarialConfig, AdversarialStageConfig, TerminationConfig, TerminationType, ContractConfig, ContractRequirement,
+  ValidatorName, TurnEvidence, Turn, Position, Decision, SpeakDecision, SubGraphDecision, FanOutBranch, FanOutDecision,
+  ApprovalDecision, StopDecision, StopOutcome,
+} from './types';
+export { SELECTION_TYPES, ROUTING_TYPES, MERGE_STRATEGIES, TERMINATION_TYPES, BUILTIN_VALIDATORS, CONDITION_OPERATORS, CONTRACT_REQUIREMENTS } from './types';
+export { validateStrategyConfig, formatPath, closestName } from './validate';
+export type { StrategyProblem, StrategyPath, ValidateOptions } from './validate';
+export { createRouter, decide, isRoutingType } from './router';
+export type { RouterState } from './router';
+export { STUCK_LIMIT, replay } from './core';
+export type { Router, Step, FailureState } from './core';
+export { sequentialRouter, roundRobinRouter, keywordRouter, structuredRouter, isTerminalRoute, defaultAgentOf } from './selection';
+export { stateMachineRouter, isTerminalState, reachableStates, RECOVERY_AFTER } from './statemachine';
+export type { StateMachineState } from './statemachine';
+export { keywordGraphRouter, graphLayers, entryNodeOf, fanOutGroup, fanOutJoin, DEFAULT_MAX_RETRIES, EDGE_RECOVERY_AFTER } from './keyword-graph';
+export type { GraphState, EdgeKind } from './keyword-graph';
+export { detectKeywords, lineMatches, normalizeKeyword, resolveHandoff, signalsOf, sameKeyword } from './signals';
+export type { MatchMode } from './signals';
+export { extractJsonObject, resolveField, evaluateCondition, conditionOperator } from './json';
+export { checkTermination, iterationsOf } from './termination';
+export type { TerminationResult } from './termination';
+export { runValidator, runValidators, validatorsOf, evaluateContract, evaluateContracts, contractNamesOf, commandMatches, BRIEF_FILE, TEST_REPORT_FILE } from './evidence';
+export type { Check, ValidatorOptions } from './evidence';
+export { mergeBranches, unionText, finalStatement } from './merge';
+export type { BranchOutput, MergeResult } from './merge';
