@@ -1,23 +1,82 @@
-/** Minimal argv parsing shared by the `loom` commands: `--flag`, `--key value`, `--key=value`, positionals. */
+/**
+ * Argument parsing for every `loom` command: Node's `util.parseArgs` in strict mode over a
+ * per-command spec. An unknown option, a boolean given a value, a value option without one or a
+ * wrong number of positionals is a UsageError (exit 2) with a suggestion, never silently ignored.
+ */
+import { parseArgs as nodeParseArgs } from 'util';
 import { editDistance } from '../shared/edit-distance';
+
+export type OptionType = 'string' | 'boolean';
+
+/** What a command accepts: its options, how many positionals, and the usage line shown on errors. */
+export interface CommandSpec {
+  /** e.g. `loom approve ID CALL_ID [--args JSON]`; the required positionals are named in `positionals.names`. */
+  usage: string;
+  options: Record<string, { type: OptionType; short?: string }>;
+  positionals: { min: number; max: number; names?: string[] };
+}
+
 export interface ParsedArgs {
   positionals: string[];
   flags: Record<string, string | true>;
 }
 
-export function parseArgs(argv: string[], booleanFlags: string[] = []): ParsedArgs {
-  const positionals: string[] = [];
+export class UsageError extends Error {}
+
+/** The known option closest to `name` (edit distance ≤ 2, or a prefix of it), if any. */
+function nearest(name: string, known: string[]): string | undefined {
+  const ranked = known
+    .map((k) => ({ k, d: k.startsWith(name) || name.startsWith(k) ? Math.min(1, editDistance(name, k)) : editDistance(name, k) }))
+    .sort((a, b) => a.d - b.d);
+  return ranked[0] && ranked[0].d <= 2 ? ranked[0].k : undefined;
+}
+
+function unknownOption(raw: string, known: string[]): UsageError {
+  const name = raw.replace(/^-+/, '').replace(/=.*$/, '');
+  const near = nearest(name, known);
+  const hint = near
+    ? `; did you mean --${near}?`
+    : known.length ? `; known options: ${known.map((k) => `--${k}`).join(', ')}` : '; this command takes no options';
+  return new UsageError(`unknown option ${raw.replace(/=.*$/, '')}${hint}`);
+}
+
+/** Parse `argv` against `spec` (throws UsageError). `--help`/`-h` is accepted by every command. */
+export function parseCommand(argv: string[], spec: CommandSpec): ParsedArgs {
+  const options = { ...spec.options, help: { type: 'boolean' as const, short: 'h' } };
+  const known = Object.keys(spec.options);
+  let parsed: ReturnType<typeof nodeParseArgs>;
+  try {
+    parsed = nodeParseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const m = /Unknown option '([^']+)'/.exec(e.message);
+      throw unknownOption(m?.[1] ?? '?', known);
+    }
+    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const m = /Option '(?:-\w, )?--([\w-]+)/.exec(e.message);
+      const opt = m?.[1];
+      if (opt && options[opt as keyof typeof options]?.type === 'boolean') throw new UsageError(`option --${opt} takes no value`);
+      if (opt) throw new UsageError(`option --${opt} needs a value (--${opt} VALUE, or --${opt}=VALUE for a value starting with -)`);
+    }
+    throw new UsageError(e.message);
+  }
   const flags: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      if (eq > 0) { flags[a.slice(2, eq)] = a.slice(eq + 1); continue; }
-      const key = a.slice(2);
-      const next = argv[i + 1];
-      if (!booleanFlags.includes(key) && next !== undefined && !next.startsWith('--')) { flags[key] = next; i++; }
-      else flags[key] = true;
-    } else positionals.push(a);
+  for (const [k, v] of Object.entries(parsed.values)) {
+    if (typeof v === 'string') flags[k] = v;
+    else if (v === true) flags[k] = true;
+  }
+  const positionals = parsed.positionals;
+  if (flags.help !== true) {
+    if (positionals.length < spec.positionals.min) {
+      const missing = spec.positionals.names?.slice(positionals.length, spec.positionals.min) ?? [];
+      throw new UsageError(missing.length ? `missing ${missing.join(' and ')}` : 'missing argument');
+    }
+    if (positionals.length > spec.positionals.max) {
+      const extra = positionals[spec.positionals.max];
+      // `--args {…}` is parsed fine; a stray word is often the value of a misspelt boolean flag.
+      throw new UsageError(`unexpected argument '${extra}'`);
+    }
   }
   return { positionals, flags };
 }
@@ -27,41 +86,43 @@ export function flagString(args: ParsedArgs, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+export function flagBool(args: ParsedArgs, name: string): boolean {
+  return args.flags[name] === true;
+}
+
 /** The registry folder: --registry, else LOOM_REGISTRY, else the current folder. */
 export function registryDir(args: ParsedArgs): string {
   return flagString(args, 'registry') ?? process.env.LOOM_REGISTRY ?? process.cwd();
 }
 
-export class UsageError extends Error {}
-
-/** Allowed options of a command for `parseKnownArgs`: boolean flags and flags taking a value. */
-export interface FlagSpec { boolean: string[]; value: string[] }
-
+/** Options shared by several commands. */
+export const REGISTRY_OPTION = { registry: { type: 'string' as const } };
+export const JSON_OPTION = { json: { type: 'boolean' as const } };
 
 /**
- * Opt-in strict variant of `parseArgs` (the default parser stays permissive for the other
- * commands): an option not in `spec` throws UsageError("unknown option --stict (did you mean
- * --strict?)") before it can swallow the next argument; a boolean flag never takes a value, a
- * value flag needs one.
+ * A command's `run(argv)`: parses `argv` against `spec`, prints `loom NAME: problem` and the usage
+ * line on a UsageError (exit 2), the usage on --help (exit 0), else runs `body`.
  */
-export function parseKnownArgs(argv: string[], spec: FlagSpec): ParsedArgs {
-  const known = [...spec.boolean, ...spec.value];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('--')) continue;
-    const eq = a.indexOf('=');
-    const key = eq > 0 ? a.slice(2, eq) : a.slice(2);
-    if (!known.includes(key)) {
-      const near = known.map((k) => ({ k, d: editDistance(key, k) })).sort((x, y) => x.d - y.d)[0];
-      const hint = near && near.d <= 2 ? ` (did you mean --${near.k}?)` : known.length ? ` (known options: ${known.map((k) => `--${k}`).join(', ')})` : '';
-      throw new UsageError(`unknown option --${key}${hint}`);
+export function defineCommand(name: string, spec: CommandSpec, body: (args: ParsedArgs) => Promise<number>): (argv: string[]) => Promise<number> {
+  return async (argv) => {
+    let args: ParsedArgs;
+    try {
+      args = parseCommand(argv, spec);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      process.stderr.write(`loom ${name}: ${err.message}\nusage: ${spec.usage}\n`);
+      return 2;
     }
-    if (spec.boolean.includes(key) && eq > 0) throw new UsageError(`option --${key} takes no value`);
-    if (spec.value.includes(key) && eq < 0) {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`option --${key} needs a value (--${key} VALUE)`);
-      i++;
+    if (args.flags.help === true) {
+      process.stdout.write(`usage: ${spec.usage}\n`);
+      return 0;
     }
-  }
-  return parseArgs(argv, spec.boolean);
+    try {
+      return await body(args);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      process.stderr.write(`loom ${name}: ${err.message}\nusage: ${spec.usage}\n`);
+      return 2;
+    }
+  };
 }

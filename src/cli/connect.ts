@@ -4,6 +4,10 @@
  *  2. a `loom dev` running from this folder (.loom/dev.json) → its embedded server;
  *  3. otherwise, for commands that can (run), an embedded `temporal server start-dev` with its SQLite
  *     file under .loom/ (runs survive a restart) plus an in-process worker, stopped on exit.
+ *
+ * Closing order matters: every client call must have settled before its Connection closes (a gRPC
+ * retry timer left behind throws "Channel has been shut down" from a timer, an uncaught error), and
+ * the client goes first, then the worker, its native connection, and the server last.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -74,7 +78,7 @@ async function portFree(port: number): Promise<boolean> {
  * Connect for a command. `embedded: 'with-worker'` lets the command start its own server and an
  * in-process worker when nothing else is available; `'never'` fails with what to do instead.
  */
-export async function connect(opts: { embedded: 'never' | 'with-worker' } = { embedded: 'never' }): Promise<LoomSession> {
+export async function connect(opts: { embedded: 'never' | 'with-worker'; verbose?: boolean } = { embedded: 'never' }): Promise<LoomSession> {
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const external = process.env.TEMPORAL_ADDRESS;
   if (external) {
@@ -89,28 +93,38 @@ export async function connect(opts: { embedded: 'never' | 'with-worker' } = { em
   if (opts.embedded === 'never') {
     throw new Error('no Temporal server: set TEMPORAL_ADDRESS to a cluster, or start `loom dev` in this folder first');
   }
-  const server = await startEmbeddedServer();
   const { NativeConnection } = await import('@temporalio/worker');
-  const { createAgentloomWorker } = await import('../worker/create-worker');
-  const native = await NativeConnection.connect({ address: server.address });
-  const worker: Worker = await createAgentloomWorker({ connection: native });
-  const running = worker.run();
-  const { client, connection } = await clientFor(server.address, namespace);
-  // Let `loom approve/status/…` from another shell reach this embedded server while it runs.
-  writeDevInfo({ address: server.address, uiUrl: server.uiUrl, pid: process.pid });
-  return {
-    client,
-    address: server.address,
-    namespace,
-    uiUrl: server.uiUrl,
-    embedded: true,
-    async close() {
-      removeDevInfo();
+  const { createAgentloomWorker, installWorkerRuntime } = await import('../worker/create-worker');
+  installWorkerRuntime(opts.verbose);
+  const server = await startEmbeddedServer();
+  let native: import('@temporalio/worker').NativeConnection | undefined;
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  let connection: Connection | undefined;
+  const stopAll = async () => {
+    // Client first (the caller has awaited its calls), then the worker and its connection, the server last.
+    removeDevInfo();
+    if (connection) await connection.close();
+    if (worker && running) {
       worker.shutdown();
-      await running.catch(() => undefined);
-      await native.close();
-      await connection.close();
-      await server.stop();
-    },
+      await running;
+    }
+    if (native) await native.close();
+    await server.stop();
   };
+  try {
+    native = await NativeConnection.connect({ address: server.address });
+    worker = await createAgentloomWorker({ connection: native });
+    running = worker.run();
+    // Marked handled here; a worker failure still rejects close() (it is awaited there).
+    running.catch(() => undefined);
+    const c = await clientFor(server.address, namespace);
+    connection = c.connection;
+    // Let `loom approve/status/…` from another shell reach this embedded server while it runs.
+    writeDevInfo({ address: server.address, uiUrl: server.uiUrl, pid: process.pid });
+    return { client: c.client, address: server.address, namespace, uiUrl: server.uiUrl, embedded: true, close: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
 }

@@ -1,4 +1,9 @@
-/** Command table and dispatch for the `loom` CLI (see client.ts). */
+/**
+ * Command table and dispatch for the `loom` CLI (see client.ts). Each command module parses its own
+ * argv with a strict spec (src/cli/args.ts). Exit codes: 0 success, 1 the command failed or was
+ * refused (a failed run, no such run, a run that has already ended, invalid input), 2 usage errors.
+ */
+import { editDistance } from '../shared/edit-distance';
 import * as path from 'path';
 
 export interface CommandModule {
@@ -32,7 +37,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
 export function usage(): string {
   const lines = ['usage: loom <command> [options]', '', 'commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
-  lines.push('', 'common options: --registry DIR (or LOOM_REGISTRY), TEMPORAL_ADDRESS to use a real cluster');
+  lines.push('', 'loom COMMAND --help shows its options; --registry DIR (or LOOM_REGISTRY); TEMPORAL_ADDRESS to use a real cluster');
   return lines.join('\n');
 }
 
@@ -44,7 +49,8 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    process.stderr.write(`loom: unknown command '${name}'\n\n${usage()}\n`);
+    const near = Object.keys(COMMANDS).map((c) => ({ c, d: editDistance(name, c) })).sort((a, b) => a.d - b.d)[0];
+    process.stderr.write(`loom: unknown command '${name}'${near && near.d <= 2 ? `; did you mean '${near.c}'?` : ''}\n\n${usage()}\n`);
     return 2;
   }
   const mod: CommandModule = await import(path.join(__dirname, 'commands', entry.module));

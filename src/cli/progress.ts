@@ -1,38 +1,77 @@
-/** Live progress for `loom run`: polls the `status` query and prints what changed. */
+/**
+ * Live progress for `loom run` and the demo: polls the `status` query (one query at a time) and
+ * prints what changed. `stop()` resolves once the poll in flight has settled, so the caller may
+ * close the connection right after without leaving a gRPC retry timer behind.
+ */
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import { QUERIES, RunStatus } from '../shared/contract';
 
-export function watchRun(handle: WorkflowHandle, say: (line: string) => void, intervalMs = 400): { stop(): void } {
+export interface RunWatcher {
+  /** Stop polling; resolves when the query in flight has settled (rejects if onStatus threw). */
+  stop(): Promise<void>;
+  /** Rejects when onStatus throws (polling stops); never resolves otherwise. */
+  failure: Promise<never>;
+}
+
+export function watchRun(
+  handle: WorkflowHandle,
+  say: (line: string) => void,
+  opts: { intervalMs?: number; onStatus?: (s: RunStatus) => Promise<void> | void; hints?: boolean } = {},
+): RunWatcher {
+  const intervalMs = opts.intervalMs ?? 400;
   let last = '';
   const announced = new Set<string>();
   let stopped = false;
-  const tick = async () => {
-    if (stopped) return;
-    try {
-      const s = await handle.query<RunStatus>(QUERIES.status);
-      const line = `[${s.state}] ${s.pattern} step ${s.step}, turn ${s.turn}, tool calls ${s.tool_calls_made}, tokens ${s.token_usage?.total_tokens ?? 0}`;
-      if (line !== last) { say(line); last = line; }
-      for (const p of s.pending_approvals ?? []) {
-        if (announced.has(p.call_id)) continue;
-        announced.add(p.call_id);
-        say(`  awaiting approval: ${p.tool} ${JSON.stringify(p.arguments)} (${p.reason})`);
-        say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`);
+  let wake: (() => void) | undefined;
+  const show = (s: RunStatus) => {
+    const line = `[${s.state}] ${s.pattern} step ${s.step}, turn ${s.turn}, tool calls ${s.tool_calls_made}, tokens ${s.token_usage?.total_tokens ?? 0}`;
+    if (line !== last) { say(line); last = line; }
+    for (const p of s.pending_approvals ?? []) {
+      if (announced.has(p.call_id)) continue;
+      announced.add(p.call_id);
+      say(`  awaiting approval: ${p.tool} ${JSON.stringify(p.arguments)} (${p.reason})`);
+      if (opts.hints !== false) say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`);
+    }
+    if (s.escalation) {
+      const key = `esc:${s.escalation.queue}:${s.escalation.since}`;
+      if (!announced.has(key)) {
+        announced.add(key);
+        say(`  escalated to human queue '${s.escalation.queue}': ${s.escalation.reason}`);
+        if (opts.hints !== false) say(`    loom respond ${handle.workflowId} --queue ${s.escalation.queue} --output '{…}'   |   --close`);
       }
-      if (s.escalation) {
-        const key = `esc:${s.escalation.queue}:${s.escalation.since}`;
-        if (!announced.has(key)) {
-          announced.add(key);
-          say(`  escalated to human queue '${s.escalation.queue}': ${s.escalation.reason}`);
-          say(`    loom respond ${handle.workflowId} --queue ${s.escalation.queue} --output '{…}'   |   --close`);
-        }
-      }
-    } catch {
-      // the run may not have processed its first task yet, or has just closed
     }
   };
-  const timer = setInterval(() => { void tick(); }, intervalMs);
-  void tick();
-  return { stop() { stopped = true; clearInterval(timer); } };
+  const loop = async () => {
+    while (!stopped) {
+      let status: RunStatus | undefined;
+      try {
+        status = await handle.query<RunStatus>(QUERIES.status);
+      } catch {
+        // Not an error of the run: it may not have taken its first workflow task yet, or has just
+        // closed. The run's own outcome is reported by whoever awaits its result.
+      }
+      if (status && !stopped) {
+        show(status);
+        await opts.onStatus?.(status);
+      }
+      if (stopped) break;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, intervalMs);
+        wake = () => { clearTimeout(t); resolve(); };
+      });
+    }
+  };
+  const done = loop();
+  const failure = new Promise<never>((_, reject) => { done.catch(reject); });
+  failure.catch(() => undefined); // observed by whoever awaits it or stop()
+  return {
+    failure,
+    async stop() {
+      stopped = true;
+      wake?.();
+      await done;
+    },
+  };
 }
 
 /** The innermost failure message: what an operator can act on. */

@@ -3,11 +3,12 @@
  * `loom run` (embedded), and the demo. Workflow code comes from a prebuilt bundle when one exists
  * (dist/workflow-bundle.js, built by `npm run build:bundle`) and is bundled from source otherwise.
  * LOOM_WORKFLOWS_PATH points at a vendor's own workflows module (which re-exports ours and calls
- * registerPolicy) to add x-<vendor>.* policies.
+ * registerPolicy) to add x-<vendor>.* policies. `installWorkerRuntime` sets how much the worker
+ * logs: errors only by default (no bundle logs), more with --verbose or LOOM_LOG_LEVEL.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { PROJECT_ROOT } from '../server/dev-server';
 
@@ -26,6 +27,33 @@ export function workflowSource(): Pick<WorkerOptions, 'workflowBundle' | 'workfl
   const bundle = process.env.LOOM_WORKFLOW_BUNDLE ?? path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
   if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
   return { workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts') };
+}
+
+const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
+/** LOOM_LOG_LEVEL (TRACE|DEBUG|INFO|WARN|ERROR), else INFO with --verbose, else ERROR. */
+export function workerLogLevel(verbose = false): LogLevel {
+  const raw = process.env.LOOM_LOG_LEVEL;
+  if (raw) {
+    const level = raw.toUpperCase() as LogLevel;
+    if (!LEVELS.includes(level)) throw new Error(`LOOM_LOG_LEVEL must be one of ${LEVELS.join(', ')}, got '${raw}'`);
+    return level;
+  }
+  return verbose ? 'INFO' : 'ERROR';
+}
+
+/**
+ * Install Temporal's runtime with the worker log level, for the processes that run a worker
+ * (`loom dev`, `loom run` embedded, the demo, worker.ts). Call it before the first NativeConnection
+ * or Worker; a process that installed its runtime already (a test harness) keeps its own.
+ */
+export function installWorkerRuntime(verbose = false): void {
+  if (Runtime._instance) return;
+  const level = workerLogLevel(verbose);
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+  });
 }
 
 function envInt(name: string): number | undefined {

@@ -7,7 +7,7 @@ import { isSecretKey, secretValueKind } from '../../src/compiler/registry';
 import { run as validateCmd } from '../../src/cli/commands/validate';
 import { run as compileCmd } from '../../src/cli/commands/compile';
 import { run as publishCmd } from '../../src/cli/commands/publish';
-import { parseArgs, parseKnownArgs } from '../../src/cli/args';
+import { parseCommand } from '../../src/cli/args';
 import { BASE, BODY, EXAMPLE, INVALID, tempRegistry } from './helpers';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-audit-'));
@@ -127,17 +127,18 @@ describe('6./7. CLI', () => {
     const f = path.join(INVALID, 'AGL006-hot.agent.md');
     const v = await cli(validateCmd, ['--stict', f]);
     expect(v.code).toBe(2);
-    expect(v.err).toContain('unknown option --stict (did you mean --strict?)');
+    expect(v.err).toContain('unknown option --stict; did you mean --strict?');
     const c = await cli(compileCmd, ['some-agent', '--registy', BASE]);
-    expect([c.code, c.err.includes('unknown option --registy (did you mean --registry?)')]).toEqual([2, true]);
+    expect([c.code, c.err.includes('unknown option --registy; did you mean --registry?')]).toEqual([2, true]);
     const p = await cli(publishCmd, ['some-agent', '--force']);
     expect(p.code).toBe(2);
     expect(p.err).toContain('unknown option --force');
     expect((await cli(validateCmd, [f, '--registry'])).code).toBe(2);
   });
-  it('the default parser stays permissive for the other commands', () => {
-    expect(parseArgs(['--whatever', 'x']).flags.whatever).toBe('x');
-    expect(parseKnownArgs(['a', '--registry=dir', '--json'], { boolean: ['json'], value: ['registry'] })).toEqual({ positionals: ['a'], flags: { registry: 'dir', json: true } });
+  it('every command parses strictly (util.parseArgs): --key=value and boolean flags', () => {
+    const spec = { usage: 'loom x A', options: { registry: { type: 'string' as const }, json: { type: 'boolean' as const } }, positionals: { min: 1, max: 1 } };
+    expect(parseCommand(['a', '--registry=dir', '--json'], spec)).toEqual({ positionals: ['a'], flags: { registry: 'dir', json: true } });
+    expect(() => parseCommand(['a', '--whatever', 'x'], spec)).toThrow('unknown option --whatever');
   });
 });
 

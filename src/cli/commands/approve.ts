@@ -1,16 +1,22 @@
 /** `loom approve ID CALL_ID [--args JSON]`: approve a pending tool call, optionally with corrected arguments. */
-import { parseArgs, flagString } from '../args';
+import { defineCommand, flagString, UsageError } from '../args';
 import { withRun, parseJsonFlag } from '../run-control';
 import { UPDATES, ApproveArgs } from '../../shared/contract';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  const [id, callId] = args.positionals;
-  return withRun(id, 'loom approve ID CALL_ID [--args JSON]', async (s, wid) => {
-    if (!callId) { process.stderr.write('usage: loom approve ID CALL_ID [--args JSON]\n'); return 2; }
-    const payload: ApproveArgs = { call_id: callId, args: parseJsonFlag(flagString(args, 'args'), 'args'), by: process.env.USER };
-    const res = await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.approve, { args: [payload] });
-    process.stdout.write(`approved ${callId}${payload.args ? ' with corrected arguments' : ''}\n`);
-    return 0;
-  });
-}
+export const run = defineCommand(
+  'approve',
+  { usage: 'loom approve ID CALL_ID [--args JSON]', options: { args: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  async (args) => {
+    const [id, callId] = args.positionals;
+    const corrected = parseJsonFlag(flagString(args, 'args'), 'args');
+    if (corrected !== undefined && (corrected === null || typeof corrected !== 'object' || Array.isArray(corrected))) {
+      throw new UsageError(`--args must be a JSON object of the tool's arguments, e.g. --args '{"path":"a.md"}'`);
+    }
+    const payload: ApproveArgs = { call_id: callId, ...(corrected ? { args: corrected } : {}), by: process.env.USER };
+    return withRun(id, { command: 'approve', action: 'approve' }, async (s, wid) => {
+      await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.approve, { args: [payload] });
+      process.stdout.write(`approved ${callId}${payload.args ? ' with corrected arguments' : ''}\n`);
+      return 0;
+    });
+  },
+);

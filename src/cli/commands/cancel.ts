@@ -1,12 +1,14 @@
-/** `loom cancel ID`: request Temporal cancellation (activities heartbeat and stop). */
-import { parseArgs } from '../args';
+/** `loom cancel ID`: request Temporal cancellation (activities heartbeat and stop); refused for a run that has ended. */
+import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  return withRun(args.positionals[0], 'loom cancel ID', async (s, id) => {
-    await s.client.workflow.getHandle(id).cancel();
-    process.stdout.write(`cancellation requested for ${id}\n`);
-    return 0;
-  });
-}
+export const run = defineCommand(
+  'cancel',
+  { usage: 'loom cancel ID', options: {}, positionals: { min: 1, max: 1, names: ['ID'] } },
+  async (args) =>
+    withRun(args.positionals[0], { command: 'cancel', action: 'cancel' }, async (s, id) => {
+      await s.client.workflow.getHandle(id).cancel();
+      process.stdout.write(`cancellation requested for ${id}\n`);
+      return 0;
+    }),
+);

@@ -2,9 +2,10 @@
  * `loom escalations [--queue Q] [--json]`: runs waiting on a human queue (escalation target
  * `human_queue`), found through visibility: AgentStatus = 'waiting_for_human' (and EscalationQueue).
  */
-import { parseArgs, flagString } from '../args';
+import { defineCommand, flagString } from '../args';
+import { connect } from '../connect';
 import { QUERIES, RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
-import { orchestrationSession, quote } from './list';
+import { quote } from './list';
 
 export function escalationQuery(queue?: string): string {
   const parts = [`${SEARCH_ATTRIBUTES.status} = 'waiting_for_human'`, `ExecutionStatus = 'Running'`];
@@ -12,40 +13,43 @@ export function escalationQuery(queue?: string): string {
   return parts.join(' AND ');
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['json']);
-  const queue = flagString(args, 'queue');
-  const s = await orchestrationSession();
-  try {
-    const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];
-    for await (const wf of s.client.workflow.list({ query: escalationQuery(queue) })) {
-      const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
-      let status: RunStatus | undefined;
-      try { status = await s.client.workflow.getHandle(wf.workflowId, wf.runId).query<RunStatus>(QUERIES.status); } catch { status = undefined; }
-      rows.push({
-        workflow_id: wf.workflowId,
-        type: wf.type,
-        queue: status?.escalation?.queue ?? String(sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? ''),
-        reason: status?.escalation?.reason,
-        since: status?.escalation?.since,
-        agent_id: String(sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? status?.agent_id ?? ''),
-      });
-    }
-    if (args.flags.json === true) {
-      process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+export const run = defineCommand(
+  'escalations',
+  { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string' }, json: { type: 'boolean' } }, positionals: { min: 0, max: 0 } },
+  async (args) => {
+    const queue = flagString(args, 'queue');
+    const s = await connect();
+    try {
+      const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];
+      for await (const wf of s.client.workflow.list({ query: escalationQuery(queue) })) {
+        const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
+        let status: RunStatus | undefined;
+        try { status = await s.client.workflow.getHandle(wf.workflowId, wf.runId).query<RunStatus>(QUERIES.status); } catch { status = undefined; }
+        rows.push({
+          workflow_id: wf.workflowId,
+          type: wf.type,
+          queue: status?.escalation?.queue ?? String(sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? ''),
+          reason: status?.escalation?.reason,
+          since: status?.escalation?.since,
+          agent_id: String(sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? status?.agent_id ?? ''),
+        });
+      }
+      if (args.flags.json === true) {
+        process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+        return 0;
+      }
+      if (!rows.length) {
+        process.stdout.write(`no runs waiting on ${queue ? `queue '${queue}'` : 'a human queue'}\n`);
+        return 0;
+      }
+      for (const r of rows) {
+        process.stdout.write(`${r.workflow_id}  queue=${r.queue}  agent=${r.agent_id}${r.since ? `  since ${r.since}` : ''}\n`);
+        if (r.reason) process.stdout.write(`    ${r.reason}\n`);
+      }
+      process.stdout.write(`\nanswer with: loom respond ID --queue QUEUE --output JSON   (or --close [--reason TEXT])\n`);
       return 0;
+    } finally {
+      await s.close();
     }
-    if (!rows.length) {
-      process.stdout.write(`no runs waiting on ${queue ? `queue '${queue}'` : 'a human queue'}\n`);
-      return 0;
-    }
-    for (const r of rows) {
-      process.stdout.write(`${r.workflow_id}  queue=${r.queue}  agent=${r.agent_id}${r.since ? `  since ${r.since}` : ''}\n`);
-      if (r.reason) process.stdout.write(`    ${r.reason}\n`);
-    }
-    process.stdout.write(`\nanswer with: loom respond ID --queue QUEUE --output JSON   (or --close [--reason TEXT])\n`);
-    return 0;
-  } finally {
-    await s.close();
-  }
-}
+  },
+);

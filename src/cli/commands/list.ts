@@ -3,20 +3,9 @@
  * from Temporal visibility (search attributes AgentId, AgentPattern, AgentStatus, EscalationQueue).
  * Member runs (child workflows) are hidden unless --all.
  */
-import { Client, Connection } from '@temporalio/client';
-import { parseArgs, flagString } from '../args';
-import { readDevInfo } from '../connect';
+import { defineCommand, flagString, UsageError } from '../args';
+import { connect } from '../connect';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
-
-export interface OrchestrationSession { client: Client; address: string; close(): Promise<void> }
-
-/** TEMPORAL_ADDRESS, else a running `loom dev` in this folder, else 127.0.0.1:7233. */
-export async function orchestrationSession(): Promise<OrchestrationSession> {
-  const address = process.env.TEMPORAL_ADDRESS ?? readDevInfo()?.address ?? '127.0.0.1:7233';
-  const connection = await Connection.connect({ address, connectTimeout: '10s' });
-  const client = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
-  return { client, address, close: () => connection.close() };
-}
 
 export function quote(v: string): string {
   return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -31,41 +20,58 @@ export function listQuery(f: { status?: string; agent?: string; pattern?: string
   return parts.join(' AND ');
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['json', 'all']);
-  const limit = Number(flagString(args, 'limit') ?? 50);
-  const query = listQuery({ status: flagString(args, 'status'), agent: flagString(args, 'agent'), pattern: flagString(args, 'pattern'), queue: flagString(args, 'queue') });
-  const s = await orchestrationSession();
-  try {
-    const rows: Record<string, unknown>[] = [];
-    for await (const wf of s.client.workflow.list(query ? { query } : {})) {
-      if (!args.flags.all && wf.parentExecution) continue;
-      const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
-      rows.push({
-        workflow_id: wf.workflowId,
-        type: wf.type,
-        temporal_status: wf.status.name,
-        agent_id: sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? null,
-        pattern: sa[SEARCH_ATTRIBUTES.pattern]?.[0] ?? null,
-        agent_status: sa[SEARCH_ATTRIBUTES.status]?.[0] ?? null,
-        escalation_queue: sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? null,
-        started: wf.startTime?.toISOString(),
-        closed: wf.closeTime?.toISOString() ?? null,
-      });
-      if (rows.length >= limit) break;
-    }
-    if (args.flags.json === true) {
-      process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+export const run = defineCommand(
+  'list',
+  {
+    usage: 'loom list [--status S] [--agent A] [--pattern P] [--queue Q] [--all] [--limit N] [--json]',
+    options: {
+      status: { type: 'string' },
+      agent: { type: 'string' },
+      pattern: { type: 'string' },
+      queue: { type: 'string' },
+      all: { type: 'boolean' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    positionals: { min: 0, max: 0 },
+  },
+  async (args) => {
+    const rawLimit = flagString(args, 'limit');
+    const limit = Number(rawLimit ?? 50);
+    if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit must be a positive integer (got '${rawLimit}')`);
+    const query = listQuery({ status: flagString(args, 'status'), agent: flagString(args, 'agent'), pattern: flagString(args, 'pattern'), queue: flagString(args, 'queue') });
+    const s = await connect();
+    try {
+      const rows: Record<string, unknown>[] = [];
+      for await (const wf of s.client.workflow.list(query ? { query } : {})) {
+        if (!args.flags.all && wf.parentExecution) continue;
+        const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
+        rows.push({
+          workflow_id: wf.workflowId,
+          type: wf.type,
+          temporal_status: wf.status.name,
+          agent_id: sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? null,
+          pattern: sa[SEARCH_ATTRIBUTES.pattern]?.[0] ?? null,
+          agent_status: sa[SEARCH_ATTRIBUTES.status]?.[0] ?? null,
+          escalation_queue: sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? null,
+          started: wf.startTime?.toISOString(),
+          closed: wf.closeTime?.toISOString() ?? null,
+        });
+        if (rows.length >= limit) break;
+      }
+      if (args.flags.json === true) {
+        process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+        return 0;
+      }
+      if (!rows.length) { process.stdout.write('no runs\n'); return 0; }
+      for (const r of rows) {
+        process.stdout.write(
+          `${String(r.workflow_id).padEnd(44)} ${String(r.type).padEnd(24)} ${String(r.temporal_status).padEnd(11)} ${r.agent_status ?? ''}${r.escalation_queue ? ` queue=${r.escalation_queue}` : ''}\n`,
+        );
+      }
       return 0;
+    } finally {
+      await s.close();
     }
-    if (!rows.length) { process.stdout.write('no runs\n'); return 0; }
-    for (const r of rows) {
-      process.stdout.write(
-        `${String(r.workflow_id).padEnd(44)} ${String(r.type).padEnd(24)} ${String(r.temporal_status).padEnd(11)} ${r.agent_status ?? ''}${r.escalation_queue ? ` queue=${r.escalation_queue}` : ''}\n`,
-      );
-    }
-    return 0;
-  } finally {
-    await s.close();
-  }
-}
+  },
+);

@@ -1,13 +1,15 @@
-/** `loom pause ID`: signal `pause` to a run. */
-import { parseArgs } from '../args';
+/** `loom pause ID`: signal `pause` to a run (no new model or tool call starts until `loom resume`). */
+import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 import { SIGNALS } from '../../shared/contract';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  return withRun(args.positionals[0], 'loom pause ID', async (s, id) => {
-    await s.client.workflow.getHandle(id).signal(SIGNALS.pause);
-    process.stdout.write(`pause signal sent to ${id}\n`);
-    return 0;
-  });
-}
+export const run = defineCommand(
+  'pause',
+  { usage: 'loom pause ID', options: {}, positionals: { min: 1, max: 1, names: ['ID'] } },
+  async (args) =>
+    withRun(args.positionals[0], { command: 'pause', action: 'pause' }, async (s, id) => {
+      await s.client.workflow.getHandle(id).signal(SIGNALS.pause);
+      process.stdout.write(`pause signal sent to ${id}\n`);
+      return 0;
+    }),
+);

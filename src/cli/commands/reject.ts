@@ -1,17 +1,20 @@
 /** `loom reject ID CALL_ID --reason TEXT`: reject a pending tool call; the model sees the reason. */
-import { parseArgs, flagString } from '../args';
+import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
 import { UPDATES, RejectArgs } from '../../shared/contract';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  const [id, callId] = args.positionals;
-  const reason = flagString(args, 'reason');
-  return withRun(id, 'loom reject ID CALL_ID --reason TEXT', async (s, wid) => {
-    if (!callId || !reason) { process.stderr.write('usage: loom reject ID CALL_ID --reason TEXT\n'); return 2; }
+export const run = defineCommand(
+  'reject',
+  { usage: 'loom reject ID CALL_ID --reason TEXT', options: { reason: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  async (args) => {
+    const [id, callId] = args.positionals;
+    const reason = flagString(args, 'reason');
+    if (!reason) throw new UsageError('--reason is required: the model sees it');
     const payload: RejectArgs = { call_id: callId, reason, by: process.env.USER };
-    await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.reject, { args: [payload] });
-    process.stdout.write(`rejected ${callId}\n`);
-    return 0;
-  });
-}
+    return withRun(id, { command: 'reject', action: 'reject' }, async (s, wid) => {
+      await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.reject, { args: [payload] });
+      process.stdout.write(`rejected ${callId}\n`);
+      return 0;
+    });
+  },
+);

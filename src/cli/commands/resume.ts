@@ -1,13 +1,15 @@
-/** `loom resume ID`: signal `resume` to a run. */
-import { parseArgs } from '../args';
+/** `loom resume ID`: signal `resume` to a paused run. */
+import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 import { SIGNALS } from '../../shared/contract';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  return withRun(args.positionals[0], 'loom resume ID', async (s, id) => {
-    await s.client.workflow.getHandle(id).signal(SIGNALS.resume);
-    process.stdout.write(`resume signal sent to ${id}\n`);
-    return 0;
-  });
-}
+export const run = defineCommand(
+  'resume',
+  { usage: 'loom resume ID', options: {}, positionals: { min: 1, max: 1, names: ['ID'] } },
+  async (args) =>
+    withRun(args.positionals[0], { command: 'resume', action: 'resume' }, async (s, id) => {
+      await s.client.workflow.getHandle(id).signal(SIGNALS.resume);
+      process.stdout.write(`resume signal sent to ${id}\n`);
+      return 0;
+    }),
+);

@@ -1,28 +1,36 @@
-/** `loom status ID [--json]`: the run's state from the `status` query (or its close status). */
-import { parseArgs } from '../args';
+/** `loom status ID [--json]`: the run's state from the `status` query (and its Temporal close status). */
+import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 import { QUERIES, RunStatus } from '../../shared/contract';
 
-export async function run(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, ['json']);
-  return withRun(args.positionals[0], 'loom status ID [--json]', async (s, id) => {
-    const handle = s.client.workflow.getHandle(id);
-    const desc = await handle.describe();
-    let status: RunStatus | undefined;
-    try { status = await handle.query<RunStatus>(QUERIES.status); } catch { status = undefined; }
-    const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(status ?? {}) };
-    if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
-    const lines = [`${id}  ${desc.type}  ${desc.status.name}`];
-    if (status) {
-      lines.push(`state: ${status.state}  pattern: ${status.pattern}  step ${status.step}  turn ${status.turn}`);
-      lines.push(`tool calls: ${status.tool_calls_made}  tokens: ${status.token_usage?.total_tokens ?? 0}`);
-      for (const p of status.pending_approvals ?? []) lines.push(`pending approval ${p.call_id}: ${p.tool} ${JSON.stringify(p.arguments)} (${p.reason})`);
-      if (status.escalation) lines.push(`waiting on human queue '${status.escalation.queue}': ${status.escalation.reason}`);
-      for (const w of status.warnings ?? []) lines.push(`warning: ${w}`);
-      if (status.progress) lines.push(`progress: ${JSON.stringify(status.progress)}`);
-      if (status.error) lines.push(`error: ${status.error}`);
-    }
-    process.stdout.write(lines.join('\n') + '\n');
-    return 0;
-  });
-}
+export const run = defineCommand(
+  'status',
+  { usage: 'loom status ID [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
+  async (args) =>
+    withRun(args.positionals[0], { command: 'status' }, async (s, id) => {
+      const handle = s.client.workflow.getHandle(id);
+      const desc = await handle.describe();
+      let status: RunStatus | undefined;
+      let queryError: string | undefined;
+      try {
+        status = await handle.query<RunStatus>(QUERIES.status);
+      } catch (err) {
+        // e.g. the run has not taken its first workflow task yet, or no worker serves its task queue.
+        queryError = (err as Error).message;
+      }
+      const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(status ?? {}) };
+      if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
+      const lines = [`${id}  ${desc.type}  ${desc.status.name}`];
+      if (status) {
+        lines.push(`state: ${status.state}  pattern: ${status.pattern}  step ${status.step}  turn ${status.turn}`);
+        lines.push(`tool calls: ${status.tool_calls_made}  tokens: ${status.token_usage?.total_tokens ?? 0}`);
+        for (const p of status.pending_approvals ?? []) lines.push(`pending approval ${p.call_id}: ${p.tool} ${JSON.stringify(p.arguments)} (${p.reason})`);
+        if (status.escalation) lines.push(`waiting on human queue '${status.escalation.queue}': ${status.escalation.reason}`);
+        for (const w of status.warnings ?? []) lines.push(`warning: ${w}`);
+        if (status.progress) lines.push(`progress: ${JSON.stringify(status.progress)}`);
+        if (status.error) lines.push(`error: ${status.error}`);
+      } else if (queryError) lines.push(`(no run status yet: ${queryError})`);
+      process.stdout.write(lines.join('\n') + '\n');
+      return 0;
+    }),
+);
