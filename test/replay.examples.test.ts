@@ -9,12 +9,11 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Worker } from '@temporalio/worker';
-import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { compileBundle } from '../src/compiler';
 import { workflowTypeFor } from '../src/shared/dispatch';
 import type { RunAgentInput, RunStatus } from '../src/shared/contract';
-import { workflowBundlePath } from './helpers/temporal';
+import { replayFiles } from './helpers/replay';
 import { storeTestBundle } from './runtime/builders';
 import { startHarness } from './runtime/harness';
 
@@ -63,12 +62,10 @@ async function record(): Promise<void> {
 
 test('recorded example histories (every policy and pattern) replay against the current workflow bundle', async () => {
   if (RECORD) await record();
-  const files = fs.readdirSync(DIR).filter((f) => f.startsWith('example-') && f.endsWith('.json'));
-  expect(files.sort()).toEqual(EXAMPLES.map(([, root]) => `example-${root}.json`).sort());
-  // The recorded workflow id (child ids derive from it, so replay must use the same one).
-  const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8'))) }));
-  const results = [];
-  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) results.push(r);
-  expect(results).toHaveLength(files.length);
-  for (const r of results) expect({ id: r.workflowId, error: r.error ? String(r.error) : undefined }).toEqual({ id: r.workflowId, error: undefined });
+  const files = fs.readdirSync(DIR).filter((f) => f.startsWith('example-') && f.endsWith('.json')).sort();
+  expect(files).toEqual(EXAMPLES.map(([, root]) => `example-${root}.json`).sort());
+  // Replayed under the recorded workflow id (child ids derive from it); one outcome per file, or replayFiles fails.
+  const results = await replayFiles(DIR, files);
+  expect(results.map((r) => r.workflowId)).toEqual(files.map((f) => f.replace(/\.json$/, '')));
+  expect(results.filter((r) => r.error)).toEqual([]);
 });

@@ -3,6 +3,16 @@ import { CancelledFailure } from '@temporalio/common';
 import type { ApproveArgs, RejectArgs } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, scheduledActivities, startHarness, waitForStatus } from './harness';
+import {
+  activityCompletedEventIds,
+  activityEventIds,
+  activityRunning,
+  activityTypes,
+  historyEvents,
+  signalEventIds,
+  waitForSettledHistory,
+} from '../helpers/history';
+import { until } from '../helpers/wait';
 
 let H: Harness;
 beforeAll(async () => {
@@ -118,12 +128,17 @@ test('pause then resume: nothing new starts while paused', async () => {
   await h.signal('pause');
   await h.signal('approve', { call_id: 'mul-1' });
   await waitForStatus(h, (s) => s.state === 'paused' && s.pending_approvals.length === 0);
-  await new Promise((r) => setTimeout(r, 800));
+  // The run has answered the pause and the approval (a workflow task completed after both and
+  // nothing is scheduled): whatever it would start is in the history by now.
+  const held = await waitForSettledHistory(h, (ev) => signalEventIds(ev, 'approve').length === 1, 'the run to answer the pause and the approval');
   // checkToolArgs validated the call before it was presented; the tool itself has not started.
-  expect(await scheduledActivities(h)).toEqual(['loadAgent', 'modelTurn', 'checkToolArgs']);
+  expect(activityTypes(held)).toEqual(['loadAgent', 'modelTurn', 'checkToolArgs']);
   await h.signal('resume');
   expect((await h.result()).output).toBe('tool said: 42');
-  expect(await scheduledActivities(h)).toEqual(['loadAgent', 'modelTurn', 'checkToolArgs', 'runTool', 'modelTurn']);
+  const ev = await historyEvents(h);
+  expect(activityTypes(ev)).toEqual(['loadAgent', 'modelTurn', 'checkToolArgs', 'runTool', 'modelTurn']);
+  // The tool was scheduled only after the resume was recorded.
+  expect(activityEventIds(ev, 'runTool')[0]).toBeGreaterThan(signalEventIds(ev, 'resume')[0]);
 });
 
 test('paused from the start (signalWithStart): no model call until resume', async () => {
@@ -138,11 +153,14 @@ test('paused from the start (signalWithStart): no model call until resume', asyn
   });
   const st = await waitForStatus(h, (s) => s.state === 'paused' && s.version === '1.0.0');
   expect(st.turn).toBe(0);
-  await new Promise((r) => setTimeout(r, 500));
-  expect(await scheduledActivities(h)).toEqual(['loadAgent']);
+  // The agent is loaded (version known) and the run has answered the load: nothing else was scheduled.
+  const held = await waitForSettledHistory(h, (ev) => ev.some((e) => e.activityTaskCompletedEventAttributes), 'the run to load its agent and hold');
+  expect(activityTypes(held)).toEqual(['loadAgent']);
   expect((await h.describe()).searchAttributes.AgentStatus).toEqual(['paused']);
   await h.signal('resume');
   expect((await h.result()).output).toBe('ok');
+  const ev = await historyEvents(h);
+  expect(activityEventIds(ev, 'modelTurn')[0]).toBeGreaterThan(signalEventIds(ev, 'resume')[0]);
 });
 
 test('cancel: the run ends cancelled while a tool call is in flight', async () => {
@@ -153,14 +171,18 @@ test('cancel: the run ends cancelled while a tool call is in flight', async () =
   });
   const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'cancel', input: 'x' });
   await waitForStatus(h, (s) => s.tool_calls_made === 1);
-  await new Promise((r) => setTimeout(r, 300));
+  await until(async () => ((await activityRunning(h, 'runTool')) ? true : undefined), 'the sleep tool to run on the worker', 20000);
   await h.cancel();
   const err = await h.result().catch((e) => e);
   expect(err).toBeInstanceOf(WorkflowFailedError);
   expect(err.cause).toBeInstanceOf(CancelledFailure);
   const d = await h.describe();
   expect(d.status.name).toBe('CANCELLED');
-  expect(d.searchAttributes?.AgentStatus ?? d.typedSearchAttributes).toBeDefined();
+  expect(d.searchAttributes.AgentStatus).toEqual(['cancelled']);
+  // The in-flight tool call was asked to stop, and never completed.
+  const ev = await historyEvents(h);
+  expect(ev.some((e) => e.activityTaskCancelRequestedEventAttributes)).toBe(true);
+  expect(activityCompletedEventIds(ev, 'runTool')).toEqual([]);
 });
 
 test('a pause sent mid-turn holds across continue-as-new until resume', async () => {
@@ -170,14 +192,23 @@ test('a pause sent mid-turn holds across continue-as-new until resume', async ()
     tools: [builtinTool('sleep')],
   });
   const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'pause-can', input: 'go', carried: { continue_as_new_every: 1 } });
+  const firstRun = H.t.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId);
   await waitForStatus(h, (s) => s.tool_calls_made === 1);
   await h.signal('pause');
-  // Well past the tool call: still paused, not completed.
-  await new Promise((r) => setTimeout(r, 3000));
+  // The tool call finishes while paused and the run has answered its result: no model turn and
+  // no continue-as-new followed it.
+  const held = await waitForSettledHistory(firstRun, (ev) => activityCompletedEventIds(ev, 'runTool').length === 1, 'the tool call to finish while paused');
+  expect(activityTypes(held)).toEqual(['loadAgent', 'modelTurn', 'runTool']);
+  expect(held.some((e) => e.workflowExecutionContinuedAsNewEventAttributes)).toBe(false);
   expect((await h.describe()).status.name).toBe('RUNNING');
   expect((await h.query<{ state: string }>('status')).state).toBe('paused');
   await h.signal('resume');
   expect((await h.result()).output).toBe('finished');
+  // The first run handed over to the next one only after the resume.
+  const first = await historyEvents(firstRun);
+  const handover = first.find((e) => e.workflowExecutionContinuedAsNewEventAttributes);
+  expect(handover).toBeDefined();
+  expect(Number(handover!.eventId)).toBeGreaterThan(signalEventIds(first, 'resume')[0]);
 });
 
 test('a run cancelled while waiting for approval lists nothing left to approve', async () => {

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ScriptedReply } from '../../src/compiler/types';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness } from './harness';
+import { activityCompletedEventIds, activityEventIds, historyEvents } from '../helpers/history';
 
 let H: Harness;
 beforeAll(async () => {
@@ -69,11 +70,17 @@ test('runtime.timeout_seconds is a workflow timer racing the loop', async () => 
     tools: [builtinTool('sleep')],
     runtime: { timeout_seconds: 2 },
   });
-  const t0 = Date.now();
-  const f = await failure((await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'timeout', input: 'x' })).result());
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'timeout', input: 'x' });
+  const f = await failure(h.result());
   expect(f.type).toBe('Timeout');
   expect(f.message).toMatch(/timeout_seconds \(2\) exceeded/);
-  expect(Date.now() - t0).toBeLessThan(10000);
+  // The 2 s timer ended the run, not the 20 s tool call: the timer fired and the call never completed.
+  const ev = await historyEvents(h);
+  const timer = ev.find((e) => e.timerStartedEventAttributes);
+  expect(Number(timer?.timerStartedEventAttributes?.startToFireTimeout?.seconds)).toBeLessThanOrEqual(2);
+  expect(ev.some((e) => e.timerFiredEventAttributes?.startedEventId?.toString() === timer?.eventId?.toString())).toBe(true);
+  expect(activityEventIds(ev, 'runTool')).toHaveLength(1);
+  expect(activityCompletedEventIds(ev, 'runTool')).toEqual([]);
 });
 
 const outputSchema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
