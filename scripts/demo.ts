@@ -11,7 +11,7 @@ import { connect, webUiLink } from '../src/cli/connect';
 import { prepareRun, startPrepared } from '../src/cli/runs';
 import { watchRun } from '../src/cli/progress';
 import type { AgentRunResult, RunStatus } from '../src/shared/contract';
-import { UPDATES } from '../src/shared/contract';
+import { approveUpdate } from '../src/shared/handlers';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { verbose: { type: 'boolean' } }, strict: true });
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
         if (approved.has(p.call_id)) continue;
         approved.add(p.call_id);
         say(`demo: approving it myself, as an operator would with: npx loom approve ${handle.workflowId} ${p.call_id}`);
-        await handle.executeUpdate(UPDATES.approve, { args: [{ call_id: p.call_id, by: 'demo' }] });
+        await handle.executeUpdate(approveUpdate, { args: [{ call_id: p.call_id, by: 'demo' }] });
       }
     };
     const watcher = watchRun(handle, (l) => say('  ' + l), { onStatus: approve, hints: false });

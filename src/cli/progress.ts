@@ -4,7 +4,8 @@
  * close the connection right after without leaving a gRPC retry timer behind.
  */
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
-import { QUERIES, RunStatus } from '../shared/contract';
+import type { RunStatus } from '../shared/contract';
+import { statusQuery } from '../shared/handlers';
 
 export interface RunWatcher {
   /** Stop polling; resolves when the query in flight has settled (rejects if onStatus threw). */
@@ -45,7 +46,7 @@ export function watchRun(
     while (!stopped) {
       let status: RunStatus | undefined;
       try {
-        status = await handle.query<RunStatus>(QUERIES.status);
+        status = await handle.query(statusQuery);
       } catch {
         // Not an error of the run: it may not have taken its first workflow task yet, or has just
         // closed. The run's own outcome is reported by whoever awaits its result.

@@ -1,7 +1,8 @@
 /** `loom approve ID CALL_ID [--args JSON]`: approve a pending tool call, optionally with corrected arguments. */
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun, parseJsonFlag } from '../run-control';
-import { UPDATES, ApproveArgs } from '../../shared/contract';
+import type { ApproveArgs } from '../../shared/contract';
+import { approveUpdate } from '../../shared/handlers';
 
 export const run = defineCommand(
   'approve',
@@ -14,7 +15,7 @@ export const run = defineCommand(
     }
     const payload: ApproveArgs = { call_id: callId, ...(corrected ? { args: corrected } : {}), by: process.env.USER };
     return withRun(id, { command: 'approve', action: 'approve' }, async (s, wid) => {
-      await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.approve, { args: [payload] });
+      await s.client.workflow.getHandle(wid).executeUpdate(approveUpdate, { args: [payload] });
       process.stdout.write(`approved ${callId}${payload.args ? ' with corrected arguments' : ''}\n`);
       return 0;
     });

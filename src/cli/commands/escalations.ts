@@ -4,7 +4,8 @@
  */
 import { defineCommand, flagString } from '../args';
 import { connect } from '../connect';
-import { QUERIES, RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
+import { RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
+import { statusQuery } from '../../shared/handlers';
 import { quote } from './list';
 
 export function escalationQuery(queue?: string): string {
@@ -24,7 +25,7 @@ export const run = defineCommand(
       for await (const wf of s.client.workflow.list({ query: escalationQuery(queue) })) {
         const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
         let status: RunStatus | undefined;
-        try { status = await s.client.workflow.getHandle(wf.workflowId, wf.runId).query<RunStatus>(QUERIES.status); } catch { status = undefined; }
+        try { status = await s.client.workflow.getHandle(wf.workflowId, wf.runId).query(statusQuery); } catch { status = undefined; }
         rows.push({
           workflow_id: wf.workflowId,
           type: wf.type,

@@ -1,14 +1,14 @@
 /** `loom pause ID`: signal `pause` to a run (no new model or tool call starts until `loom resume`). */
 import { defineCommand } from '../args';
 import { withRun } from '../run-control';
-import { SIGNALS } from '../../shared/contract';
+import { pauseSignal } from '../../shared/handlers';
 
 export const run = defineCommand(
   'pause',
   { usage: 'loom pause ID', options: {}, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'pause', action: 'pause' }, async (s, id) => {
-      await s.client.workflow.getHandle(id).signal(SIGNALS.pause);
+      await s.client.workflow.getHandle(id).signal(pauseSignal);
       process.stdout.write(`pause signal sent to ${id}\n`);
       return 0;
     }),

@@ -1,7 +1,8 @@
 /** `loom reject ID CALL_ID --reason TEXT`: reject a pending tool call; the model sees the reason. */
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
-import { UPDATES, RejectArgs } from '../../shared/contract';
+import type { RejectArgs } from '../../shared/contract';
+import { rejectUpdate } from '../../shared/handlers';
 
 export const run = defineCommand(
   'reject',
@@ -12,7 +13,7 @@ export const run = defineCommand(
     if (!reason) throw new UsageError('--reason is required: the model sees it');
     const payload: RejectArgs = { call_id: callId, reason, by: process.env.USER };
     return withRun(id, { command: 'reject', action: 'reject' }, async (s, wid) => {
-      await s.client.workflow.getHandle(wid).executeUpdate(UPDATES.reject, { args: [payload] });
+      await s.client.workflow.getHandle(wid).executeUpdate(rejectUpdate, { args: [payload] });
       process.stdout.write(`rejected ${callId}\n`);
       return 0;
     });

@@ -1,7 +1,8 @@
 /** `loom status ID [--json]`: the run's state from the `status` query (and its Temporal close status). */
 import { defineCommand } from '../args';
 import { withRun } from '../run-control';
-import { QUERIES, RunStatus } from '../../shared/contract';
+import type { RunStatus } from '../../shared/contract';
+import { statusQuery } from '../../shared/handlers';
 
 export const run = defineCommand(
   'status',
@@ -13,7 +14,7 @@ export const run = defineCommand(
       let status: RunStatus | undefined;
       let queryError: string | undefined;
       try {
-        status = await handle.query<RunStatus>(QUERIES.status);
+        status = await handle.query(statusQuery);
       } catch (err) {
         // e.g. the run has not taken its first workflow task yet, or no worker serves its task queue.
         queryError = (err as Error).message;
