@@ -4,12 +4,12 @@
  * the model verbatim and never enter history). Also the schema helpers shared by the model and
  * tool activities (ajv runs here, never in the workflow sandbox) and a minimal set of builtin tools.
  */
-import Ajv, { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { CompiledAgent, CompiledBundle, JsonObject, JsonSchema } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import { workflowTypeFor } from '../shared/dispatch';
 import type { AgentView } from '../runtime/agent-view';
+import { createAjv } from '../compiler/ajv';
 import { FileBlobStore } from './blob-store';
 
 export class BundleCache {
@@ -34,8 +34,7 @@ export class BundleCache {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
+const ajv = createAjv();
 const compiled = new Map<string, ValidateFunction>();
 
 /** Validate `value` against `schema`; returns a readable error or undefined. */

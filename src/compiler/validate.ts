@@ -1,6 +1,7 @@
 /** Ajv validators (compiled once per process) and ajv-error → Diagnostic mapping. */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { createAjv } from './ajv';
 import type { Diagnostic } from './types';
 import { KIND_SCHEMAS, PATTERN_SCHEMAS } from './schemas';
 import { diag, fieldPath, posOf, type PathPart, type SourceFile } from './source';
@@ -10,10 +11,7 @@ let ajv: Ajv | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 export function getAjv(): Ajv {
-  if (!ajv) {
-    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, verbose: true });
-    addFormats(ajv);
-  }
+  ajv ??= createAjv({ validateSchema: true, verbose: true });
   return ajv;
 }
 
