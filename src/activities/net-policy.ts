@@ -1,10 +1,12 @@
 /**
  * Network policy for http tools (seed 001 `policies.allow_external_http`): host allowlists and
- * private/loopback/link-local address classification for IPv4 and IPv6. Everything here is pure
+ * private/loopback/link-local address classification for IPv4 and IPv6 (the IANA special-purpose
+ * ranges come from ipaddr.js; the table below says what each means here). Everything here is pure
  * except `checkHttpTarget`/`guardedLookup`, which resolve DNS through an injectable resolver.
  */
 import * as dns from 'dns';
 import * as net from 'net';
+import * as ipaddr from 'ipaddr.js';
 
 export type AddressClass =
   | 'public'
@@ -17,104 +19,92 @@ export type AddressClass =
   | 'reserved'
   | 'invalid';
 
-function v4ToInt(ip: string): number | undefined {
-  if (!net.isIPv4(ip)) return undefined;
-  const p = ip.split('.').map(Number);
-  return ((p[0] << 24) >>> 0) + (p[1] << 16) + (p[2] << 8) + p[3];
-}
+/** What each ipaddr.js range name means for the policy; a name not listed here (a range a later ipaddr.js adds) is 'reserved': refused, never allowed by default. */
+const V4_RANGES: Record<string, AddressClass> = {
+  unicast: 'public',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  private: 'private',
+  carrierGradeNat: 'private',
+  reserved: 'reserved',
+  // Globally reachable anycast services (AS112 DNS sinks, AMT relays).
+  as112: 'public',
+  amt: 'public',
+};
 
-function inV4(n: number, base: string, bits: number): boolean {
-  const b = v4ToInt(base)!;
-  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-  return ((n & mask) >>> 0) === ((b & mask) >>> 0);
-}
+const V6_RANGES: Record<string, AddressClass> = {
+  unicast: 'public',
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  linkLocal: 'link-local',
+  multicast: 'multicast',
+  uniqueLocal: 'private', // fc00::/7
+  deprecatedSiteLocal: 'private', // fec0::/10
+  teredo: 'public', // 2001::/32: reached through a public relay
+  amt: 'public',
+  as112v6: 'public',
+  discard: 'reserved',
+  benchmarking: 'reserved',
+  deprecatedOrchid: 'reserved',
+  orchid2: 'reserved',
+  droneRemoteIdProtocolEntityTags: 'reserved',
+  segmentRouting: 'reserved',
+  reserved: 'reserved', // 2001::/23 protocol assignments, 2001:db8::/32 and 3fff::/20 documentation
+};
 
+/** IPv6 ranges that carry an IPv4 address: the policy judges the embedded IPv4. */
+const EMBEDS_V4: Record<string, (parts: number[]) => [number, number]> = {
+  ipv4Mapped: (g) => [g[6], g[7]], // ::ffff:a.b.c.d
+  rfc6145: (g) => [g[6], g[7]], // IPv4-translated ::ffff:0:a.b.c.d
+  rfc6052: (g) => [g[6], g[7]], // NAT64 64:ff9b::/96 and 64:ff9b:1::/48, IPv4 in the low 32 bits
+  '6to4': (g) => [g[1], g[2]], // 2002:V4ADDR::/48
+};
+
+const classOf = (table: Record<string, AddressClass>, range: string): AddressClass => (Object.hasOwn(table, range) ? table[range] : 'reserved');
+
+/** Classify a dotted-quad IPv4 address (other spellings such as `127.1` are 'invalid'). */
 export function classifyIPv4(ip: string): AddressClass {
-  const n = v4ToInt(ip);
-  if (n === undefined) return 'invalid';
-  if (inV4(n, '0.0.0.0', 8)) return 'unspecified';
-  if (inV4(n, '127.0.0.0', 8)) return 'loopback';
-  if (inV4(n, '10.0.0.0', 8) || inV4(n, '172.16.0.0', 12) || inV4(n, '192.168.0.0', 16) || inV4(n, '100.64.0.0', 10)) return 'private';
-  if (inV4(n, '169.254.0.0', 16)) return 'link-local';
-  if (n === 0xffffffff) return 'broadcast';
-  if (inV4(n, '224.0.0.0', 4)) return 'multicast';
-  if (
-    inV4(n, '240.0.0.0', 4) ||
-    inV4(n, '192.0.0.0', 24) ||
-    inV4(n, '192.0.2.0', 24) ||
-    inV4(n, '198.18.0.0', 15) ||
-    inV4(n, '198.51.100.0', 24) ||
-    inV4(n, '203.0.113.0', 24)
-  )
-    return 'reserved';
-  return 'public';
+  if (!net.isIPv4(ip)) return 'invalid';
+  return classOf(V4_RANGES, ipaddr.IPv4.parse(ip).range());
 }
 
-/** Parse an IPv6 address (with optional zone and embedded IPv4) into 8 16-bit groups. */
-export function parseIPv6(input: string): number[] | undefined {
+function stripIPv6(input: string): string {
   let ip = input.trim();
   if (ip.startsWith('[') && ip.endsWith(']')) ip = ip.slice(1, -1);
   const pct = ip.indexOf('%');
-  if (pct >= 0) ip = ip.slice(0, pct);
-  if (!net.isIPv6(ip)) return undefined;
-  let tail: number[] = [];
-  const lastColon = ip.lastIndexOf(':');
-  const lastPart = ip.slice(lastColon + 1);
-  if (lastPart.includes('.')) {
-    const n = v4ToInt(lastPart);
-    if (n === undefined) return undefined;
-    tail = [(n >>> 16) & 0xffff, n & 0xffff];
-    ip = ip.slice(0, lastColon + 1) + (ip.slice(lastColon - 1, lastColon + 1) === '::' ? '' : '0');
-    if (ip.endsWith(':0')) ip = ip.slice(0, -2);
-    else if (ip.endsWith(':') && !ip.endsWith('::')) ip = ip.slice(0, -1);
-  }
-  const want = 8 - tail.length;
-  const dbl = ip.indexOf('::');
-  let groups: string[];
-  if (dbl >= 0) {
-    const left = ip.slice(0, dbl) ? ip.slice(0, dbl).split(':') : [];
-    const right = ip.slice(dbl + 2) ? ip.slice(dbl + 2).split(':') : [];
-    const fill = want - left.length - right.length;
-    if (fill < 0) return undefined;
-    groups = [...left, ...Array<string>(fill).fill('0'), ...right];
-  } else {
-    groups = ip ? ip.split(':') : [];
-  }
-  if (groups.length !== want) return undefined;
-  const out = groups.map((g) => parseInt(g || '0', 16));
-  if (out.some((g) => Number.isNaN(g) || g < 0 || g > 0xffff)) return undefined;
-  return [...out, ...tail];
+  return pct >= 0 ? ip.slice(0, pct) : ip;
 }
 
-function v4FromGroups(hi: number, lo: number): string {
-  return [hi >>> 8, hi & 0xff, lo >>> 8, lo & 0xff].join('.');
+/**
+ * Parse an IPv6 address (with optional brackets, zone and embedded IPv4) into 8 16-bit groups.
+ * Node's validator decides what is an address; a dotted IPv4 tail is rewritten as two hex groups
+ * first, because ipaddr.js reads `::a.b.c.d` as `::ffff:a.b.c.d` (RFC 4291 says `::` + the IPv4).
+ */
+export function parseIPv6(input: string): number[] | undefined {
+  const ip = stripIPv6(input);
+  if (!net.isIPv6(ip)) return undefined;
+  const hex = ip.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) => `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`);
+  return ipaddr.IPv6.parse(hex).parts.slice();
 }
+
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
 
 export function classifyIPv6(ip: string): AddressClass {
   const g = parseIPv6(ip);
   if (!g) return 'invalid';
-  const zeroPrefix = (k: number) => g.slice(0, k).every((x) => x === 0);
-  if (g.every((x) => x === 0)) return 'unspecified';
-  if (zeroPrefix(7) && g[7] === 1) return 'loopback';
-  // IPv4-mapped ::ffff:a.b.c.d and IPv4-compatible ::a.b.c.d: judge the embedded IPv4.
-  if (zeroPrefix(5) && g[5] === 0xffff) return classifyIPv4(v4FromGroups(g[6], g[7]));
-  if (zeroPrefix(6)) return classifyIPv4(v4FromGroups(g[6], g[7]));
-  // IPv4-translated ::ffff:0:a.b.c.d
-  if (zeroPrefix(4) && g[4] === 0xffff && g[5] === 0) return classifyIPv4(v4FromGroups(g[6], g[7]));
-  // NAT64 64:ff9b::/96 and 64:ff9b:1::/48 carry an IPv4 address in the low 32 bits.
-  if (g[0] === 0x64 && g[1] === 0xff9b) return classifyIPv4(v4FromGroups(g[6], g[7]));
-  // 6to4 2002:V4ADDR::/48
-  if (g[0] === 0x2002) {
-    const inner = classifyIPv4(v4FromGroups(g[1], g[2]));
-    return inner === 'public' ? 'public' : inner;
+  const addr = new ipaddr.IPv6(g);
+  const range = addr.range();
+  // The deprecated IPv4-compatible ::a.b.c.d (::/96, after :: and ::1): judge the IPv4 as well.
+  if (range === 'unicast' && addr.match(IPV4_COMPATIBLE)) return classifyIPv4([g[6] >>> 8, g[6] & 0xff, g[7] >>> 8, g[7] & 0xff].join('.'));
+  const embedded = Object.hasOwn(EMBEDS_V4, range) ? EMBEDS_V4[range] : undefined;
+  if (embedded) {
+    const [hi, lo] = embedded(g);
+    return classifyIPv4([hi >>> 8, hi & 0xff, lo >>> 8, lo & 0xff].join('.'));
   }
-  if ((g[0] & 0xfe00) === 0xfc00) return 'private'; // fc00::/7 unique local
-  if ((g[0] & 0xffc0) === 0xfe80) return 'link-local'; // fe80::/10
-  if ((g[0] & 0xffc0) === 0xfec0) return 'private'; // fec0::/10 site-local (deprecated)
-  if ((g[0] & 0xff00) === 0xff00) return 'multicast';
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return 'reserved'; // documentation
-  if (g[0] === 0x0100 && zeroPrefix(0) && g[1] === 0 && g[2] === 0 && g[3] === 0) return 'reserved'; // discard-only 100::/64
-  return 'public';
+  return classOf(V6_RANGES, range);
 }
 
 export function classifyAddress(ip: string): AddressClass {
