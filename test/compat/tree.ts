@@ -1,0 +1,159 @@
+/**
+ * A run tree seen from the client: the root and every member it started (children, grandchildren,
+ * shards, delegates), found through the StartChildWorkflowExecutionInitiated events of each
+ * history. The compat guard records every history of the tree and answers every decision waiting
+ * anywhere in it, speaking the wire protocol by name: the names are the contract that in-flight
+ * runs were started with, so they must never change.
+ */
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import type { RunStatus } from '../../src/shared/contract';
+
+/** Wire names of the run protocol (src/shared/contract.ts); in-flight runs depend on them. */
+export const WIRE = { status: 'status', approve: 'approveCall', respond: 'respondEscalation', pause: 'pause', resume: 'resume' } as const;
+
+export interface Member {
+  workflowId: string;
+  history: temporal.api.history.v1.IHistory;
+  open: boolean;
+  status?: RunStatus;
+}
+
+function childIds(history: temporal.api.history.v1.IHistory): string[] {
+  const ids: string[] = [];
+  for (const e of history.events ?? []) {
+    const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+    if (id && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+function isOpen(history: temporal.api.history.v1.IHistory): boolean {
+  const last = history.events?.[history.events.length - 1];
+  return !(
+    last?.workflowExecutionCompletedEventAttributes ||
+    last?.workflowExecutionFailedEventAttributes ||
+    last?.workflowExecutionCanceledEventAttributes ||
+    last?.workflowExecutionTerminatedEventAttributes ||
+    last?.workflowExecutionTimedOutEventAttributes ||
+    last?.workflowExecutionContinuedAsNewEventAttributes
+  );
+}
+
+/** Every workflow of the tree rooted at `rootId` (latest run of each), with status for open ones. */
+export async function runTree(client: Client, rootId: string): Promise<Member[]> {
+  const out: Member[] = [];
+  const queue = [rootId];
+  while (queue.length) {
+    const id = queue.shift()!;
+    let history: temporal.api.history.v1.IHistory;
+    try {
+      history = await client.workflow.getHandle(id).fetchHistory();
+    } catch {
+      continue; // initiated but not started yet
+    }
+    const open = isOpen(history);
+    let status: RunStatus | undefined;
+    if (open) {
+      try {
+        status = await client.workflow.getHandle(id).query<RunStatus>(WIRE.status);
+      } catch {
+        // no worker has handled its first task yet
+      }
+    }
+    out.push({ workflowId: id, history, open, status });
+    queue.push(...childIds(history));
+  }
+  return out;
+}
+
+/** The first workflow task failure in a history (a nondeterminism error shows up here), if any. */
+export function workflowTaskFailure(history: temporal.api.history.v1.IHistory): string | undefined {
+  for (const e of history.events ?? []) {
+    const f = e.workflowTaskFailedEventAttributes;
+    if (f) return f.failure?.message ?? `workflow task failed (cause ${String(f.cause)})`;
+  }
+  return undefined;
+}
+
+/** Patch ids whose markers a history recorded. */
+export function patchMarkers(history: temporal.api.history.v1.IHistory): string[] {
+  const ids: string[] = [];
+  for (const e of history.events ?? []) {
+    const m = e.markerRecordedEventAttributes;
+    if (!m || m.markerName !== 'core_patch') continue;
+    const data = m.details?.['patch-data']?.payloads?.[0]?.data;
+    if (!data) continue;
+    try {
+      const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { id?: string };
+      if (parsed.id) ids.push(parsed.id);
+    } catch {
+      // not a JSON payload
+    }
+  }
+  return ids;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll until `pred` holds over the tree; fail with what the tree looked like. */
+export async function waitForTree(client: Client, rootId: string, pred: (tree: Member[]) => boolean, what: string, ms = 60_000): Promise<Member[]> {
+  const end = Date.now() + ms;
+  let tree: Member[] = [];
+  while (Date.now() < end) {
+    tree = await runTree(client, rootId);
+    if (pred(tree)) return tree;
+    const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
+    if (failed) throw new Error(`waiting for ${what}: a workflow task failed: ${failed}`);
+    await pause(150);
+  }
+  const seen = tree.map((m) => `${m.workflowId}: ${m.open ? m.status?.state ?? 'open' : 'closed'}`).join('; ');
+  throw new Error(`timed out after ${ms} ms waiting for ${what}; tree: ${seen}`);
+}
+
+/**
+ * Answer every decision waiting in the tree once (approve pending calls, resume paused runs,
+ * answer human queues) except those `hold` keeps. Returns how many it answered.
+ */
+export async function answerAll(client: Client, tree: Member[], hold: (m: Member) => boolean = () => false): Promise<number> {
+  let n = 0;
+  for (const m of tree) {
+    if (!m.open || !m.status || hold(m)) continue;
+    const h = client.workflow.getHandle(m.workflowId);
+    for (const p of m.status.pending_approvals) {
+      await h.executeUpdate(WIRE.approve, { args: [{ call_id: p.call_id, by: 'compat-guard' }] }).catch(() => undefined);
+      n++;
+    }
+    if (m.status.state === 'paused') {
+      await h.signal(WIRE.resume);
+      n++;
+    }
+    if (m.status.state === 'waiting_for_human' && m.status.escalation) {
+      await h.executeUpdate(WIRE.respond, { args: [{ queue: m.status.escalation.queue, output: 'operator answer', by: 'compat-guard' }] }).catch(() => undefined);
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Answer decisions until the root closes; return the root's result or failure message. */
+export async function driveToEnd(client: Client, rootId: string, ms = 90_000): Promise<{ ok: true; output: unknown } | { ok: false; error: string }> {
+  const end = Date.now() + ms;
+  const root = client.workflow.getHandle(rootId);
+  for (;;) {
+    const tree = await runTree(client, rootId);
+    const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
+    if (failed) return { ok: false, error: `workflow task failed on the new code: ${failed}` };
+    if (!tree[0]?.open) break;
+    if (Date.now() > end) return { ok: false, error: `root still open after ${ms} ms: ${tree.map((m) => `${m.workflowId}=${m.status?.state ?? (m.open ? 'open' : 'closed')}`).join(', ')}` };
+    await answerAll(client, tree);
+    await pause(150);
+  }
+  try {
+    const r = (await root.result()) as { output?: unknown };
+    return { ok: true, output: r?.output };
+  } catch (e) {
+    const cause = (e as { cause?: { message?: string } }).cause?.message;
+    return { ok: false, error: cause ?? (e as Error).message };
+  }
+}
