@@ -14,7 +14,8 @@ import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { GraphScheduler, SELF } from '../orchestration/graph';
-import { failureMessage, isTimeout, OrchestratorRun } from './orchestration-common';
+import { OrchestratorRun } from './orchestrator';
+import { failureMessage, isTimeout } from './shell/failures';
 
 type Done = { id: string; ok: true; output: JsonValue } | { id: string; ok: false; error: string; timeout: boolean; input: JsonValue };
 

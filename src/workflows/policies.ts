@@ -11,7 +11,7 @@
  *                  per-item failures reported; large batches are sharded into child workflows of ≤500 items
  *  agf.conditional first matching route, else default_agent, else a clear failure
  */
-import { continueAsNew, executeChild, patched, workflowInfo, ParentClosePolicy } from '@temporalio/workflow';
+import { executeChild, patched, workflowInfo, ParentClosePolicy } from '@temporalio/workflow';
 import type { BatchConfig, ConditionalConfig, JsonObject, JsonValue, LoopConfig, ParallelConfig, PolicyStep, SequentialConfig } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -20,7 +20,8 @@ import { ExecutionContext, expandBatchInputs, resolveInputMapping, PathError } f
 import { evaluateCondition } from '../orchestration/conditions';
 import { OutputSelection, OutputStrategy, parseOutputFrom, selectOutput } from '../orchestration/output-from';
 import { batchConcurrency, BATCH_SHARD_SIZE, mapBounded, shardRanges, shardSizeFor } from '../orchestration/batch';
-import { failureMessage, LoadedAgent, OrchestratorRun } from './orchestration-common';
+import { LoadedAgent, OrchestratorRun } from './orchestrator';
+import { failureMessage } from './shell/failures';
 
 function configOf<T>(agent: LoadedAgent, id: string, run: OrchestratorRun): T {
   if (agent.execution_policy?.id !== id) {
@@ -182,7 +183,7 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
     if (iteration < max && (info.continueAsNewSuggested || info.historyLength > (input.options?.scale?.loop_history_events ?? LOOP_HISTORY_LIMIT))) {
       const carry: LoopCarry = { iteration, last_output: lastOutput ?? null, outputs: ctx.outputs, iter_outputs: iterOutputs, iter_order: iterOrder };
       // A pause that arrived during this run holds the next run too (members start only after resume).
-      await continueAsNew<typeof agfLoopWorkflow>({ ...input, carried: run.carry({ loop: carry as unknown as JsonObject, ...(run.paused ? { paused: true } : {}) }) });
+      await run.continueAsNew({ loop: carry as unknown as JsonObject });
     }
   }
   if (!exited) {
@@ -263,7 +264,7 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
     const done = [...(shard.done ?? []), ...results];
     if (results.length < shard.items.length) {
       const rest: BatchShard = { offset: shard.offset + results.length, items: shard.items.slice(results.length), concurrency: shard.concurrency, done };
-      await continueAsNew<typeof agfBatchWorkflow>({ ...input, carried: run.carry({ batch_shard: rest as unknown as JsonObject, ...(run.paused ? { paused: true } : {}) }) });
+      await run.continueAsNew({ batch_shard: rest as unknown as JsonObject });
     }
     return run.result(done as unknown as JsonValue);
   }
@@ -305,7 +306,7 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
           parentClosePolicy: ParentClosePolicy.TERMINATE,
           searchAttributes: { [SEARCH_ATTRIBUTES.agentId]: [input.agent_id] },
         });
-        for (const key of ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const) run.usage[key] += res.usage?.[key] ?? 0;
+        run.addUsage(res.usage);
         for (const w of res.warnings ?? []) run.warn(w);
         shardsDone++;
         run.status.progress = { shards_completed: shardsDone, shards: ranges.length, items: items.length };

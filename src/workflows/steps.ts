@@ -9,7 +9,8 @@ import { patched } from '@temporalio/workflow';
 import type { JsonValue, StepDefinition, StepsPattern } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { asText, containsCI, joinCollected, planSteps, renderTemplate, StepStage } from '../orchestration/steps';
-import { failureMessage, OrchestratorRun } from './orchestration-common';
+import { OrchestratorRun } from './orchestrator';
+import { failureMessage } from './shell/failures';
 
 export async function stepsWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const run = new OrchestratorRun(input, 'steps');

@@ -13,7 +13,9 @@ import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { HANDOFF_TOOL, handoffToolSpec, SwarmBook } from '../orchestration/swarm';
 import { textOf } from '../orchestration/expr';
-import { failureMessage, isTimeout, OrchestratorRun, withDeadline } from './orchestration-common';
+import { OrchestratorRun } from './orchestrator';
+import { failureMessage, isTimeout } from './shell/failures';
+import { DeadlineOutcome, withDeadline } from './shell/deadline';
 
 export async function swarmWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const run = new OrchestratorRun(input, 'swarm');
@@ -56,17 +58,20 @@ export async function swarmWorkflow(input: RunAgentInput): Promise<AgentRunResul
     const memberInput: JsonValue =
       current === input.agent_id && book.state.handoffs === 0 ? input.input : ({ task: input.input, message: book.state.message ?? '' } as JsonObject);
     report();
-    let r: Awaited<ReturnType<typeof withDeadline<AgentRunResult>>>;
+    let r: DeadlineOutcome<AgentRunResult>;
     try {
-      r = await withDeadline(deadline, () =>
-        run.runMember({
-          agent_id: current,
-          input: memberInput,
-          role: `turn-${iteration}-${current}`,
-          workflowType: WORKFLOW_TYPES['agf.react'],
-          timeoutSeconds: nodeTimeout,
-          options: mustAnswer ? { context, forbid_tools: true } : { context, extra_tools: [handoffToolSpec(registry)] },
-        }),
+      r = await withDeadline(
+        deadline,
+        () =>
+          run.runMember({
+            agent_id: current,
+            input: memberInput,
+            role: `turn-${iteration}-${current}`,
+            workflowType: WORKFLOW_TYPES['agf.react'],
+            timeoutSeconds: nodeTimeout,
+            options: mustAnswer ? { context, forbid_tools: true } : { context, extra_tools: [handoffToolSpec(registry)] },
+          }),
+        'member',
       );
     } catch (err) {
       const what = isTimeout(err) ? `timed out after node_timeout (${nodeTimeout}s)` : `failed: ${failureMessage(err)}`;

@@ -10,7 +10,8 @@ import { condition } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, WorkflowPattern } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { DagScheduler } from '../orchestration/task-dag';
-import { failureMessage, OrchestratorRun } from './orchestration-common';
+import { OrchestratorRun } from './orchestrator';
+import { failureMessage } from './shell/failures';
 
 type Done = { id: string; ok: true; output: JsonValue } | { id: string; ok: false; error: string; input: JsonValue };
 

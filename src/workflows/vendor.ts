@@ -10,7 +10,8 @@
  */
 import type { JsonObject } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
-import { failureMessage, LoadedAgent, OrchestratorRun } from './orchestration-common';
+import { LoadedAgent, OrchestratorRun } from './orchestrator';
+import { failureMessage } from './shell/failures';
 
 /** A vendor policy body: runs inside vendorPolicyWorkflow with the shared run helpers. */
 export type VendorPolicyFn = (input: RunAgentInput, ctx: { agent: LoadedAgent; config: JsonObject; run: OrchestratorRun }) => Promise<AgentRunResult>;

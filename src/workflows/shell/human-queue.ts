@@ -3,13 +3,13 @@
  * "escalation rules"): the `respond` signal / `respondEscalation` update a run waiting on a human
  * queue answers to (HumanQueue), and the dispatch of a matched rule (runEscalation): target
  * `agent` runs that agent, target `human_queue` waits for an operator. Status and search
- * attributes are the caller's (each workflow keeps its own status), through the callbacks.
+ * attributes around the wait are the run shell's (RunShell.waitForHuman).
  */
 import { condition, log, setHandler } from '@temporalio/workflow';
-import type { EscalationRule, JsonValue } from '../compiler/types';
-import type { AgentRunResult, RespondArgs } from '../shared/contract';
-import { respondEscalationUpdate, respondSignal } from '../shared/handlers';
-import { describeEscalation, EscalationEvent, matchEscalation } from '../orchestration/escalation';
+import type { EscalationRule, JsonValue } from '../../compiler/types';
+import type { AgentRunResult, RespondArgs } from '../../shared/contract';
+import { respondEscalationUpdate, respondSignal } from '../../shared/handlers';
+import { describeEscalation, EscalationEvent, matchEscalation } from '../../orchestration/escalation';
 
 /** Human response to an escalation. */
 export type HumanResponse = { kind: 'output'; output: JsonValue; by?: string } | { kind: 'closed'; by?: string; reason?: string };

@@ -1,0 +1,46 @@
+/**
+ * What an agf.react run keeps between turns, and carries across continue-as-new
+ * (RunAgentInput.carried; the run shell adds usage, warnings and a pause). Only references and
+ * counters: the conversation itself lives in the message store.
+ */
+import type { JsonObject } from '../../compiler/types';
+import type { BlobRef } from '../../shared/contract';
+import type { AppendItem } from '../../runtime/messages';
+import { Counters, newCounters } from '../../runtime/limits';
+
+export interface ReactState {
+  head: BlobRef | null;
+  counters: Counters;
+  pending_append: AppendItem[];
+  corrections: number;
+  fallback: boolean;
+  deadline_ms?: number;
+  executions: number;
+  /** Tests/bench: continue-as-new every N model turns (besides Temporal's suggestion). */
+  continue_as_new_every?: number;
+  /** Input guardrails rewrote the input: the model reads it from the stored (transformed) first message. */
+  input_transformed?: boolean;
+  /** guardrails.tool_calls.block_tools_on_input_fail: why tool calls are blocked for this run. */
+  tools_blocked?: string;
+  /** Output-guardrail correction turns used (on_fail retry: one). */
+  guardrail_retries?: number;
+}
+
+/** The state of this run: fresh, or carried from the previous run of the chain. */
+export function reactState(carried: JsonObject | undefined): { st: ReactState; first: boolean } {
+  const c = (carried ?? {}) as Partial<ReactState>;
+  const st: ReactState = {
+    head: c.head ?? null,
+    counters: c.counters ?? newCounters(),
+    pending_append: c.pending_append ?? [],
+    corrections: c.corrections ?? 0,
+    fallback: c.fallback ?? false,
+    deadline_ms: c.deadline_ms,
+    executions: (c.executions ?? 0) + 1,
+    continue_as_new_every: c.continue_as_new_every,
+    ...(c.input_transformed ? { input_transformed: true } : {}),
+    ...(c.tools_blocked ? { tools_blocked: c.tools_blocked } : {}),
+    ...(c.guardrail_retries ? { guardrail_retries: c.guardrail_retries } : {}),
+  };
+  return { st, first: c.head === undefined };
+}

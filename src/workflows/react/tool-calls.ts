@@ -1,0 +1,63 @@
+/**
+ * One tool call of a model turn: the limits, then delegation or the registry tool — argument
+ * checks, tool_input guardrails, approval just before it runs (after any pause), the `runTool`
+ * activity or an agent tool's child run, and tool_output guardrails on the result.
+ */
+import { DELEGATE_TOOL } from '../../runtime/agent-view';
+import type { AppendItem, ToolCall } from '../../runtime/messages';
+import { countToolCall, toolCallBlocked } from '../../runtime/limits';
+import { approvalReason } from '../../runtime/approvals';
+import { errorResult, ReactRun } from './context';
+import { awaitApproval } from './approval';
+import { runAgentCall, runDelegation } from './delegation';
+import { guardToolInput, guardToolOutput } from './guardrails';
+
+// Arguments that were not a JSON object, as the openai provider marks them (INVALID_ARGUMENTS_KEY in src/activities/openai.ts).
+const INVALID_ARGUMENTS_KEY = '__agentloom_invalid_arguments';
+
+export async function runCall(rx: ReactRun, call: ToolCall): Promise<AppendItem> {
+  const { st } = rx;
+  // Synchronous up to the first await: concurrent calls of one turn see each other's counts.
+  const blocked = toolCallBlocked(st.counters, rx.limits, call.name);
+  countToolCall(st.counters, call.name);
+  if (blocked) return errorResult(call, blocked);
+  if (st.tools_blocked) return errorResult(call, `tool calls are blocked for this run: ${st.tools_blocked}`);
+  if (rx.delegateTool && call.name === DELEGATE_TOOL) return runDelegation(rx, call);
+  const tool = rx.toolsById.get(call.name);
+  if (!tool) {
+    const names = [...rx.toolsById.keys(), ...rx.modelExtraTools.map((e) => e.name)];
+    return errorResult(call, `unknown tool '${call.name}'; available tools: ${names.join(', ') || '(none)'}`);
+  }
+  const badArgs = (call.arguments as Record<string, unknown> | undefined)?.[INVALID_ARGUMENTS_KEY] as { error?: string } | undefined;
+  if (badArgs) return errorResult(call, `arguments for tool ${call.name} are not a valid JSON object (${badArgs.error ?? 'parse error'}); call it again with a JSON object matching its input schema`);
+  let args = call.arguments ?? {};
+  if (rx.guarded('tool_input')) {
+    const g = await guardToolInput(rx, call, args);
+    if ('error' in g) return g.error;
+    args = g.args;
+  }
+  const reason = approvalReason(rx.policy, call.name);
+  if (reason) {
+    const approved = await awaitApproval(rx, call, args, reason);
+    if ('error' in approved) return approved.error;
+    args = approved.args;
+  }
+  await rx.shell.checkpoint();
+  if (tool.kind === 'agent' && tool.agent) {
+    const chk = await rx.checkArgs(call, args);
+    if (!chk.ok) return errorResult(call, chk.error ?? 'invalid arguments');
+    return guardToolOutput(rx, call, await runAgentCall(rx, call, tool.agent.agent_id, rx.agent.agent_tool_types[tool.tool_id] ?? 'agfReactWorkflow', args, `tool-${call.id}`));
+  }
+  const out = await rx.acts.runTool.executeWithOptions({ ...rx.toolOpts, summary: `tool ${call.name}` }, [
+    {
+      bundle: rx.input.bundle,
+      agent_id: rx.input.agent_id,
+      workflow_id: rx.workflowId,
+      call_id: call.id,
+      tool: call.name,
+      args,
+      workspace: rx.input.options?.workspace,
+    },
+  ]);
+  return guardToolOutput(rx, call, { ref: out.ref });
+}

@@ -1,0 +1,218 @@
+/**
+ * The run shell every agent workflow runs inside (the react loop and every orchestrator): the
+ * `status` query, `pause`/`resume`, the AgentId/AgentVersion/AgentPattern/AgentStatus/
+ * EscalationQueue search attributes, token usage, warnings, waiting for a human on a queue
+ * (`respond` / `respondEscalation`) and the state carried across continue-as-new.
+ * Construct it first thing in the workflow (it registers the handlers), then `begin(agent)`.
+ *
+ * AgentStatus reaches the search attributes on one of two schedules, the ones running workflows
+ * recorded (each upsert is a command, so replay depends on them):
+ *                    react ('every-change')                 orchestrators ('milestones')
+ *   begin            every run, the current state           first run only, 'running'
+ *   pause/resume,    each state change                      never
+ *   approvals
+ *   human wait ends  EscalationQueue cleared, then the      'running' + queue cleared, once answered
+ *                    state if it changed (also on cancel)
+ *   end              the final state if it changed          the final state, every time fail/complete is called
+ */
+import { allHandlersFinished, condition, continueAsNew, log, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { JsonObject } from '../../compiler/types';
+import type { AgentRunResult, PendingApproval, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../../shared/contract';
+import { pauseSignal, resumeSignal, statusQuery } from '../../shared/handlers';
+import { addUsage, emptyUsage } from '../../runtime/usage';
+import { HumanQueue, HumanResponse } from './human-queue';
+
+export type StatusPublishing = 'every-change' | 'milestones';
+
+/** The fields of RunStatus a workflow reports itself (pattern progress, counters). */
+export interface RunProgress {
+  pattern: string;
+  version: string;
+  step: number;
+  turn: number;
+  tool_calls_made: number;
+  progress?: JsonObject;
+  error?: string;
+}
+
+export interface ShellOptions {
+  pattern: string;
+  publishing: StatusPublishing;
+  /** Calls waiting for approval (react): shown in status, and the state is waiting_for_approval while any. */
+  pendingApprovals?: () => PendingApproval[];
+  /** Live step/turn/tool-call counters (react); orchestrators set `status.step` themselves. */
+  counters?: () => { step: number; turn: number; tool_calls: number };
+}
+
+export class RunShell {
+  readonly usage: TokenUsage;
+  readonly warnings: string[];
+  /** Pause: no new model call, tool call or member starts (running ones finish). */
+  paused: boolean;
+  readonly status: RunProgress;
+  private final: RunState | undefined;
+  private humanWait: { queue: string; reason: string; since: string } | undefined;
+  private published: RunState | undefined;
+  private begun = false;
+  private label = '';
+  private readonly human = new HumanQueue();
+
+  constructor(readonly input: RunAgentInput, private readonly opts: ShellOptions) {
+    // usage, warnings and paused are carried at the top level of `carried` (see carry()).
+    const carried = (input.carried ?? {}) as { usage?: TokenUsage; warnings?: string[]; paused?: boolean };
+    this.usage = carried.usage ?? emptyUsage();
+    this.warnings = [...(carried.warnings ?? [])];
+    this.paused = carried.paused === true;
+    this.status = { pattern: opts.pattern, version: '', step: 0, turn: 0, tool_calls_made: 0 };
+    setHandler(statusQuery, () => this.snapshot());
+    setHandler(pauseSignal, () => {
+      this.paused = true;
+      this.sync();
+    });
+    setHandler(resumeSignal, () => {
+      this.paused = false;
+      this.sync();
+    });
+  }
+
+  state(): RunState {
+    if (this.final) return this.final;
+    if (this.humanWait) return 'waiting_for_human';
+    if (this.paused) return 'paused';
+    return this.opts.pendingApprovals?.().length ? 'waiting_for_approval' : 'running';
+  }
+
+  snapshot(): RunStatus {
+    const c = this.opts.counters?.();
+    return {
+      state: this.state(),
+      agent_id: this.input.agent_id,
+      version: this.status.version,
+      pattern: this.status.pattern,
+      step: c ? c.step : this.status.step,
+      turn: c ? c.turn : this.status.turn,
+      // A finished run (completed, failed, cancelled) has nothing left to approve.
+      pending_approvals: this.final ? [] : (this.opts.pendingApprovals?.() ?? []).map((p) => ({ ...p })),
+      tool_calls_made: c ? c.tool_calls : this.status.tool_calls_made,
+      token_usage: { ...this.usage },
+      warnings: [...this.warnings],
+      ...(this.humanWait ? { escalation: { ...this.humanWait } } : {}),
+      ...(this.status.progress !== undefined ? { progress: this.status.progress } : {}),
+      ...(this.status.error ? { error: this.status.error } : {}),
+    };
+  }
+
+  /** The agent is loaded: publish who runs (and the state), and label the run's current details. */
+  begin(agent: { agent_id: string; version: string }, pattern: string): void {
+    this.status.version = agent.version;
+    this.label = `${agent.agent_id} (${pattern})`;
+    this.begun = true;
+    if (this.opts.publishing === 'milestones' && this.input.carried) return;
+    const state = this.opts.publishing === 'every-change' ? this.state() : 'running';
+    this.upsert({
+      [SEARCH_ATTRIBUTES.agentId]: [agent.agent_id],
+      [SEARCH_ATTRIBUTES.agentVersion]: [agent.version],
+      [SEARCH_ATTRIBUTES.pattern]: [pattern],
+      // 'paused' when a pause arrived with the start (signalWithStart).
+      [SEARCH_ATTRIBUTES.status]: [state],
+    });
+    this.published = state;
+  }
+
+  /** Publish AgentStatus if it changed (react's schedule; orchestrators publish only milestones). */
+  sync(): void {
+    if (this.opts.publishing !== 'every-change' || !this.begun) return;
+    const s = this.state();
+    if (s === this.published) return;
+    this.published = s;
+    this.upsert({ [SEARCH_ATTRIBUTES.status]: [s] });
+  }
+
+  /** The run ended (completed, failed or cancelled). */
+  end(state: 'completed' | 'failed' | 'cancelled', error?: string): void {
+    this.final = state;
+    if (error !== undefined) this.status.error = error;
+    if (this.opts.publishing === 'every-change') this.sync();
+    else this.upsert({ [SEARCH_ATTRIBUTES.status]: [state] });
+  }
+
+  /** Block while paused. */
+  async checkpoint(): Promise<void> {
+    if (this.paused) await condition(() => !this.paused);
+  }
+
+  warn(message: string): void {
+    if (this.warnings.includes(message)) return;
+    this.warnings.push(message);
+    log.warn(message, { workflowId: workflowInfo().workflowId });
+  }
+
+  addUsage(u: Partial<TokenUsage> | undefined): void {
+    addUsage(this.usage, u);
+  }
+
+  /** What the run is doing now, shown in the Web UI (workflow metadata, not a command). */
+  details(what: string): void {
+    setCurrentDetails(`${this.label}: ${what}`);
+  }
+
+  /** AgentStatus=waiting_for_human and EscalationQueue=queue: the run shows up in `loom escalations`. */
+  enterHumanQueue(queue: string): void {
+    this.upsert({ [SEARCH_ATTRIBUTES.status]: ['waiting_for_human'], [SEARCH_ATTRIBUTES.escalationQueue]: [queue] });
+    this.published = 'waiting_for_human';
+  }
+
+  /** The human acted: clear EscalationQueue (and publish the state again). */
+  leaveHumanQueue(): void {
+    if (this.opts.publishing === 'every-change') {
+      this.upsert({ [SEARCH_ATTRIBUTES.escalationQueue]: [] });
+      this.sync();
+    } else {
+      this.upsert({ [SEARCH_ATTRIBUTES.status]: ['running'], [SEARCH_ATTRIBUTES.escalationQueue]: [] });
+      this.published = 'running';
+    }
+  }
+
+  /** Wait for an operator's `respond` on `queue` (an escalation with a human_queue target). */
+  async waitForHuman(queue: string, reason: string): Promise<HumanResponse> {
+    this.humanWait = { queue, reason, since: new Date().toISOString() };
+    this.enterHumanQueue(queue);
+    this.details(`escalated to human queue '${queue}': ${reason}`);
+    log.info('waiting for a human response', { queue, reason });
+    let answered = false;
+    try {
+      const r = await this.human.wait(queue);
+      answered = true;
+      return r;
+    } finally {
+      this.humanWait = undefined;
+      // Orchestrators recorded nothing when the wait was cancelled; react cleared the queue.
+      if (answered || this.opts.publishing === 'every-change') this.leaveHumanQueue();
+    }
+  }
+
+  result(output: AgentRunResult['output'], extra: Partial<AgentRunResult> = {}): AgentRunResult {
+    return { agent_id: this.input.agent_id, output, usage: { ...this.usage }, warnings: [...this.warnings], ...extra };
+  }
+
+  /** `extra` plus what the shell carries: usage, warnings, and a pause that holds in the next run. */
+  carry(extra: JsonObject): JsonObject {
+    return { ...extra, usage: { ...this.usage } as unknown as JsonObject, warnings: [...this.warnings], ...(this.paused ? { paused: true } : {}) };
+  }
+
+  /** Continue-as-new with `extra` carried (once every update handler has finished). */
+  async continueAsNew(extra: JsonObject): Promise<never> {
+    await condition(allHandlersFinished);
+    return continueAsNew<(i: RunAgentInput) => Promise<AgentRunResult>>({ ...this.input, carried: this.carry(extra) });
+  }
+
+  /** Search attributes are best effort: a server without them registered must not break runs. */
+  private upsert(attrs: Record<string, string[]>): void {
+    try {
+      upsertSearchAttributes(attrs);
+    } catch (err) {
+      log.warn('search attribute update failed', { error: String(err) });
+    }
+  }
+}
