@@ -16,6 +16,7 @@ import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, spawnWorker, until } from '../helpers/spawn-worker';
 import { agent, bundle, locals, store, testStore } from './builders';
+import { childWorkflowIds, waitForSettledHistory } from '../helpers/history';
 
 jest.setTimeout(100000);
 
@@ -94,7 +95,10 @@ test('SIGKILL mid batch fan-out: a new worker process completes every member, ea
     return k.length === C ? k.sort() : undefined;
   }, `${C} members to block in w1:\n${w1.output()}`);
   expect(blocked.every((k) => k.startsWith(`${wf.workflowId}/`))).toBe(true);
-  await new Promise((r) => setTimeout(r, 500));
+  // The root has answered its C members' starts and started no other member (max_concurrency):
+  // no other member exists, so no other effect can have been applied.
+  const held = await waitForSettledHistory(wf, (ev) => ev.filter((e) => e.childWorkflowExecutionStartedEventAttributes).length === C, `the root to hold at ${C} members`);
+  expect(childWorkflowIds(held)).toHaveLength(C);
   expect(readEffects(dir).map((e) => e.key).sort()).toEqual(blocked);
 
   await w1.kill();

@@ -6,6 +6,7 @@ import { createTestWorker } from '../helpers/temporal';
 import { createActivities } from '../../src/activities';
 import { agent, answers, bundle, byInput, failingModel, locals } from './builders';
 import { Harness, startHarness, waitFor } from './harness';
+import { childWorkflowIds, historyEvents } from '../helpers/history';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('orch-esc'); });
@@ -99,16 +100,28 @@ test('a worker stopped mid-fan-out and restarted: the batch completes with every
     agent({ id: 'worker', model: answers('item done', 1500) }),
   ]);
   const wf = await h.start(b, { items: [1, 2, 3, 4, 5, 6, 7, 8] });
+  // Mid-fan-out: members have started and none has finished (each model turn takes 1.5 s).
   await waitFor(async () => {
-    const p = (await wf.query<RunStatus>('status')).progress as { completed?: number } | undefined;
-    return p !== undefined ? true : undefined;
-  }, 'the fan-out to start', 20000).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 700));
+    const ev = await historyEvents(wf);
+    const started = ev.filter((e) => e.childWorkflowExecutionStartedEventAttributes).length;
+    const finished = ev.filter((e) => e.childWorkflowExecutionCompletedEventAttributes).length;
+    return started > 0 && finished === 0 ? true : undefined;
+  }, 'members to start (none finished yet)', 20000);
   h.worker.shutdown();
   await h.running;
-  const w2 = await createTestWorker(h.t, createActivities());
+  const w2 = await createTestWorker(h.t, createActivities(), { identity: 'restarted-worker' });
   h.worker = w2;
   h.running = w2.run();
   const res = (await wf.result()) as AgentRunResult;
   expect(res.output).toEqual(Array(8).fill('item done'));
+  // The restart really was mid-fan-out: some members did work on the restarted worker.
+  const members = childWorkflowIds(await historyEvents(wf));
+  expect(members).toHaveLength(8);
+  const resumed: string[] = [];
+  for (const id of members) {
+    const ev = await historyEvents(h.t.client.workflow.getHandle(id));
+    const identities = ev.map((e) => e.workflowTaskStartedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity);
+    if (identities.includes('restarted-worker')) resumed.push(id);
+  }
+  expect(resumed.length).toBeGreaterThan(0);
 });

@@ -3,6 +3,7 @@ import type { GraphPattern, StepDefinition, SwarmPattern, WorkflowPattern, Escal
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, answers, bundle, byInput, failingModel, handoff } from './builders';
 import { childIds, failureOf, Harness, startHarness, waitFor } from './harness';
+import { childWorkflowIds, historyEvents, signalEventIds, waitForSettledHistory } from '../helpers/history';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('orch-pat'); });
@@ -150,9 +151,17 @@ describe('graph', () => {
       agent({ id: 'long-agent', model: answers('late', 20000) }),
     ]);
     const wf = await h.start(b, 'x');
-    const t0 = Date.now();
     expect(await failureOf(wf)).toMatch(/graph execution_timeout \(3s\) exceeded/);
-    expect(Date.now() - t0).toBeLessThan(15000);
+    // The 3 s timer ended the graph, not the 20 s member: a timer of at most 3 s fired and the
+    // member never completed.
+    const ev = await historyEvents(wf);
+    const fired = new Set(ev.filter((e) => e.timerFiredEventAttributes).map((e) => String(e.timerFiredEventAttributes!.startedEventId)));
+    const firedTimers = ev.filter((e) => e.timerStartedEventAttributes && fired.has(String(e.eventId)));
+    expect(firedTimers.length).toBeGreaterThan(0);
+    for (const t of firedTimers) expect(Number(t.timerStartedEventAttributes!.startToFireTimeout?.seconds ?? 0)).toBeLessThanOrEqual(3);
+    expect(childWorkflowIds(ev).filter((id) => id.endsWith('/node-long-1'))).toHaveLength(1);
+    const completed = ev.filter((e) => e.childWorkflowExecutionCompletedEventAttributes).map((e) => e.childWorkflowExecutionCompletedEventAttributes!.workflowExecution!.workflowId!);
+    expect(completed.filter((id) => id.endsWith('/node-long-1'))).toEqual([]);
   });
 
   test('node_failure escalation to an agent returns that agent\'s result', async () => {
@@ -283,13 +292,21 @@ describe('workflow (task DAG)', () => {
       return tasks[0].status === 'completed' ? st : undefined;
     }, 'first task to complete while paused');
     expect(paused.state).toBe('paused');
-    await new Promise((r) => setTimeout(r, 1000));
+    // The run has answered the first task's completion: whatever it would start next is in the
+    // history by now, and the second task is not there.
+    const held = await waitForSettledHistory(wf, (ev) => ev.some((e) => e.childWorkflowExecutionCompletedEventAttributes), "the run to answer the first task's completion");
+    expect(childWorkflowIds(held)).toHaveLength(1);
     const still = await wf.query<RunStatus>('status');
     expect((still.progress as { tasks: { status: string }[]; progress_percent: number }).tasks[1].status).toBe('pending');
     expect((still.progress as { progress_percent: number }).progress_percent).toBe(50);
     await wf.signal('resume');
     const res = (await wf.result()) as AgentRunResult;
     expect(res.output).toEqual({ first: 'one', second: 'two' });
+    // The second task started only after the resume was recorded.
+    const ev = await historyEvents(wf);
+    const starts = ev.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).map((e) => Number(e.eventId));
+    expect(starts).toHaveLength(2);
+    expect(starts[1]).toBeGreaterThan(signalEventIds(ev, 'resume')[0]);
   });
 });
 

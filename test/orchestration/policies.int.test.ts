@@ -3,6 +3,7 @@ import type { ExecutionPolicy } from '../../src/compiler/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, answers, bundle, byInput, failingModel, locals } from './builders';
 import { failureOf, Harness, startHarness, waitFor } from './harness';
+import { childWorkflowIds, historyEvents, signalEventIds, waitForSettledHistory } from '../helpers/history';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('orch-pol'); });
@@ -254,8 +255,15 @@ test('agf.loop keeps a pause across continue-as-new: no member starts until resu
   await waitFor(async () => ((await member(1).describe()).status.name === 'RUNNING' ? true : undefined), 'iteration 1 to start');
   await wf.signal('pause');
   // Iteration 1 completes, the loop continues-as-new; the new run stays paused.
-  await waitFor(async () => ((await h.t.client.workflow.getHandle(wf.workflowId).describe()).runId !== wf.firstExecutionRunId ? true : undefined), 'continue-as-new');
-  await new Promise((r) => setTimeout(r, 1500));
+  const next = await waitFor(async () => {
+    const d = await h.t.client.workflow.getHandle(wf.workflowId).describe();
+    return d.runId !== wf.firstExecutionRunId ? d.runId : undefined;
+  }, 'continue-as-new');
+  // The new run has answered its start (its first workflow task completed, nothing scheduled):
+  // an unpaused run would have started iteration 2 there.
+  const nextRun = h.t.client.workflow.getHandle(wf.workflowId, next);
+  const held = await waitForSettledHistory(nextRun, () => true, 'the continued run to hold its first workflow task');
+  expect(childWorkflowIds(held)).toEqual([]);
   const st = await wf.query<RunStatus>('status');
   expect(st.state).toBe('paused');
   await expect(member(2).describe()).rejects.toThrow(/not found/i);
@@ -263,4 +271,9 @@ test('agf.loop keeps a pause across continue-as-new: no member starts until resu
   const res = (await wf.result()) as AgentRunResult;
   expect(res.output).toEqual({ draft: 'p3' });
   expect((await wf.query<RunStatus>('status')).state).toBe('completed');
+  // Iteration 2 started in the continued run, after the resume was recorded there.
+  const ev = await historyEvents(nextRun);
+  const iter2 = ev.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === member(2).workflowId);
+  expect(iter2).toBeDefined();
+  expect(Number(iter2!.eventId)).toBeGreaterThan(signalEventIds(ev, 'resume')[0]);
 });
