@@ -28,14 +28,23 @@ async function runExample(dir: string, root: string, example = 0): Promise<{ res
   const approvals: string[] = [];
   let done = false;
   const result = h.result().finally(() => { done = true; });
+  // Answer approvals until the run ends; bounded, and the failure says where the run stood.
+  const end = Date.now() + 90000;
+  let last: RunStatus | string | undefined;
   while (!done) {
-    const st: RunStatus | undefined = await h.query<RunStatus>('status').catch(() => undefined);
+    if (Date.now() > end) throw new Error(`${dir}/${root} did not finish in 90 s; approvals answered: [${approvals.join(', ')}]; last status: ${JSON.stringify(last)}`);
+    // The query fails until the run's first workflow task: remember why, poll again.
+    const st = await h.query<RunStatus>('status').then(
+      (s) => s,
+      (e: unknown) => { last = String(e); return undefined; },
+    );
+    if (st) last = st;
     for (const p of st?.pending_approvals ?? []) {
       if (approvals.includes(p.call_id)) continue;
       approvals.push(p.call_id);
       await h.executeUpdate('approveCall', { args: [{ call_id: p.call_id, by: 'test' }] });
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, 100))]);
   }
   return { res: (await result) as AgentRunResult, approvals, id: h.workflowId };
 }
