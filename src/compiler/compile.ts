@@ -8,8 +8,8 @@ import { diag, fieldPath, posOf, splitSections, REQUIRED_SECTIONS, OPTIONAL_SECT
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
 import { AGF_POLICIES, RESERVED_PATTERNS, SPEC_VERSIONS, VENDOR_POLICY_RE } from './schemas';
 import type { Entry, Registry } from './registry';
-import { checkExpr } from '../orchestration/expr';
-import { CONDITION_OPERATORS } from '../orchestration/conditions';
+import { checkExpr } from '../shared/expr';
+import { CONDITION_OPERATORS } from '../shared/condition-operators';
 import { editDistance } from '../shared/edit-distance';
 
 type Obj = Record<string, unknown>;

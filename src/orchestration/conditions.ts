@@ -5,10 +5,9 @@
  * OR-of-ANDs. Pure.
  */
 import type { Condition, ConditionGroup, JsonObject, JsonValue } from '../compiler/types';
-import { ExecutionContext, jsonEqual, resolvePath } from './paths';
-
-export const CONDITION_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'contains', 'exists', 'matches'] as const;
-export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
+import { ExecutionContext, resolvePath } from './paths';
+import { jsonEqual } from '../shared/json';
+import { CONDITION_OPERATORS, ConditionOperator } from '../shared/condition-operators';
 
 /** An operator object is a non-empty plain object whose keys are all operator names. */
 export function isOperatorObject(v: JsonValue): v is JsonObject {

@@ -11,7 +11,7 @@
  *  - `max_node_executions` bounds the total number of node executions ($self included).
  */
 import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
-import { Ast, evaluateExpr, parseExpr, textOf } from './expr';
+import { Ast, evaluateExpr, parseExpr, textOf } from '../shared/expr';
 
 export const SELF = '$self';
 

@@ -5,6 +5,8 @@
  * `parent.input.items.[].value` (batch only). Pure: no I/O, no Temporal; used by workflows.
  */
 import type { JsonObject, JsonValue } from '../compiler/types';
+// jsonEqual moved to src/shared/json.ts (the compiler's checks use it too); still importable from here.
+export { jsonEqual } from '../shared/json';
 
 /** The execution context paths are resolved against: `{ parent: { input }, <alias>: { output } }`. */
 export interface ExecutionContext {
@@ -161,23 +163,4 @@ export function batchItemCount(ctx: ExecutionContext, mapping: Record<string, st
     return arr.length;
   }
   throw new PathError('batch input_mapping needs at least one field with the .[] operator');
-}
-
-/** Deep structural equality of JSON values (object key order ignored). */
-export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || a === undefined || b === undefined) return false;
-  if (typeof a !== typeof b) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (typeof a === 'object') {
-    if (Array.isArray(b) || typeof b !== 'object') return false;
-    const ka = Object.keys(a);
-    const kb = Object.keys(b as JsonObject);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual((a as JsonObject)[k], (b as JsonObject)[k]));
-  }
-  return false;
 }

@@ -1,7 +1,7 @@
 /**
  * Graph pattern (seed 001) as a Temporal workflow. `$self` (the orchestrator agent, run as an
  * agfReactWorkflow child) is the entry node; after a node completes, its outgoing edges are
- * evaluated against the graph state (safe expression language, src/orchestration/expr.ts) and
+ * evaluated against the graph state (safe expression language, src/shared/expr.ts) and
  * ready nodes start in parallel; a fan-in node joins when its live upstream branches completed.
  * A run where activated nodes are left that can never start (they wait on each other) fails
  * (`GraphStalled`, naming them) instead of completing with a partial output.

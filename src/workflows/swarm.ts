@@ -12,7 +12,7 @@ import type { JsonObject, JsonValue, SwarmPattern } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { HANDOFF_TOOL, handoffToolSpec, SwarmBook } from '../orchestration/swarm';
-import { textOf } from '../orchestration/expr';
+import { textOf } from '../shared/expr';
 import { OrchestratorRun } from './orchestrator';
 import { failureMessage, isTimeout } from './shell/failures';
 import { DeadlineOutcome, withDeadline } from './shell/deadline';

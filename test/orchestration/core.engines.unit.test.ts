@@ -1,4 +1,4 @@
-import { tokenize, parseExpr, evaluateExpr, checkExpr, ExprError } from '../../src/orchestration/expr';
+import { tokenize, parseExpr, evaluateExpr, checkExpr, ExprError } from '../../src/shared/expr';
 import { GraphScheduler, SELF, checkGraph } from '../../src/orchestration/graph';
 import { SwarmBook, detectPingPong, handoffToolSpec } from '../../src/orchestration/swarm';
 import { DagScheduler, checkDag } from '../../src/orchestration/task-dag';

@@ -14,9 +14,11 @@
  * Functions: result_contains(s) (case-insensitive substring of the source node's result text),
  * contains(a, b), len(x), lower(x), exists(x). Paths resolve in the scope given by the caller
  * (the graph engine passes `result`, `state`, `input`, `results`, `node`, `executions`).
+ * Part of the payload language: the compiler checks edge conditions with checkExpr, the graph
+ * engine (src/orchestration/graph.ts) evaluates them.
  */
 import type { JsonValue } from '../compiler/types';
-import { jsonEqual } from './paths';
+import { jsonEqual } from './json';
 
 export class ExprError extends Error {}
 
