@@ -21,14 +21,22 @@ export interface ReplayOutcome {
  */
 export async function replayFiles(dir: string, files: string[]): Promise<ReplayOutcome[]> {
   if (files.length === 0) throw new Error(`no recorded history to replay in ${dir}`);
-  const histories = files.map((f) => {
-    const history = historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  return replayHistories(
+    files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'))) })),
+  );
+}
+
+type History = ReturnType<typeof historyFromJSON>;
+
+/** The same for histories in memory (e.g. fetched from the server): one outcome per history, in order. */
+export async function replayHistories(histories: { workflowId: string; history: History }[]): Promise<ReplayOutcome[]> {
+  if (histories.length === 0) throw new Error('no history to replay');
+  for (const { workflowId, history } of histories) {
     const events = history.events ?? [];
     const type = events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
-    if (!type) throw new Error(`${f}: the history does not start with WorkflowExecutionStarted (${events.length} events)`);
-    if (events.length < 3) throw new Error(`${f}: ${events.length} events, not a recorded run`);
-    return { workflowId: f.replace(/\.json$/, ''), history };
-  });
+    if (!type) throw new Error(`${workflowId}: the history does not start with WorkflowExecutionStarted (${events.length} events)`);
+    if (events.length < 3) throw new Error(`${workflowId}: ${events.length} events, not a recorded run`);
+  }
   const byId = new Map<string, ReplayOutcome>();
   for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) {
     if (byId.has(r.workflowId)) throw new Error(`replayed ${r.workflowId} twice`);

@@ -42,9 +42,12 @@ test('approve by signal runs the call; status lists only the ready call while wa
   expect(st.pending_approvals).toHaveLength(1);
   expect(st.pending_approvals[0]).toMatchObject({ call_id: 'mul-1', tool: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } });
   expect(st.pending_approvals[0].reason).toMatch(/approval_required/);
-  expect(await scheduledActivities(h)).not.toContain('runTool');
+  const waiting = await waitForSettledHistory(h, () => true, 'the run to wait for the approval');
+  expect(activityTypes(waiting)).not.toContain('runTool');
   await h.signal<[ApproveArgs]>('approve', { call_id: 'mul-1' });
   expect((await h.result()).output).toBe('tool said: 42');
+  const ev = await historyEvents(h);
+  expect(activityEventIds(ev, 'runTool')[0]).toBeGreaterThan(signalEventIds(ev, 'approve')[0]);
 });
 
 test('reject by update: the model sees the reason; unknown call ids are refused clearly', async () => {
