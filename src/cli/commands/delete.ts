@@ -2,6 +2,7 @@
  * `loom delete ID [--force]`: remove a run and its state: every run of the workflow id (a chain of
  * continue-as-new runs, earlier executions reusing the id) and every run of its member workflows
  * (`<id>/…`), each deleted by run id. A running run is refused unless --force (which terminates it first).
+ * Prints "deleted" once the run no longer resolves (Temporal deletes asynchronously).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { defineCommand } from '../args';
@@ -50,6 +51,21 @@ export const run = defineCommand(
           // A run already gone is fine; failing to delete the described run is not.
           if (e.workflowId === id && e.runId === desc.runId) throw err;
         }
+      }
+      // Temporal deletes asynchronously: say "deleted" once the run no longer resolves.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          await handle.describe();
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) break;
+          throw err;
+        }
+        if (Date.now() > deadline) {
+          process.stdout.write(`deletion of ${id} requested; Temporal has not removed it yet (check with loom status ${id})\n`);
+          return 0;
+        }
+        await new Promise((r) => setTimeout(r, 200));
       }
       const earlier = own.length - 1;
       process.stdout.write(`deleted ${id}${earlier ? ` (${own.length} runs)` : ''}${members.length ? ` and ${members.length} member run(s)` : ''}\n`);
