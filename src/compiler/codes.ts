@@ -34,7 +34,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF010: { severity: 'error', title: 'Disabled tool/KB referenced by an active agent', seed: 'A tool or KB with status: disabled referenced by an active agent' },
   AGF011: { severity: 'error', title: 'Unknown guardrail id', seed: 'Unknown guardrail IDs' },
   AGF012: { severity: 'error', title: 'Unknown policy key', seed: 'Unknown policy keys' },
-  AGF013: { severity: 'error', title: 'Invalid connector identifier', seed: 'Unknown connector identifiers' },
+  AGF013: { severity: 'error', title: 'Connector identifier is not a lowercase identifier (no connector registry exists, so an unknown but well-formed name is not detected)', seed: 'Unknown connector identifiers' },
   AGF014: { severity: 'error', title: 'Model not registered (disallowed model)', seed: 'Prohibited runtime values: disallowed models' },
   AGF015: { severity: 'error', title: 'Temperature outside the model/platform range', seed: 'temperature outside the platform-allowed range' },
   AGF016: { severity: 'error', title: 'Missing required Markdown body section', seed: 'Missing required Markdown body sections' },

@@ -5,7 +5,8 @@
  * ready nodes start in parallel; a fan-in node joins when its live upstream branches completed.
  * A run where activated nodes are left that can never start (they wait on each other) fails
  * (`GraphStalled`, naming them) instead of completing with a partial output.
- * `max_node_executions` stops cycles, `node_timeout` is each child's run timeout,
+ * `max_node_executions` stops cycles, `node_timeout` is each child's execution timeout (the whole
+ * continue-as-new chain of the member, not reset by it),
  * `execution_timeout` is a durable timer, `reset_on_revisit: false` hands a revisited node its
  * earlier outputs. Node failures and timeouts go through the orchestrator's escalation rules.
  */
