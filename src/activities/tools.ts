@@ -2,7 +2,7 @@
  * The tool executor for the react runtime (`runTool` in react-tools.ts calls `executeTool`).
  *
  * - builtin tools: a worker-side registry. It starts with MINIMAL_BUILTINS (echo, arithmetic,
- *   current_time, fail, sleep) plus `calculator` (a safe expression parser, no eval), `read_file`
+ *   current_time, fail, sleep) plus `calculator` (parsed by mathjs, evaluated over a whitelist; no eval), `read_file`
  *   and `write_file` (confined to the run's workspace; writes are idempotent per call). Workers
  *   add their own with `registerBuiltinTool(name, fn)`.
  * - http tools (`kind: http`): URL template filled from URL-encoded arguments, the rest as query
@@ -22,6 +22,7 @@ import * as http from 'http';
 import * as https from 'https';
 import * as path from 'path';
 import { ApplicationFailure } from '@temporalio/common';
+import type { ConstantNode, FunctionNode, MathNode, OperatorNode, ParenthesisNode, SymbolNode } from 'mathjs';
 import type { JsonObject, JsonValue } from '../compiler/types';
 import { sha256 } from '../compiler/canonical';
 import { MINIMAL_BUILTINS } from './agent-loader';
@@ -64,7 +65,8 @@ export function getBuiltinTool(name: string): BuiltinToolFn | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// calculator: recursive-descent parser over numbers, + - * / % ^ **, parentheses, functions
+// calculator: mathjs parses (precedence, associativity, positions); this file evaluates the tree
+// over a whitelist of node types, operators, functions and constants — no eval, no mathjs scope.
 // ---------------------------------------------------------------------------------------------
 
 const MAX_EXPR_CHARS = 2000;
@@ -104,149 +106,107 @@ const FUNCTIONS: Record<string, { min: number; max: number; fn: (...a: number[])
   max: { min: 1, max: 100, fn: Math.max },
 };
 
-type Token = { t: 'num'; v: number; at: number } | { t: 'id'; v: string; at: number } | { t: 'op'; v: string; at: number };
+/** What an expression may contain; anything else is refused before parsing (strings, `;`, `=`, `[`, `#` comments…). */
+const ALLOWED_CHAR = /[0-9A-Za-z_.\s+\-*/%^(),]/;
+const BINARY: Record<string, (a: number, b: number) => number> = {
+  '+': (a, b) => a + b,
+  '-': (a, b) => a - b,
+  '*': (a, b) => a * b,
+  '/': (a, b) => a / b,
+  '%': (a, b) => a % b,
+  '^': (a, b) => a ** b,
+};
 
-function tokenize(src: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i];
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    const num = /^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(src.slice(i));
-    if (num) {
-      out.push({ t: 'num', v: Number(num[0]), at: i });
-      i += num[0].length;
-      continue;
-    }
-    const id = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i));
-    if (id) {
-      out.push({ t: 'id', v: id[0].toLowerCase(), at: i });
-      i += id[0].length;
-      continue;
-    }
-    if (src.startsWith('**', i)) {
-      out.push({ t: 'op', v: '^', at: i });
-      i += 2;
-      continue;
-    }
-    if ('+-*/%^(),'.includes(c)) {
-      out.push({ t: 'op', v: c, at: i });
-      i++;
-      continue;
-    }
-    throw new Error(`calculator: unexpected character '${c}' at position ${i + 1}`);
+let mathParse: ((expr: string) => MathNode) | undefined;
+/** mathjs's parser, loaded on the first calculator call (the library takes ~0.5 s to load; a worker that never calculates never pays it). */
+function parseTree(src: string): MathNode {
+  if (!mathParse) {
+    const { create, parseDependencies } = require('mathjs/number') as typeof import('mathjs');
+    mathParse = create({ parseDependencies }).parse;
   }
-  return out;
+  return mathParse(src);
+}
+
+/** mathjs syntax errors in the calculator's words, with 1-based positions. */
+function syntaxError(e: Error & { char?: number }, src: string): Error {
+  const at = typeof e.char === 'number' ? e.char : undefined;
+  const where = at === undefined || at > src.trimEnd().length ? 'at the end' : `at position ${at}`;
+  const msg = e.message.replace(/\s*\(char \d+\)\s*$/, '');
+  let m: RegExpExecArray | null;
+  if (/^Unexpected end of expression/.test(msg)) return new Error('calculator: unexpected end of expression');
+  if ((m = /^Parenthesis (\S) expected/.exec(msg))) return new Error(`calculator: expected '${m[1]}' ${where}`);
+  if ((m = /^Unexpected (?:part|operator) "?(.+?)"?$/.exec(msg))) return new Error(`calculator: unexpected '${m[1]}' ${where}`);
+  if (/^Value expected/.test(msg)) return new Error(`calculator: a number is expected ${where}`);
+  return new Error(`calculator: ${msg.charAt(0).toLowerCase()}${msg.slice(1)} ${where}`);
+}
+
+function evalTree(node: MathNode, depth: number): number {
+  if (depth > MAX_DEPTH) throw new Error('calculator: expression nested too deeply');
+  switch (node.type) {
+    case 'ConstantNode': {
+      const v = (node as ConstantNode).value as unknown;
+      if (typeof v !== 'number') throw new Error(`calculator: '${node.toString()}' is not a number`);
+      return v;
+    }
+    case 'ParenthesisNode':
+      return evalTree((node as ParenthesisNode).content, depth + 1);
+    case 'SymbolNode': {
+      const name = (node as SymbolNode).name.toLowerCase();
+      if (Object.hasOwn(CONSTANTS, name)) return CONSTANTS[name];
+      throw new Error(`calculator: unknown name '${name}'${Object.hasOwn(FUNCTIONS, name) ? ` (a function: write ${name}(…))` : ''}`);
+    }
+    case 'FunctionNode': {
+      const fnNode = (node as FunctionNode).fn as MathNode;
+      const name = fnNode.type === 'SymbolNode' ? (fnNode as SymbolNode).name.toLowerCase() : fnNode.toString();
+      const f = Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
+      if (!f) throw new Error(`calculator: unknown function '${name}'`);
+      const args = (node as FunctionNode).args.map((a) => evalTree(a, depth + 1));
+      if (args.length < f.min || args.length > f.max) throw new Error(`calculator: ${name}() takes ${f.min === f.max ? f.min : `${f.min}-${f.max}`} argument(s), got ${args.length}`);
+      return f.fn(...args);
+    }
+    case 'OperatorNode': {
+      const op = node as OperatorNode & { isPercentage?: boolean };
+      const [a, b] = op.args;
+      if (op.implicit) throw new Error(`calculator: write '*' between '${a.toString()}' and '${b.toString()}' (implicit multiplication is not supported)`);
+      if (op.isPercentage) throw new Error(`calculator: '%' is the remainder (a % b); for a percentage write ${a.toString()} / 100`);
+      if (op.args.length === 1 && (op.op === '-' || op.op === '+')) {
+        // Unary minus binds looser than ^ (mathjs's precedence): -2^2 = -4; 2^-1 = 0.5.
+        const v = evalTree(a, depth + 1);
+        return op.op === '-' ? -v : v;
+      }
+      const fn = op.args.length === 2 && Object.hasOwn(BINARY, op.op) ? BINARY[op.op] : undefined;
+      if (!fn) throw new Error(`calculator: unexpected '${op.op}'`);
+      const l = evalTree(a, depth);
+      const r = evalTree(b, op.op === '^' ? depth + 1 : depth);
+      if ((op.op === '/' || op.op === '%') && r === 0) throw new Error('calculator: division by zero');
+      return fn(l, r);
+    }
+    default:
+      throw new Error(`calculator: '${node.toString()}' is not supported: use numbers, + - * / % ^ **, parentheses, functions and pi, e, tau`);
+  }
 }
 
 /** Evaluate an arithmetic expression without eval. Throws on syntax errors, division by zero, non-finite results. */
 export function evaluateExpression(src: string): number {
   if (typeof src !== 'string' || !src.trim()) throw new Error('calculator: empty expression');
   if (src.length > MAX_EXPR_CHARS) throw new Error(`calculator: expression longer than ${MAX_EXPR_CHARS} characters`);
-  const toks = tokenize(src);
-  let pos = 0;
-  let depth = 0;
-  const peek = (): Token | undefined => toks[pos];
-  const isOp = (v: string): boolean => {
-    const t = toks[pos];
-    return !!t && t.t === 'op' && t.v === v;
-  };
-  const expect = (v: string): void => {
-    if (!isOp(v)) {
-      const t = peek();
-      throw new Error(`calculator: expected '${v}' ${t ? `at position ${t.at + 1}` : 'at the end'}`);
-    }
-    pos++;
-  };
-  const enter = (): void => {
-    if (++depth > MAX_DEPTH) throw new Error('calculator: expression nested too deeply');
-  };
-
-  const expr = (): number => {
-    enter();
-    let v = term();
-    while (isOp('+') || isOp('-')) {
-      const op = (toks[pos++] as { v: string }).v;
-      const r = term();
-      v = op === '+' ? v + r : v - r;
-    }
-    depth--;
-    return v;
-  };
-  const term = (): number => {
-    let v = unary();
-    while (isOp('*') || isOp('/') || isOp('%')) {
-      const op = (toks[pos++] as { v: string }).v;
-      const r = unary();
-      if ((op === '/' || op === '%') && r === 0) throw new Error('calculator: division by zero');
-      v = op === '*' ? v * r : op === '/' ? v / r : v % r;
-    }
-    return v;
-  };
-  // Unary minus binds looser than ^: -2^2 = -4; 2^-1 = 0.5.
-  const unary = (): number => {
-    if (isOp('-') || isOp('+')) {
-      const neg = (toks[pos++] as { v: string }).v === '-';
-      enter();
-      const v = unary();
-      depth--;
-      return neg ? -v : v;
-    }
-    return power();
-  };
-  const power = (): number => {
-    const base = primary();
-    if (isOp('^')) {
-      pos++;
-      enter();
-      const ex = unary(); // right-associative
-      depth--;
-      return base ** ex;
-    }
-    return base;
-  };
-  const primary = (): number => {
-    const t = peek();
-    if (!t) throw new Error('calculator: unexpected end of expression');
-    if (t.t === 'num') {
-      pos++;
-      return t.v;
-    }
-    if (t.t === 'id') {
-      pos++;
-      if (isOp('(')) {
-        const f = Object.hasOwn(FUNCTIONS, t.v) ? FUNCTIONS[t.v] : undefined;
-        if (!f) throw new Error(`calculator: unknown function '${t.v}'`);
-        pos++;
-        const args: number[] = [];
-        if (!isOp(')')) {
-          args.push(expr());
-          while (isOp(',')) {
-            pos++;
-            args.push(expr());
-          }
-        }
-        expect(')');
-        if (args.length < f.min || args.length > f.max) throw new Error(`calculator: ${t.v}() takes ${f.min === f.max ? f.min : `${f.min}-${f.max}`} argument(s), got ${args.length}`);
-        return f.fn(...args);
-      }
-      if (Object.hasOwn(CONSTANTS, t.v)) return CONSTANTS[t.v];
-      throw new Error(`calculator: unknown name '${t.v}'`);
-    }
-    if (t.v === '(') {
-      pos++;
-      const v = expr();
-      expect(')');
-      return v;
-    }
-    throw new Error(`calculator: unexpected '${t.v}' at position ${t.at + 1}`);
-  };
-
-  const v = expr();
-  if (pos < toks.length) throw new Error(`calculator: unexpected '${String(toks[pos].v)}' at position ${toks[pos].at + 1}`);
+  let open = 0;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (!ALLOWED_CHAR.test(c)) throw new Error(`calculator: unexpected character '${c}' at position ${i + 1}`);
+    // Checked before parsing: the parser recurses once per parenthesis.
+    if (c === '(' && ++open > MAX_DEPTH) throw new Error('calculator: expression nested too deeply');
+    if (c === ')') open--;
+  }
+  let tree: MathNode;
+  try {
+    // `**` is `^`; any whitespace is a space (mathjs reads a newline as a second statement). Same length, so positions hold.
+    tree = parseTree(src.replace(/\*\*/g, ' ^').replace(/\s/g, ' '));
+  } catch (e) {
+    if (e instanceof RangeError) throw new Error('calculator: expression nested too deeply');
+    throw syntaxError(e as Error, src);
+  }
+  const v = evalTree(tree, 1);
   if (!Number.isFinite(v)) throw new Error('calculator: the result is not a finite number');
   // Trim binary floating-point noise (0.1 + 0.2 = 0.3).
   const clean = Number(v.toPrecision(15));
