@@ -6,6 +6,7 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
 import { waitForStatus } from './harness';
+import { childWorkflowIds, historyEvents, waitForSettledHistory } from '../helpers/history';
 
 let t: TestTemporal;
 let worker: Worker;
@@ -135,9 +136,16 @@ describe('delegation (can_delegate / allowed_delegates) is enforced by the runti
     const h = await start({ bundle, agent_id: 'lead4', input: 'go' }, id);
     const st = await waitForStatus(h, (s) => s.pending_approvals.length === 1);
     expect(st.pending_approvals[0]).toMatchObject({ call_id: 'd1', tool: 'delegate_to_agent', reason: 'policies.require_human_approval' });
+    // The run has answered everything recorded so far and holds for the approval: no delegate.
+    expect(childWorkflowIds(await waitForSettledHistory(h, () => true, 'the run to hold for the approval'))).toEqual([]);
     await expect(t.client.workflow.getHandle(`${id}/delegate-d1`).describe()).rejects.toThrow(/not found/i);
     await h.executeUpdate('approveCall', { args: [{ call_id: 'd1' }] });
     expect((await h.result()).output).toBe('lead heard {"said":"child got ping"}');
+    // The delegate started after the approval was accepted.
+    const ev = await historyEvents(h);
+    const approved = ev.find((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    const delegated = ev.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === `${id}/delegate-d1`);
+    expect(approved && delegated && Number(delegated.eventId) > Number(approved.eventId)).toBe(true);
   });
 });
 
