@@ -3,7 +3,7 @@
  * pattern, and agent-as-tool calls, go through here, so members show up as a tree in the Web UI
  * and each member keeps its own bounded history.
  */
-import { executeChild, patched, startChild, workflowInfo, ChildWorkflowHandle, ChildWorkflowOptions, ParentClosePolicy } from '@temporalio/workflow';
+import { executeChild, patched, workflowInfo, ChildWorkflowOptions, ParentClosePolicy } from '@temporalio/workflow';
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
 import type { JsonValue } from '../compiler/types';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -52,7 +52,3 @@ export async function runChildAgent(spec: ChildRunSpec): Promise<AgentRunResult>
   return executeChild<(i: RunAgentInput) => Promise<AgentRunResult>>(spec.workflowType, childOptions(spec));
 }
 
-/** Start a member and return its handle (for signals such as pause/resume, or racing timers). */
-export async function startChildAgent(spec: ChildRunSpec): Promise<ChildWorkflowHandle<(i: RunAgentInput) => Promise<AgentRunResult>>> {
-  return startChild<(i: RunAgentInput) => Promise<AgentRunResult>>(spec.workflowType, childOptions(spec));
-}

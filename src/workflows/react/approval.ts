@@ -12,7 +12,8 @@ import type { Activities } from '../../activities';
 import type { ApprovalBook } from '../../runtime/approvals';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import type { RunShell } from '../shell/run-shell';
-import { errorResult, ReactRun } from './context';
+import type { ReactRun } from './context';
+import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
 
 /** Register the approve/reject handlers (first thing in the workflow, before any await). */

@@ -10,7 +10,7 @@ import type { ExtraToolSpec, RunAgentInput } from '../../shared/contract';
 import type { Activities } from '../../activities';
 import type { AgentView } from '../../runtime/agent-view';
 import { reactConfig } from '../../runtime/agent-view';
-import type { AppendItem, Message, ToolCall } from '../../runtime/messages';
+import type { ToolCall } from '../../runtime/messages';
 import type { Limits } from '../../runtime/limits';
 import { ApprovalBook, ApprovalPolicy } from '../../runtime/approvals';
 import type { RunShell } from '../shell/run-shell';
@@ -110,9 +110,4 @@ export class ReactRun {
       { bundle: this.input.bundle, agent_id: this.input.agent_id, tool: call.name, args },
     ]);
   }
-}
-
-/** A tool result the model reads as an error. */
-export function errorResult(call: ToolCall, text: string): AppendItem {
-  return { message: { role: 'tool', content: `error: ${text}`, tool_call_id: call.id, name: call.name, is_error: true } satisfies Message };
 }

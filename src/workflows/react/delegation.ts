@@ -11,7 +11,8 @@ import { DELEGATE_TOOL } from '../../runtime/agent-view';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import { runChildAgent } from '../child';
 import { failureMessage } from '../shell/failures';
-import { errorResult, ReactRun } from './context';
+import type { ReactRun } from './context';
+import { errorResult } from './tool-result';
 import { awaitApproval } from './approval';
 import { guardToolInput, guardToolOutput } from './guardrails';
 

@@ -10,7 +10,8 @@ import type { AgentView } from '../../runtime/agent-view';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import type { RunGuardrailsInput, RunGuardrailsOutput } from '../../activities/guardrails';
 import type { BlobRef } from '../../shared/contract';
-import { errorResult, ReactRun } from './context';
+import type { ReactRun } from './context';
+import { errorResult } from './tool-result';
 import { EscalationRequest, guardrailEvent } from './escalation';
 
 const POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'output'];
