@@ -11,6 +11,7 @@ import * as path from 'path';
 import type { BlobRef } from '../shared/contract';
 import type { CompiledBundle } from '../compiler/types';
 import { sha256 } from '../compiler/canonical';
+import { loomEnv } from './env';
 
 export interface BlobStore {
   put(data: Buffer | string): Promise<BlobRef>;
@@ -24,7 +25,7 @@ export function hashOf(data: Buffer | string): string {
 
 export function defaultStoreDir(): string {
   // LOOM_STORE_DIR, else the store of LOOM_HOME (the CLI's state folder), else ./.loom/store.
-  return path.resolve(process.env.LOOM_STORE_DIR ?? path.join(process.env.LOOM_HOME ?? path.join(process.cwd(), '.loom'), 'store'));
+  return path.resolve(loomEnv('LOOM_STORE_DIR') ?? path.join(loomEnv('LOOM_HOME') ?? path.join(process.cwd(), '.loom'), 'store'));
 }
 
 export class FileBlobStore implements BlobStore {

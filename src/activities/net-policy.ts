@@ -7,6 +7,7 @@
 import * as dns from 'dns';
 import * as net from 'net';
 import * as ipaddr from 'ipaddr.js';
+import { loomEnv } from './env';
 
 export type AddressClass =
   | 'public'
@@ -140,10 +141,7 @@ export function hostMatches(host: string, pattern: string): boolean {
 }
 
 export function internalHostsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.LOOM_INTERNAL_HOSTS ?? '')
-    .split(/[,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
+  return loomEnv('LOOM_INTERNAL_HOSTS', env);
 }
 
 export interface NetPolicy {

@@ -26,6 +26,7 @@ import type { ConstantNode, FunctionNode, MathNode, OperatorNode, ParenthesisNod
 import type { JsonObject, JsonValue } from '../compiler/types';
 import { sha256 } from '../compiler/canonical';
 import { MINIMAL_BUILTINS } from './agent-loader';
+import { loomEnv } from './env';
 import { classifyFailure, toApplicationFailure } from './errors';
 import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
 import type { ExternalToolContext } from './react-tools';
@@ -230,7 +231,7 @@ function safeSegment(id: string): string {
 /** The run's workspace: ctx.workspace (operator-chosen), else `<LOOM_HOME|.loom>/workspaces/<workflowId>`. */
 export function workspaceRoot(ctx: Pick<ExternalToolContext, 'workspace' | 'workflowId'>): string {
   if (ctx.workspace) return path.resolve(ctx.workspace);
-  const home = path.resolve(process.env.LOOM_HOME ?? path.join(process.cwd(), '.loom'));
+  const home = path.resolve(loomEnv('LOOM_HOME') ?? path.join(process.cwd(), '.loom'));
   return path.join(home, 'workspaces', safeSegment(ctx.workflowId || 'default'));
 }
 

@@ -11,6 +11,7 @@ import * as path from 'path';
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { PROJECT_ROOT } from '../server/dev-server';
+import { envInt } from '../activities/env';
 
 export interface AgentloomWorkerOptions {
   connection: NativeConnection;
@@ -54,14 +55,6 @@ export function installWorkerRuntime(verbose = false): void {
     logger: new DefaultLogger(level),
     telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
   });
-}
-
-function envInt(name: string): number | undefined {
-  const v = process.env[name];
-  if (!v) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got '${v}'`);
-  return n;
 }
 
 export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promise<Worker> {
