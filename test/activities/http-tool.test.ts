@@ -262,9 +262,8 @@ describe('failures', () => {
   });
 
   test('timeout_seconds bounds the call (retryable timeout)', async () => {
-    const t0 = Date.now();
+    // The type proves the 0.3 s timeout fired (how long that took is bench material, not a test).
     const f = await failure(executeTool(ctx(httpTool({ url: `${base}/slow`, timeout_seconds: 0.3 }), {})));
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(f.type).toBe('ToolTimeout');
     expect(f.nonRetryable).toBe(false);
   });

@@ -37,11 +37,9 @@ describe('pathological files', () => {
     if (!readable) expect(codes).toContain('LOOM001');
     else expect(codes).not.toContain('LOOM001'); // running as root: the file is readable
   });
-  it('5 MB file → LOOM002 quickly', () => {
+  it('5 MB file → LOOM002 without parsing it (timing: npm run bench:compile)', () => {
     const f = write('huge.agent.md', '---\nagent_id: x\n---\n' + 'a'.repeat(5 * 1024 * 1024));
-    const t = Date.now();
-    expect(codesOf(f)).toContain('LOOM002');
-    expect(Date.now() - t).toBeLessThan(2000);
+    expect(codesOf(f)).toEqual(['LOOM002']);
   });
   it('billion laughs alias bomb → LOOM007, bounded', () => {
     const lines = ['---', 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
@@ -49,9 +47,7 @@ describe('pathological files', () => {
     let prev = 'a';
     for (const n of names) { lines.push(`${n}: &${n} [*${prev},*${prev},*${prev},*${prev},*${prev},*${prev},*${prev},*${prev},*${prev}]`); prev = n; }
     lines.push('---', '# Purpose', 'x');
-    const t = Date.now();
     expect(codesOf(write('bomb.agent.md', lines.join('\n')))).toContain('LOOM007');
-    expect(Date.now() - t).toBeLessThan(2000);
   });
   it('deeply nested YAML does not crash', () => {
     const deep = '---\nmeta: ' + '['.repeat(2000) + ']'.repeat(2000) + '\n---\n';
