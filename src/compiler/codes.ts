@@ -80,6 +80,12 @@ export const CODES: Record<string, CodeInfo> = {
   AGF057: { severity: 'error', title: 'Workflow task dependency cycle' },
   AGF058: { severity: 'error', title: 'Steps {"ByName": name} resolves to neither a local_agents alias nor an agent_id' },
   AGF059: { severity: 'error', title: 'Graph edge `condition` expression does not parse' },
+  // orchestration.pattern type strategies (seed 002), from src/strategies validateStrategyConfig
+  AGF070: { severity: 'error', title: 'Strategy agent name not declared: not in the strategy\'s agents, or an `Agents` entry that is neither a local_agents alias nor an agent_id' },
+  AGF071: { severity: 'error', title: 'Strategy reference to an undeclared state, node, sub-graph or contract' },
+  AGF072: { severity: 'error', title: 'Strategy field unknown, of the wrong type or out of range (e.g. `Rounds` < 1, `MaxIterations` < 1)' },
+  AGF073: { severity: 'error', title: 'Strategy name outside its vocabulary (Selection/Termination `Type`, validator, merge strategy, HandoffContext source, model)' },
+  AGF074: { severity: 'error', title: 'Strategy structure rule broken (`Targets` without `Parallel`, a join state among its targets, a terminal state with transitions, a node nobody can leave, Generator = Critic, …)' },
   // recommended lint rules (seed 001) and other warnings
   AGL001: { severity: 'warning', title: 'meta.description too long (>200 chars) or too vague (<20 chars / missing)', seed: 'Description is too long or too vague' },
   AGL002: { severity: 'warning', title: 'No input examples for an externally facing agent', seed: 'No input examples for an externally facing agent' },
@@ -101,4 +107,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGL018: { severity: 'warning', title: 'Both orchestration.pattern and a multi-agent execution_policy: the pattern wins' },
   AGL019: { severity: 'warning', title: 'audit_level none on an active agent' },
   AGL020: { severity: 'warning', title: 'Disabled/draft tool or KB referenced by a non-active agent' },
+  AGL021: { severity: 'warning', title: 'Strategy field or entry without effect (ignored for this type, a route/edge/transition shadowed by an earlier one, a terminal state without Termination)' },
+  AGL022: { severity: 'warning', title: 'Termination keyword that no `Selection.Routes` entry owns (the routing engine never recognizes it)' },
+  AGL023: { severity: 'warning', title: 'Strategy state or node unreachable from `Initial` / `EntryNode`' },
 };

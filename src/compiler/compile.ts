@@ -11,6 +11,7 @@ import type { Entry, Registry } from './registry';
 import { checkExpr } from '../shared/expr';
 import { CONDITION_OPERATORS } from '../shared/condition-operators';
 import { editDistance } from '../shared/edit-distance';
+import { compileStrategies, isSeed002Graph } from './strategies';
 
 type Obj = Record<string, unknown>;
 
@@ -785,12 +786,14 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
   const base: PathPart[] = ['orchestration', 'pattern'];
   const type = asStr(p.type);
   if (!type) return undefined;
+  // Seed 002: `type: strategies` carries the seed's orchestration block; a seed-002 graph under `type: graph` is told apart by its PascalCase shape.
+  if (type === 'strategies' || (type === 'graph' && isSeed002Graph(p))) return compileStrategies(ctx, p, aliases, base) as unknown as OrchestrationPattern | undefined;
   if (RESERVED_PATTERNS.includes(type)) {
-    ctx.warn([...base, 'type'], 'AGL017', `pattern type \`${type}\` is reserved for the seed 002 strategies: it compiles but is not yet executed by the runtime`);
+    ctx.warn([...base, 'type'], 'AGL017', `pattern type \`${type}\` is reserved for the seed 002 strategies: it compiles but is not yet executed by the runtime; to run the routing strategies write \`type: strategies\` with the seed's \`Selection: {Type: ${type}, …}\` block`);
     return json(p) as unknown as OrchestrationPattern;
   }
   if (!['graph', 'swarm', 'workflow', 'steps'].includes(type)) {
-    ctx.err([...base, 'type'], 'AGF050', `unknown pattern type \`${type}\`; use graph, swarm, workflow or steps (reserved: ${RESERVED_PATTERNS.join(', ')})`);
+    ctx.err([...base, 'type'], 'AGF050', `unknown pattern type \`${type}\`; use graph, swarm, workflow, steps or strategies (reserved: ${RESERVED_PATTERNS.join(', ')})`);
     return undefined;
   }
   schemaDiagnostics(`pattern:${type}`, p, ctx.src, ctx.diags, () => 'AGF051', base);

@@ -16,10 +16,21 @@ import {
 } from './types';
 
 export type StrategyPath = (string | number)[];
+/**
+ * What kind of rule a problem breaks, so a caller (the compiler) can give each kind its own stable
+ * diagnostic code: a name of an agent that is not declared; a reference to an undeclared state,
+ * node, sub-graph or contract; a field that is unknown, of the wrong type or out of range; a name
+ * outside a fixed vocabulary (selection/termination type, validator, merge strategy, HandoffContext
+ * source, model); a structural rule (Targets without Parallel, a join state among its targets, a node
+ * nobody can leave, …); and the warnings: a field or entry that has no effect, a keyword no route
+ * owns, an unreachable state or node.
+ */
+export type StrategyRule = 'unknown-agent' | 'unknown-reference' | 'field' | 'unknown-name' | 'structure' | 'ignored' | 'unowned-keyword' | 'unreachable';
 export interface StrategyProblem {
   path: StrategyPath;
   severity: 'error' | 'warning';
   message: string;
+  rule: StrategyRule;
 }
 
 export interface ValidateOptions {
@@ -71,61 +82,62 @@ const TERMINATION_FIELDS_BY_TYPE: Record<string, string[]> = { regex: ['Pattern'
 class Ctx {
   problems: StrategyProblem[] = [];
   constructor(readonly agents: readonly string[], readonly opts: ValidateOptions) {}
-  err(path: StrategyPath, message: string): void { this.problems.push({ path, severity: 'error', message }); }
-  warn(path: StrategyPath, message: string): void { this.problems.push({ path, severity: 'warning', message }); }
+  err(path: StrategyPath, message: string, rule: StrategyRule = 'structure'): void { this.problems.push({ path, severity: 'error', message, rule }); }
+  warn(path: StrategyPath, message: string, rule: StrategyRule = 'ignored'): void { this.problems.push({ path, severity: 'warning', message, rule }); }
 
   obj(v: unknown, path: StrategyPath, what: string): v is Obj {
     if (isObj(v)) return true;
-    this.err(path, `${what} must be a mapping of fields (e.g. \`${formatPath(path).split('.').pop()}:\` followed by indented \`Field: value\` lines)`);
+    this.err(path, `${what} must be a mapping of fields (e.g. \`${formatPath(path).split('.').pop()}:\` followed by indented \`Field: value\` lines)`, 'field');
     return false;
   }
   /** Unknown fields, with the closest known one. */
   fields(o: Obj, allowed: readonly string[], path: StrategyPath, what: string, hint: Record<string, string> = {}): void {
     for (const k of Object.keys(o)) {
       if (allowed.includes(k)) continue;
-      if (hint[k]) { this.err([...path, k], hint[k]); continue; }
+      if (hint[k]) { this.err([...path, k], hint[k], 'field'); continue; }
       const near = closestName(k, allowed);
-      this.err([...path, k], `unknown field \`${k}\` in ${what}${near ? `; did you mean \`${near}\`?` : ''} (fields: ${allowed.join(', ')})`);
+      this.err([...path, k], `unknown field \`${k}\` in ${what}${near ? `; did you mean \`${near}\`?` : ''} (fields: ${allowed.join(', ')})`, 'field');
     }
   }
   str(o: Obj, k: string, path: StrategyPath, required: boolean): string | undefined {
     const v = o[k];
     if (v === undefined || v === null) {
-      if (required) this.err([...path, k], `\`${k}\` is required; write \`${k}: <text>\``);
+      if (required) this.err([...path, k], `\`${k}\` is required; write \`${k}: <text>\``, 'field');
       return undefined;
     }
-    if (typeof v !== 'string' || v.trim() === '') { this.err([...path, k], `\`${k}\` must be a non-empty string`); return undefined; }
+    if (typeof v !== 'string' || v.trim() === '') { this.err([...path, k], `\`${k}\` must be a non-empty string`, 'field'); return undefined; }
     return v;
   }
   bool(o: Obj, k: string, path: StrategyPath): boolean | undefined {
     const v = o[k];
     if (v === undefined) return undefined;
-    if (typeof v !== 'boolean') { this.err([...path, k], `\`${k}\` must be true or false`); return undefined; }
+    if (typeof v !== 'boolean') { this.err([...path, k], `\`${k}\` must be true or false`, 'field'); return undefined; }
     return v;
   }
   int(o: Obj, k: string, path: StrategyPath, min: number, required = false): number | undefined {
     const v = o[k];
     if (v === undefined) {
-      if (required) this.err([...path, k], `\`${k}\` is required; write an integer ≥ ${min}`);
+      if (required) this.err([...path, k], `\`${k}\` is required; write an integer ≥ ${min}`, 'field');
       return undefined;
     }
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) { this.err([...path, k], `\`${k}\` must be an integer ≥ ${min} (got ${JSON.stringify(v)})`); return undefined; }
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) { this.err([...path, k], `\`${k}\` must be an integer ≥ ${min} (got ${JSON.stringify(v)})`, 'field'); return undefined; }
     return v;
   }
   strList(o: Obj, k: string, path: StrategyPath, required = false): string[] | undefined {
     const v = o[k];
     if (v === undefined) {
-      if (required) this.err([...path, k], `\`${k}\` is required; write a list (\`- item\` lines)`);
+      if (required) this.err([...path, k], `\`${k}\` is required; write a list (\`- item\` lines)`, 'field');
       return undefined;
     }
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.trim() === '')) { this.err([...path, k], `\`${k}\` must be a list of names`); return undefined; }
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.trim() === '')) { this.err([...path, k], `\`${k}\` must be a list of names`, 'field'); return undefined; }
     return v as string[];
   }
   /** A name that must be one of `known` (agents, states, nodes, …). */
   known(name: string, known: readonly string[], path: StrategyPath, kind: string, fix: string): boolean {
     if (known.includes(name)) return true;
     const near = closestName(name, known);
-    this.err(path, `unknown ${kind} \`${name}\`${near ? `; did you mean \`${near}\`?` : ''} (${fix}: ${known.join(', ') || 'none'})`);
+    const rule: StrategyRule = kind === 'agent' ? 'unknown-agent' : ['state', 'node', 'sub-graph', 'contract'].includes(kind) ? 'unknown-reference' : 'unknown-name';
+    this.err(path, `unknown ${kind} \`${name}\`${near ? `; did you mean \`${near}\`?` : ''} (${fix}: ${known.join(', ') || 'none'})`, rule);
     return false;
   }
   agent(name: string | undefined, path: StrategyPath): void {
@@ -139,7 +151,7 @@ class Ctx {
   agentList(o: Obj, k: string, path: StrategyPath, required = false): string[] | undefined {
     const l = this.strList(o, k, path, required);
     l?.forEach((a, i) => this.agent(a, [...path, k, i]));
-    if (required && l && l.length === 0) this.err([...path, k], `\`${k}\` needs at least one agent`);
+    if (required && l && l.length === 0) this.err([...path, k], `\`${k}\` needs at least one agent`, 'field');
     return l;
   }
   validatorNames(o: Obj, path: StrategyPath): string[] {
@@ -158,7 +170,7 @@ class Ctx {
   }
   list(v: unknown, path: StrategyPath, what: string): unknown[] | undefined {
     if (v === undefined) return undefined;
-    if (!Array.isArray(v)) { this.err(path, `${what} must be a list (\`- \` entries)`); return undefined; }
+    if (!Array.isArray(v)) { this.err(path, `${what} must be a list (\`- \` entries)`, 'field'); return undefined; }
     return v;
   }
 }
@@ -224,14 +236,14 @@ function validateStructuredRoutes(c: Ctx, sel: Obj, path: StrategyPath): void {
 const HANDOFF_SOURCES = 'session_context, changes_recent[:N], brief_field:FIELD, file:PATH';
 function checkHandoffSource(c: Ctx, src: string, path: StrategyPath): void {
   if (src === 'session_context' || src === 'changes_recent') return;
-  if (src === 'own_history') { c.err(path, '`own_history` is not supported in HandoffContext (only in an agent\'s Context spec); use one of ' + HANDOFF_SOURCES); return; }
+  if (src === 'own_history') { c.err(path, '`own_history` is not supported in HandoffContext (only in an agent\'s Context spec); use one of ' + HANDOFF_SOURCES, 'unknown-name'); return; }
   const m = /^(changes_recent|brief_field|file):(.*)$/.exec(src);
   if (m) {
     if (m[1] === 'changes_recent' && !/^[1-9]\d*$/.test(m[2])) c.err(path, `\`${src}\`: N in changes_recent:N must be a positive integer, e.g. changes_recent:5`);
     else if (m[2].trim() === '') c.err(path, `\`${src}\` needs a ${m[1] === 'file' ? 'path' : 'field name'} after the colon`);
     return;
   }
-  c.err(path, `unknown HandoffContext source \`${src}\`; use one of ${HANDOFF_SOURCES}`);
+  c.err(path, `unknown HandoffContext source \`${src}\`; use one of ${HANDOFF_SOURCES}`, 'unknown-name');
 }
 
 function validateMerge(c: Ctx, merge: unknown, path: StrategyPath): void {
@@ -323,7 +335,7 @@ function validateStateMachine(c: Ctx, root: Obj, sm: unknown, path: StrategyPath
   if (initial !== undefined && names.includes(initial)) {
     try {
       const reach = reachableStates(sm as never);
-      for (const n of names) if (!reach.has(n)) c.warn([...path, 'States', n], `state ${n} is unreachable from Initial \`${initial}\`; add a transition to it or remove it`);
+      for (const n of names) if (!reach.has(n)) c.warn([...path, 'States', n], `state ${n} is unreachable from Initial \`${initial}\`; add a transition to it or remove it`, 'unreachable');
     } catch { /* shape errors already reported */ }
   }
   if (anyTerminal && !hasTermination && root.Termination === undefined) c.warn([...path], 'a terminal state re-invokes its agent every turn until a Termination strategy fires; add `Termination` (e.g. regex on the final agent, with MaxIterations)');
@@ -414,7 +426,7 @@ function validateGraph(c: Ctx, g: unknown, path: StrategyPath): void {
   }
   const { layer } = graphLayers(graph);
   const entryId = entryNodeOf(graph);
-  graph.Nodes.forEach((n, i) => { if (layer[n.Id] === undefined) c.warn([...path, 'Nodes', i], `node ${n.Id} is unreachable from EntryNode \`${entryId}\`; add an edge to it or remove it`); });
+  graph.Nodes.forEach((n, i) => { if (layer[n.Id] === undefined) c.warn([...path, 'Nodes', i], `node ${n.Id} is unreachable from EntryNode \`${entryId}\`; add an edge to it or remove it`, 'unreachable'); });
   const checkedGroups = new Set<string>();
   graph.Edges.forEach((e, i) => {
     if (graph.Nodes.find((n) => n.Id === e.To)?.Parallel !== true) return;
@@ -467,7 +479,7 @@ function validateTermination(c: Ctx, t: unknown, path: StrategyPath): void {
   if (type === 'regex') {
     const pattern = c.str(t, 'Pattern', path, true);
     if (pattern !== undefined) {
-      try { new RegExp(pattern); } catch (e) { c.err([...path, 'Pattern'], `\`${pattern}\` is not a valid regular expression here (${(e as Error).message}); .NET-only syntax such as inline (?i) is not supported`); }
+      try { new RegExp(pattern); } catch (e) { c.err([...path, 'Pattern'], `\`${pattern}\` is not a valid regular expression here (${(e as Error).message}); .NET-only syntax such as inline (?i) is not supported`, 'field'); }
     }
     c.agentList(t, 'AgentNames', path);
   }
@@ -555,7 +567,7 @@ export function validateStrategyConfig(config: unknown, agentNames: readonly str
       const routes = Array.isArray(sel.Routes) ? sel.Routes.filter(isObj) : [];
       for (const kw of literalKeywords(config.Termination)) {
         if (!routes.some((r) => typeof r.Keyword === 'string' && sameKeyword(r.Keyword, kw))) {
-          c.warn(['Termination'], `"${kw}" is a termination keyword that no route owns: the routing engine reads keywords from Selection.Routes only; add \`- Keyword: ${kw}\` with \`Agent\` and \`SourceAgents\` naming the agent that emits it`);
+          c.warn(['Termination'], `"${kw}" is a termination keyword that no route owns: the routing engine reads keywords from Selection.Routes only; add \`- Keyword: ${kw}\` with \`Agent\` and \`SourceAgents\` naming the agent that emits it`, 'unowned-keyword');
         }
       }
       break;
