@@ -24,7 +24,31 @@ import { store } from '../orchestration/builders';
 export interface RecordedRun {
   scenario: Scenario;
   rootId: string;
-  members: { workflowId: string; history: temporal.api.history.v1.IHistory }[];
+  /** Every history of the tree; `run` counts the runs of one workflow id (continue-as-new), from 1. */
+  members: { workflowId: string; run: number; history: temporal.api.history.v1.IHistory }[];
+}
+
+/** A Temporal server to run scenarios on: the default one, or one started with a scenario's dynamic config. */
+export interface ServerEnv {
+  client: Client;
+  connection: NativeConnection;
+}
+export type EnvFor = (s: Scenario) => Promise<ServerEnv>;
+
+/** Group scenarios by the server they need, keeping catalogue order inside each group. */
+async function byServer<T>(scenarios: Scenario[], envFor: EnvFor, fn: (env: ServerEnv, group: Scenario[]) => Promise<T[]>): Promise<T[]> {
+  const groups = new Map<ServerEnv, Scenario[]>();
+  for (const s of scenarios) {
+    const env = await envFor(s);
+    groups.set(env, [...(groups.get(env) ?? []), s]);
+  }
+  const out: T[] = [];
+  for (const [env, group] of groups) out.push(...(await fn(env, group)));
+  return out;
+}
+
+function membersOf(tree: Member[]): RecordedRun['members'] {
+  return tree.flatMap((m) => [...(m.earlier ?? []), m.history].map((history, i) => ({ workflowId: m.workflowId, run: i + 1, history })));
 }
 
 export interface ScenarioReport {
@@ -42,7 +66,7 @@ export interface ScenarioReport {
 const shortId = () => Math.random().toString(36).slice(2, 8);
 
 /** Start one scenario and answer decisions until its waiting point; return the tree then. */
-async function driveToWaitingPoint(client: Client, taskQueue: string, s: Scenario, rootId: string): Promise<Member[]> {
+async function driveToWaitingPoint(client: Client, taskQueue: string, s: Scenario, rootId: string, endedIsFine = false): Promise<Member[]> {
   const ref = await store(s.bundle());
   const args = [{ bundle: ref, agent_id: s.bundle().root, input: s.input, ...(s.options ? { options: s.options } : {}), ...(s.carried ? { carried: s.carried } : {}) }];
   if (s.startPaused) await client.workflow.signalWithStart(s.workflowType, { taskQueue, workflowId: rootId, args, signal: WIRE.pause, signalArgs: [] });
@@ -54,7 +78,10 @@ async function driveToWaitingPoint(client: Client, taskQueue: string, s: Scenari
     if (failed) throw new Error(`scenario ${s.name}: a workflow task failed on the recording version: ${failed}`);
     // Record only once every open run has finished its workflow task (a complete, idle history).
     if (s.ready(tree) && tree.every(idle)) return tree;
-    if (!tree[0]?.open) throw new Error(`scenario ${s.name} ended before reaching: ${s.waitsAt}`);
+    if (!tree[0]?.open) {
+      if (endedIsFine) return tree;
+      throw new Error(`scenario ${s.name} ended before reaching: ${s.waitsAt}`);
+    }
     if (Date.now() > end) throw new Error(`scenario ${s.name} did not reach "${s.waitsAt}" in 60 s; tree: ${tree.map((m) => `${m.workflowId}=${m.status?.state ?? (m.open ? 'open' : 'closed')}`).join(', ')}`);
     // Answer what stands before the waiting point (e.g. the first loop iteration's approval).
     if (s.answerBeforeReady && !s.ready(tree)) await answerAll(client, tree);
@@ -74,21 +101,36 @@ function idle(m: Member): boolean {
   return completed > scheduled;
 }
 
-/** Step 1: the scenarios on `version`'s worker, recorded at their waiting points (every scenario settles before this returns). */
-export async function recordOn(version: CodeVersion, connection: NativeConnection, client: Client, scenarios: Scenario[], taskQueue: string): Promise<{ runs: RecordedRun[]; errors: Map<string, string> }> {
-  const worker = await workerFor(version, connection, taskQueue);
-  const settled = await worker.runUntil(
-    Promise.allSettled(
-      scenarios.map(async (s): Promise<RecordedRun> => {
-        const rootId = `compat-${s.name}-${version.label}-${shortId()}`;
-        const tree = await driveToWaitingPoint(client, taskQueue, s, rootId);
-        return { scenario: s, rootId, members: tree.map((m) => ({ workflowId: m.workflowId, history: m.history })) };
-      }),
-    ),
-  );
+/**
+ * Step 1: the scenarios on `version`'s workers, recorded at their waiting points (every scenario
+ * settles before this returns). With `complete`, each run is then finished on the same version and
+ * recorded whole (every run of every member): the fixtures that prove both sides of a patch.
+ */
+export async function recordOn(version: CodeVersion, envFor: EnvFor, scenarios: Scenario[], taskQueue: string, complete = false): Promise<{ runs: RecordedRun[]; errors: Map<string, string> }> {
+  const settled = await byServer(scenarios, envFor, async ({ client, connection }, group) => {
+    const worker = await workerFor(version, connection, taskQueue);
+    return worker.runUntil(
+      Promise.allSettled(
+        group.map(async (s): Promise<RecordedRun> => {
+          const rootId = `compat-${s.name}-${version.label}-${shortId()}`;
+          let tree = await driveToWaitingPoint(client, taskQueue, s, rootId, complete);
+          if (complete) {
+            if (tree[0]?.open && s.resume) await s.resume(client, rootId);
+            const res = await driveToEnd(client, rootId);
+            if (!res.ok && /workflow task failed/.test(res.error)) throw new Error(res.error);
+            tree = await runTree(client, rootId, true);
+          }
+          return { scenario: s, rootId, members: membersOf(tree) };
+        }),
+      ),
+    ).then((rs) => rs.map((r, i) => ({ r, s: group[i] })));
+  });
   const runs: RecordedRun[] = [];
   const errors = new Map<string, string>();
-  settled.forEach((r, i) => (r.status === 'fulfilled' ? runs.push(r.value) : errors.set(scenarios[i].name, (r.reason as Error)?.message ?? String(r.reason))));
+  for (const { r, s } of settled) {
+    if (r.status === 'fulfilled') runs.push(r.value);
+    else errors.set(s.name, (r.reason as Error)?.message ?? String(r.reason));
+  }
   return { runs, errors };
 }
 
@@ -97,6 +139,7 @@ export async function replayOn(version: CodeVersion, runs: RecordedRun[]): Promi
   const failures = new Map<string, string[]>(runs.map((r) => [r.scenario.name, []]));
   const owner = new Map<string, string>();
   const histories = runs.flatMap((r) => r.members.map((m) => (owner.set(m.workflowId, r.scenario.name), { workflowId: m.workflowId, history: m.history })));
+  // (Runs of one id share its workflowId: the replayer reports each history in order.)
   let seen = 0;
   for await (const res of Worker.runReplayHistories({ workflowBundle: { codePath: version.bundlePath }, replayName: `compat-${version.label}` }, histories)) {
     seen++;
@@ -125,25 +168,37 @@ export function outcomeProblem(s: Scenario, res: { ok: true; output: unknown } |
   return JSON.stringify(res.output) === JSON.stringify(s.expected) ? undefined : `output ${JSON.stringify(res.output)}, expected ${JSON.stringify(s.expected)}`;
 }
 
-/** Step 3: the current worker takes over the queue and finishes every run. */
-export async function finishOn(version: CodeVersion, connection: NativeConnection, client: Client, runs: RecordedRun[], taskQueue: string): Promise<Map<string, string | undefined>> {
+/** Step 3: the current workers take over the queues and finish every run. */
+export async function finishOn(version: CodeVersion, envFor: EnvFor, runs: RecordedRun[], taskQueue: string): Promise<Map<string, string | undefined>> {
   const out = new Map<string, string | undefined>();
-  if (!runs.length) return out;
-  const worker = await workerFor(version, connection, taskQueue);
-  await worker.runUntil(
-    Promise.all(
-      runs.map(async (r) => {
-        try {
-          if (r.scenario.resume) await r.scenario.resume(client, r.rootId);
-          const res = await driveToEnd(client, r.rootId);
-          out.set(r.scenario.name, outcomeProblem(r.scenario, res));
-        } catch (e) {
-          out.set(r.scenario.name, (e as Error).message);
-        }
-      }),
-    ),
+  await byServer(
+    runs.map((r) => r.scenario),
+    envFor,
+    async ({ client, connection }, group) => {
+      const worker = await workerFor(version, connection, taskQueue);
+      await worker.runUntil(
+        Promise.all(
+          runs
+            .filter((r) => group.includes(r.scenario))
+            .map(async (r) => {
+              try {
+                if (r.scenario.resume && r.members[0]?.history && !endsRun(r.members[0].history)) await r.scenario.resume(client, r.rootId);
+                out.set(r.scenario.name, outcomeProblem(r.scenario, await driveToEnd(client, r.rootId)));
+              } catch (e) {
+                out.set(r.scenario.name, (e as Error).message);
+              }
+            }),
+        ),
+      );
+      return [];
+    },
   );
   return out;
+}
+
+function endsRun(h: temporal.api.history.v1.IHistory): boolean {
+  const last = h.events?.[h.events.length - 1];
+  return Boolean(last?.workflowExecutionCompletedEventAttributes || last?.workflowExecutionFailedEventAttributes || last?.workflowExecutionContinuedAsNewEventAttributes);
 }
 
 export interface CompatResult {
@@ -153,18 +208,18 @@ export interface CompatResult {
 }
 
 /** The whole guard: record on `base`, replay and finish on `current`. */
-export async function runCompat(base: CodeVersion, current: CodeVersion, connection: NativeConnection, client: Client, names?: string[]): Promise<{ result: CompatResult; runs: RecordedRun[] }> {
+export async function runCompat(base: CodeVersion, current: CodeVersion, envFor: EnvFor, names?: string[]): Promise<{ result: CompatResult; runs: RecordedRun[] }> {
   const scenarios = names?.length ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS;
   if (names?.length && scenarios.length !== names.length) {
     const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
     throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   }
   const taskQueue = `compat-${base.label}-${shortId()}`;
-  const { runs, errors } = await recordOn(base, connection, client, scenarios, taskQueue);
+  const { runs, errors } = await recordOn(base, envFor, scenarios, taskQueue);
   const replay = await replayOn(current, runs);
   // A run that does not replay cannot finish either (its workflow task fails on every attempt).
   const replayable = runs.filter((r) => !replay.get(r.scenario.name)?.length);
-  const finish = await finishOn(current, connection, client, replayable, taskQueue);
+  const finish = await finishOn(current, envFor, replayable, taskQueue);
   for (const r of runs) if (!replayable.includes(r)) finish.set(r.scenario.name, 'not attempted: the recorded histories do not replay');
   const reports: ScenarioReport[] = scenarios.filter((s) => errors.has(s.name)).map((s) => ({
     scenario: s.name,
@@ -210,6 +265,7 @@ export interface FixtureEntry {
   file: string;
   scenario: string;
   workflow_id: string;
+  workflow_type: string;
   recorded_at: string;
   /** Patch ids whose markers the history holds (the new side of each patch). */
   markers: string[];
@@ -241,7 +297,8 @@ export function saveFixtures(runs: RecordedRun[], version: CodeVersion, existsAt
     manifest.length = 0;
     manifest.push(...kept);
     for (const m of r.members) {
-      const rel = m.workflowId.slice(r.rootId.length).replace(/^\//, '').replace(/[^A-Za-z0-9._-]+/g, '_') || 'root';
+      const member = m.workflowId.slice(r.rootId.length).replace(/^\//, '').replace(/[^A-Za-z0-9._-]+/g, '_') || 'root';
+      const rel = member + (m.run > 1 || r.members.some((x) => x.workflowId === m.workflowId && x.run > 1) ? `.run${m.run}` : '');
       const file = `${key}/${rel}.json`;
       fs.writeFileSync(path.join(FIXTURE_DIR, file), historyToJSON(m.history));
       const markers = patchMarkers(m.history);
@@ -251,7 +308,9 @@ export function saveFixtures(runs: RecordedRun[], version: CodeVersion, existsAt
         workflow_id: m.workflowId,
         recorded_at: version.commit ?? 'working-tree',
         markers,
-        before: rel === 'root' ? r.scenario.patches.filter((p) => !existsAt(p)) : [],
+        workflow_type: String(m.history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? ''),
+        // A claim about the scenario: the patch points it reaches ran the code before those patches.
+        before: r.scenario.patches.filter((p) => !existsAt(p)),
       };
       manifest.push(entry);
       added.push(entry);

@@ -28,6 +28,8 @@ export interface Scenario {
   options?: RunOptions;
   /** RunAgentInput.carried at the start (test knobs such as continue_as_new_every). */
   carried?: JsonObject;
+  /** Dynamic config of the Temporal server this scenario needs (its own dev server instance). */
+  server?: Record<string, number>;
   /** Start with a pause signal (signalWithStart). */
   startPaused?: boolean;
   /** The waiting point has been reached. */
@@ -136,7 +138,8 @@ export const SCENARIOS: Scenario[] = [
     patches: ['guardrails'],
     workflowType: 'agfReactWorkflow',
     bundle: () => {
-      const a = react({ agent_id: 'c-escalate', model: scriptedModel({ turns: [{ tool_calls: [{ id: 'h1', name: 'escalate_to_human', arguments: { reason: 'needs a person' } }] }] }) });
+      // max_turns: on versions without the escalate tool the model's call is refused and the run ends.
+      const a = react({ agent_id: 'c-escalate', model: scriptedModel({ turns: [{ tool_calls: [{ id: 'h1', name: 'escalate_to_human', arguments: { reason: 'needs a person' } }] }] }), runtime: { max_turns: 3 } });
       a.orchestration = { ...a.orchestration, escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'desk' } }] };
       return single(a);
     },
@@ -234,7 +237,8 @@ export const SCENARIOS: Scenario[] = [
       await waitFor(async () => ((await h.describe()).raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'runTool' && Number(a.state) === 2 /* STARTED */), 'the approved call to start');
       await h.signal(WIRE.pause);
       await waitForTree(client, rootId, (t) => runToolDone(t[0]) || !t[0]?.open || t[0]?.history.events?.some((e) => e.workflowExecutionContinuedAsNewEventAttributes) === true, 'the paused call to finish');
-      await h.signal(WIRE.resume);
+      // Versions before patch pause-before-continue-as-new let the pause lapse and finished on their own.
+      if ((await h.describe()).status.name === 'RUNNING') await h.signal(WIRE.resume);
     },
     expected: 'carried slept 1500 ms',
   },
@@ -430,6 +434,22 @@ export const SCENARIOS: Scenario[] = [
     input: 'memo',
     ready: (t) => pending(t) === 1,
     expected: 'checked 8',
+  },
+  {
+    name: 'batch-shard-suggested-continue-as-new',
+    waitsAt: "none: an agf.batch shard continues-as-new on Temporal's own suggestion (server limit 40 events)",
+    patches: ['batch-shard-continue-as-new'],
+    workflowType: 'agfBatchWorkflow',
+    server: { 'limit.historyCount.suggestContinueAsNew': 40 },
+    bundle: () =>
+      bundle('c-batch-can', [
+        member({ id: 'c-batch-can', policy: { id: 'agf.batch', config: { agent: 'can-item', input_mapping: { item: 'parent.input.items.[].value' }, max_batch_count: 100, max_concurrency: 2 } }, local_agents: locals('can-item') }),
+        member({ id: 'can-item', model: answers('item done') }),
+      ]),
+    input: { items: Array.from({ length: 24 }, (_, i) => ({ value: `v${i}` })) },
+    options: { scale: { batch_shard_size: 12 } },
+    ready: (t) => !t[0]?.open,
+    expected: Array.from({ length: 24 }, () => 'item done'),
   },
 ];
 

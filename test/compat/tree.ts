@@ -14,7 +14,10 @@ export const WIRE = { status: 'status', approve: 'approveCall', respond: 'respon
 
 export interface Member {
   workflowId: string;
+  /** The latest run's history. */
   history: temporal.api.history.v1.IHistory;
+  /** Earlier runs of the same workflow id (continue-as-new), oldest first. */
+  earlier?: temporal.api.history.v1.IHistory[];
   open: boolean;
   status?: RunStatus;
 }
@@ -40,8 +43,23 @@ function isOpen(history: temporal.api.history.v1.IHistory): boolean {
   );
 }
 
-/** Every workflow of the tree rooted at `rootId` (latest run of each), with status for open ones. */
-export async function runTree(client: Client, rootId: string): Promise<Member[]> {
+/** The runs before the latest one (continue-as-new chain), oldest first. */
+async function earlierRuns(client: Client, id: string, latest: temporal.api.history.v1.IHistory): Promise<temporal.api.history.v1.IHistory[]> {
+  const out: temporal.api.history.v1.IHistory[] = [];
+  let prev = latest.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+  while (prev) {
+    const h = await client.workflow.getHandle(id, prev).fetchHistory();
+    out.unshift(h);
+    prev = h.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+  }
+  return out;
+}
+
+/**
+ * Every workflow of the tree rooted at `rootId` (latest run of each), with status for open ones;
+ * with `chains`, also every earlier run of each id and the members those runs started.
+ */
+export async function runTree(client: Client, rootId: string, chains = false): Promise<Member[]> {
   const out: Member[] = [];
   const queue = [rootId];
   while (queue.length) {
@@ -61,8 +79,9 @@ export async function runTree(client: Client, rootId: string): Promise<Member[]>
         // no worker has handled its first task yet
       }
     }
-    out.push({ workflowId: id, history, open, status });
-    queue.push(...childIds(history));
+    const earlier = chains ? await earlierRuns(client, id, history) : [];
+    out.push({ workflowId: id, history, open, status, ...(earlier.length ? { earlier } : {}) });
+    for (const h of [...earlier, history]) for (const c of childIds(h)) if (!queue.includes(c) && !out.some((m) => m.workflowId === c)) queue.push(c);
   }
   return out;
 }
