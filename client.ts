@@ -1,6 +1,8 @@
 /**
  * `loom` — the Agentloom CLI. Each command lives in its own module under src/cli/commands and
  * is loaded lazily, so `loom validate` never loads gRPC and a broken command cannot break others.
+ * Exit codes: 0 success, 1 the command failed (including an unexpected error, printed on one line),
+ * 2 a usage error. The process ends when its work is done: nothing is left running to force an exit.
  */
 import { runCli } from './src/cli/main';
 
@@ -8,6 +10,6 @@ runCli(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {
     process.stderr.write(`loom: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 2;
+    process.exitCode = 1;
   },
 );

@@ -95,9 +95,13 @@ export function registryDir(args: ParsedArgs): string {
   return flagString(args, 'registry') ?? process.env.LOOM_REGISTRY ?? process.cwd();
 }
 
-/** Options shared by several commands. */
-export const REGISTRY_OPTION = { registry: { type: 'string' as const } };
-export const JSON_OPTION = { json: { type: 'boolean' as const } };
+/** The options `loom run` and `loom start` share. */
+export const RUN_OPTIONS = {
+  input: { type: 'string' },
+  registry: { type: 'string' },
+  'approval-timeout': { type: 'string' },
+  'on-approval-timeout': { type: 'string' },
+} as const;
 
 /**
  * A command's `run(argv)`: parses `argv` against `spec`, prints `loom NAME: problem` and the usage

@@ -11,7 +11,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { DevServer, freePort, startDevServer } from '../server/dev-server';
 
@@ -54,7 +54,14 @@ export function webUiLink(uiUrl: string | undefined, namespace: string, workflow
 }
 
 async function clientFor(address: string, namespace: string): Promise<{ client: Client; connection: Connection }> {
-  const connection = await Connection.connect({ address, connectTimeout: '10s' });
+  // Loaded here, not at the top: a command that fails on its arguments never loads gRPC.
+  const { Client, Connection } = await import('@temporalio/client');
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: '10s' });
+  } catch (err) {
+    throw new Error(`cannot reach Temporal at ${address}: ${(err as Error).message}`);
+  }
   return { client: new Client({ connection, namespace }), connection };
 }
 

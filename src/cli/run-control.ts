@@ -3,7 +3,7 @@
  * refuse to act on a run that has already ended (saying how it ended), and turn Temporal's errors
  * into one-line answers. Exit codes: 0 done, 1 refused / no such run / run already ended.
  */
-import { WorkflowUpdateFailedError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { connect, LoomSession } from './connect';
 import { UsageError } from './args';
 
@@ -17,6 +17,7 @@ export function endedAs(desc: WorkflowExecutionDescription): string | undefined 
 export class RunEndedError extends Error {}
 
 async function describeOrUndefined(s: LoomSession, id: string): Promise<WorkflowExecutionDescription | undefined> {
+  const { WorkflowNotFoundError } = await import('@temporalio/client');
   try {
     return await s.client.workflow.getHandle(id).describe();
   } catch (err) {
@@ -37,6 +38,7 @@ export interface RunControlOptions {
  * ("run X is completed: nothing to approve", exit 1), and again if it ends while the command acts.
  */
 export async function withRun(id: string, opts: RunControlOptions, fn: (s: LoomSession, id: string) => Promise<number>): Promise<number> {
+  const { WorkflowNotFoundError, WorkflowUpdateFailedError } = await import('@temporalio/client');
   const session = await connect({ embedded: 'never' });
   const say = (m: string) => process.stderr.write(`loom ${opts.command}: ${m}\n`);
   const ended = (desc: WorkflowExecutionDescription) => `run ${id} is ${endedAs(desc)}${opts.action ? `: nothing to ${opts.action}` : ''}`;

@@ -20,13 +20,7 @@ export interface PreparedRun {
 
 export class RunError extends Error {}
 
-/** The options `loom run` and `loom start` share. */
-export const RUN_OPTIONS = {
-  input: { type: 'string' },
-  registry: { type: 'string' },
-  'approval-timeout': { type: 'string' },
-  'on-approval-timeout': { type: 'string' },
-} as const;
+
 
 export function parseInputFlag(raw: string | undefined): JsonValue | undefined {
   if (raw === undefined) return undefined;

@@ -146,3 +146,17 @@ export function json<T = any>(r: CliResult): T {
 export function show(r: CliResult): string {
   return `exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\n--- stdout\n${r.out}\n--- stderr\n${r.err}`;
 }
+
+/** `fn` over `items`, at most `limit` at a time (CLI processes are CPU-heavy on a shared box), results in order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}

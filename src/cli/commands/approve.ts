@@ -2,7 +2,6 @@
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun, parseJsonFlag } from '../run-control';
 import type { ApproveArgs } from '../../shared/contract';
-import { approveUpdate } from '../../shared/handlers';
 
 export const run = defineCommand(
   'approve',
@@ -15,6 +14,7 @@ export const run = defineCommand(
     }
     const payload: ApproveArgs = { call_id: callId, ...(corrected ? { args: corrected } : {}), by: process.env.USER };
     return withRun(id, { command: 'approve', action: 'approve' }, async (s, wid) => {
+      const { approveUpdate } = await import('../../shared/handlers');
       await s.client.workflow.getHandle(wid).executeUpdate(approveUpdate, { args: [payload] });
       process.stdout.write(`approved ${callId}${payload.args ? ' with corrected arguments' : ''}\n`);
       return 0;

@@ -4,7 +4,6 @@
  * (`<id>/…`), each deleted by run id. A running run is refused unless --force (which terminates it first).
  * Prints "deleted" once the run no longer resolves (Temporal deletes asynchronously).
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { defineCommand } from '../args';
 import { connect } from '../connect';
 import { quote } from './list';
@@ -16,6 +15,7 @@ export const run = defineCommand(
   { usage: 'loom delete ID [--force]', options: { force: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) => {
     const id = args.positionals[0];
+    const { WorkflowNotFoundError } = await import('@temporalio/client');
     const s = await connect();
     try {
       const handle = s.client.workflow.getHandle(id);

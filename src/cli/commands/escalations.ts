@@ -5,7 +5,6 @@
 import { defineCommand, flagString } from '../args';
 import { connect } from '../connect';
 import { RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
-import { statusQuery } from '../../shared/handlers';
 import { quote } from './list';
 
 export function escalationQuery(queue?: string): string {
@@ -19,6 +18,7 @@ export const run = defineCommand(
   { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string' }, json: { type: 'boolean' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const queue = flagString(args, 'queue');
+    const { statusQuery } = await import('../../shared/handlers');
     const s = await connect();
     try {
       const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];

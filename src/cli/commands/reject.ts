@@ -2,7 +2,6 @@
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
 import type { RejectArgs } from '../../shared/contract';
-import { rejectUpdate } from '../../shared/handlers';
 
 export const run = defineCommand(
   'reject',
@@ -13,6 +12,7 @@ export const run = defineCommand(
     if (!reason) throw new UsageError('--reason is required: the model sees it');
     const payload: RejectArgs = { call_id: callId, reason, by: process.env.USER };
     return withRun(id, { command: 'reject', action: 'reject' }, async (s, wid) => {
+      const { rejectUpdate } = await import('../../shared/handlers');
       await s.client.workflow.getHandle(wid).executeUpdate(rejectUpdate, { args: [payload] });
       process.stdout.write(`rejected ${callId}\n`);
       return 0;

@@ -6,7 +6,6 @@ import * as fs from 'fs';
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
 import type { RespondArgs } from '../../shared/contract';
-import { respondEscalationUpdate } from '../../shared/handlers';
 
 export const run = defineCommand(
   'respond',
@@ -36,6 +35,7 @@ export const run = defineCommand(
     }
     const payload: RespondArgs = { queue, ...(close ? { close: true, ...(reason ? { reason } : {}) } : { output }), by: process.env.USER };
     return withRun(id, { command: 'respond', action: 'respond to' }, async (s, wid) => {
+      const { respondEscalationUpdate } = await import('../../shared/handlers');
       await s.client.workflow.getHandle(wid).executeUpdate(respondEscalationUpdate, { args: [payload] });
       process.stdout.write(close ? `escalation on '${queue}' closed for ${wid}\n` : `response delivered to ${wid} on '${queue}'\n`);
       return 0;

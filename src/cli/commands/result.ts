@@ -1,14 +1,14 @@
 /** `loom result ID [--json]`: wait for a run and print its output (exit 1 with the reason on failure). */
-import { WorkflowFailedError } from '@temporalio/client';
 import { defineCommand } from '../args';
 import { withRun } from '../run-control';
-import { describeFailure } from '../progress';
 
 export const run = defineCommand(
   'result',
   { usage: 'loom result ID [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'result' }, async (s, id) => {
+      const { WorkflowFailedError } = await import('@temporalio/client');
+      const { describeFailure } = await import('../progress');
       try {
         const result: any = await s.client.workflow.getHandle(id).result();
         process.stdout.write(JSON.stringify(result?.output ?? result, null, args.flags.json === true ? 0 : 2) + '\n');

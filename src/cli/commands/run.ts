@@ -3,11 +3,7 @@
  * [--on-approval-timeout reject|escalate]`: compile, check the input (refused before anything
  * starts), start the run, show live progress (turn, tool calls, approvals awaited), print the output.
  */
-import { WorkflowFailedError } from '@temporalio/client';
-import { defineCommand, flagString, registryDir } from '../args';
-import { connect, webUiLink } from '../connect';
-import { prepareRun, runOptionsFromFlags, startPrepared, RunError, RUN_OPTIONS } from '../runs';
-import { watchRun, describeFailure } from '../progress';
+import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
 
 export const run = defineCommand(
   'run',
@@ -19,6 +15,11 @@ export const run = defineCommand(
   async (args) => {
     const agentId = args.positionals[0];
     const json = args.flags.json === true;
+    // Loaded once the arguments are known good: a usage error never loads the compiler or gRPC.
+    const { prepareRun, runOptionsFromFlags, startPrepared, RunError } = await import('../runs');
+    const { connect, webUiLink } = await import('../connect');
+    const { watchRun, describeFailure } = await import('../progress');
+    const { WorkflowFailedError } = await import('@temporalio/client');
     let prepared;
     try {
       prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')));

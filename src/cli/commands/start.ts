@@ -1,7 +1,5 @@
 /** `loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout S] [--on-approval-timeout …]`: start a run and print its workflow id. */
-import { defineCommand, flagString, registryDir } from '../args';
-import { connect } from '../connect';
-import { prepareRun, runOptionsFromFlags, startPrepared, RunError, RUN_OPTIONS } from '../runs';
+import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
 
 export const run = defineCommand(
   'start',
@@ -12,6 +10,8 @@ export const run = defineCommand(
   },
   async (args) => {
     const agentId = args.positionals[0];
+    const { prepareRun, runOptionsFromFlags, startPrepared, RunError } = await import('../runs');
+    const { connect } = await import('../connect');
     let prepared;
     try {
       prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')));

@@ -2,13 +2,13 @@
 import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 import type { RunStatus } from '../../shared/contract';
-import { statusQuery } from '../../shared/handlers';
 
 export const run = defineCommand(
   'status',
   { usage: 'loom status ID [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'status' }, async (s, id) => {
+      const { statusQuery } = await import('../../shared/handlers');
       const handle = s.client.workflow.getHandle(id);
       const desc = await handle.describe();
       let status: RunStatus | undefined;
