@@ -3,8 +3,12 @@
  * test/fixtures/histories/react-*.json and replayed against the CURRENT workflow bundle, so a
  * change that breaks replay fails the suite.
  *
- * Re-record (after an intentional, versioned change): LOOM_RECORD_HISTORIES=1 npx jest test/runtime/react.replay
- * Record the later-feature histories that are missing: LOOM_RECORD_HISTORIES=features npx jest test/runtime/react.replay
+ * Recording never overwrites a fixture unless it is named: an existing recording is the guard for
+ * runs started by the code that recorded it.
+ *   Record the missing ones:          LOOM_RECORD_HISTORIES=1 npx jest test/runtime/react.replay
+ *   Record the missing feature ones:  LOOM_RECORD_HISTORIES=features npx jest test/runtime/react.replay
+ *   Replace named ones on purpose:    LOOM_RECORD_OVERWRITE=react-tools,react-approval LOOM_RECORD_HISTORIES=1 …
+ * New behaviour is better recorded on both sides with `npm run replay:compat -- --record [--at REV]`.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -15,6 +19,16 @@ import { Harness, startHarness, waitForStatus } from './harness';
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'histories');
 const RECORD = process.env.LOOM_RECORD_HISTORIES === '1';
+/** Write a fixture only when it is missing or named in LOOM_RECORD_OVERWRITE. */
+function saveFixture(name: string, json: string): void {
+  const file = path.join(DIR, `${name}.json`);
+  const overwrite = (process.env.LOOM_RECORD_OVERWRITE ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (fs.existsSync(file) && !overwrite.includes(name)) {
+    process.stderr.write(`kept ${name}.json (exists; name it in LOOM_RECORD_OVERWRITE to record it again)\n`);
+    return;
+  }
+  fs.writeFileSync(file, json);
+}
 const REQUIRED = ['react-approval', 'react-before-can', 'react-continued', 'react-delegate', 'react-escalate-fallback', 'react-tools'].map((n) => `${n}.json`);
 
 async function record(): Promise<void> {
@@ -65,12 +79,12 @@ async function record(): Promise<void> {
     await h3.result().catch(() => undefined);
     fs.mkdirSync(DIR, { recursive: true });
     for (const [name, h] of [['react-tools', h1], ['react-approval', h2]] as const) {
-      fs.writeFileSync(path.join(DIR, `${name}.json`), historyToJSON(await h.fetchHistory()));
+      saveFixture(name, historyToJSON(await h.fetchHistory()));
     }
     // The last execution of the long run (after continue-as-new, it starts from carried state).
-    fs.writeFileSync(path.join(DIR, 'react-continued.json'), historyToJSON(await H.t.client.workflow.getHandle('replay-long-1').fetchHistory()));
+    saveFixture('react-continued', historyToJSON(await H.t.client.workflow.getHandle('replay-long-1').fetchHistory()));
     const first = H.t.client.workflow.getHandle('replay-long-1', h3.firstExecutionRunId);
-    fs.writeFileSync(path.join(DIR, 'react-before-can.json'), historyToJSON(await first.fetchHistory()));
+    saveFixture('react-before-can', historyToJSON(await first.fetchHistory()));
   } finally {
     await H.close();
   }
@@ -80,7 +94,7 @@ async function record(): Promise<void> {
 async function recordFeatures(): Promise<void> {
   const H: Harness = await startHarness('react-record-features');
   const save = async (name: string, id: string) => {
-    fs.writeFileSync(path.join(DIR, `${name}.json`), historyToJSON(await H.t.client.workflow.getHandle(id).fetchHistory()));
+    saveFixture(name, historyToJSON(await H.t.client.workflow.getHandle(id).fetchHistory()));
   };
   try {
     // Delegation (patch delegate-tool): one allowed delegate runs, one refused.
