@@ -160,3 +160,8 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return out;
 }
+
+/** Workers started by the CLI (loom dev, embedded loom run) use the suite's prebuilt bundle instead of bundling again. */
+export function workflowBundleEnv(): NodeJS.ProcessEnv {
+  return { LOOM_WORKFLOW_BUNDLE: workflowBundlePath() };
+}
