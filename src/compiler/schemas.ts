@@ -4,6 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { AGF_POLICY_IDS } from '../shared/dispatch';
 
 type S = Record<string, unknown>;
 
@@ -20,7 +21,8 @@ const idPattern = '^[a-z0-9_-]{3,64}$';
 const refId: S = { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' };
 
 export const SPEC_VERSIONS = ['1.0', '1.1', '1.2'];
-export const AGF_POLICIES = ['agf.react', 'agf.sequential', 'agf.parallel', 'agf.loop', 'agf.batch', 'agf.conditional'];
+/** The seed-000 policy ids: the runtime's single list (src/shared/dispatch.ts). */
+export const AGF_POLICIES: string[] = [...AGF_POLICY_IDS];
 export const VENDOR_POLICY_RE = /^x-[a-z0-9-]+\.[a-z0-9._-]+$/;
 
 function closed(properties: S, required: string[] = []): S {

@@ -4,7 +4,7 @@
  * (`ledger_append`) applies its effect at most once per idempotency key (`<workflowId>/<callId>`),
  * so "each call took effect exactly once" is checked on the ledger's effects log.
  *
- * What bounds the time: runTool's heartbeatTimeout (15 s, src/workflows/react.ts) before a call
+ * What bounds the time: runTool's heartbeatTimeout (15 s, src/workflows/react/context.ts) before a call
  * on the dead worker is retried, and the dead worker's sticky queue (10 s schedule-to-start)
  * before a workflow task moves to the normal queue.
  */
