@@ -57,15 +57,36 @@ async function main(): Promise<number> {
   }
   const { commitVersion, compatTmpDir, currentVersion, resolveCommit, sourceContains, ROOT } = await import('../test/compat/versions');
   const { formatReport, recordOn, runCompat, saveFixtures } = await import('../test/compat/run-compat');
+  type ServerEnv = import('../test/compat/run-compat').ServerEnv;
   // Quiet: nondeterminism is reported in the table, not as a stream of core warnings.
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }), forward: {} } } });
   const tmp = compatTmpDir();
   process.env.LOOM_STORE_DIR = fs.mkdtempSync(path.join(tmp, 'store-'));
-  let server: Awaited<ReturnType<typeof startDevServer>> | undefined;
-  const address = process.env.LOOM_TEST_TEMPORAL_ADDRESS ?? (server = await startDevServer({ headless: true, fastSqlite: true, logFile: path.join(tmp, 'temporal.log') })).address;
-  const connection = await Connection.connect({ address });
-  const native = await NativeConnection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  // One server for most scenarios; another per distinct dynamic config a scenario asks for.
+  const servers: Awaited<ReturnType<typeof startDevServer>>[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const envs = new Map<string, Promise<ServerEnv>>();
+  const connectTo = async (address: string): Promise<ServerEnv> => {
+    const connection = await Connection.connect({ address });
+    const native = await NativeConnection.connect({ address });
+    closers.push(() => native.close(), () => connection.close());
+    return { client: new Client({ connection, namespace: 'default' }), connection: native };
+  };
+  const envFor = (s: { server?: Record<string, number> }): Promise<ServerEnv> => {
+    const key = JSON.stringify(s.server ?? {});
+    if (!envs.has(key)) {
+      envs.set(
+        key,
+        (async () => {
+          if (!s.server && process.env.LOOM_TEST_TEMPORAL_ADDRESS) return connectTo(process.env.LOOM_TEST_TEMPORAL_ADDRESS);
+          const server = await startDevServer({ headless: true, fastSqlite: true, logFile: path.join(tmp, `temporal-${envs.size}.log`), ...(s.server ? { dynamicConfig: s.server } : {}) });
+          servers.push(server);
+          return connectTo(server.address);
+        })(),
+      );
+    }
+    return envs.get(key)!;
+  };
   const disposers: (() => void)[] = [];
   try {
     if (opts.record) {
@@ -73,7 +94,7 @@ async function main(): Promise<number> {
       disposers.push(version.dispose);
       const names = opts.scenario ?? [];
       const scenarios = names.length ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS;
-      const { runs, errors } = await recordOn(version, native, client, scenarios, `record-${version.label}-${Date.now()}`);
+      const { runs, errors } = await recordOn(version, envFor, scenarios, `record-${version.label}-${Date.now()}`, true);
       for (const [name, err] of errors) process.stderr.write(`not recorded: ${name}: ${err}\n`);
       const existsAt = (patch: string) => (version.commit ? sourceContains(version.commit, `patched('${patch}')`) : grepTree(ROOT, `patched('${patch}')`));
       const added = saveFixtures(runs, version, existsAt, opts.overwrite ?? []);
@@ -86,14 +107,13 @@ async function main(): Promise<number> {
     disposers.push(base.dispose);
     const current = opts.current ? await commitVersion(opts.current, tmp) : await currentVersion(tmp);
     disposers.push(current.dispose);
-    const { result } = await runCompat(base, current, native, client, opts.scenario);
+    const { result } = await runCompat(base, current, envFor, opts.scenario);
     process.stdout.write(`${formatReport(result, current.label)}\n`);
     return result.failures ? 1 : 0;
   } finally {
     for (const d of disposers) d();
-    await native.close();
-    await connection.close();
-    await server?.stop();
+    for (const c of closers) await c();
+    for (const server of servers) await server.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
