@@ -6,7 +6,7 @@
  * history), members as child workflows, custom transforms, and escalation (seed 001 "escalation
  * rules"): target `agent` runs that agent, target `human_queue` waits for an operator's `respond`.
  */
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { JsonValue } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput, RunOptions } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
@@ -14,6 +14,8 @@ import type { Activities } from '../activities';
 import type { AgentView } from '../runtime/agent-view';
 import type { EscalationEvent } from '../orchestration/escalation';
 import { runChildAgent } from './child';
+import { INLINE_MEMBERS_PATCH, NEEDS_CHILD, runInlineMember } from './shell/inline-member';
+import { inlineMemberBlocker } from '../runtime/inline-member';
 import { runEscalation } from './shell/human-queue';
 import { RunShell } from './shell/run-shell';
 
@@ -63,9 +65,11 @@ export class OrchestratorRun extends RunShell {
   /**
    * Run one member as a child workflow (after any pause). `workflowType` overrides the member's
    * own type (e.g. agfReactWorkflow for a pattern's `$self`). A policy this worker does not
-   * implement fails with an error naming the policy id.
+   * implement fails with an error naming the policy id. `inline` (agf.batch): a member that
+   * qualifies (inlineMemberBlocker) runs as model-turn activities of this workflow instead
+   * (shell/inline-member.ts; patch `inline-single-turn-members`).
    */
-  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string }): Promise<AgentRunResult> {
+  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean }): Promise<AgentRunResult> {
     await this.checkpoint();
     const member = await this.load(spec.agent_id);
     const workflowType = spec.workflowType ?? workflowTypeFor(member);
@@ -74,6 +78,13 @@ export class OrchestratorRun extends RunShell {
         `agent '${member.agent_id}' uses execution policy '${patternOf(member)}', which this worker does not implement`,
         'UnsupportedPolicy',
       );
+    }
+    if (spec.inline) {
+      const call = { workflowType, overridden: spec.workflowType !== undefined, options: spec.options, timeoutSeconds: spec.timeoutSeconds };
+      if (inlineMemberBlocker(member, call) === undefined && patched(INLINE_MEMBERS_PATCH)) {
+        const res = await runInlineMember(this.input.bundle, member, spec);
+        if (res !== NEEDS_CHILD) return this.memberDone(spec.role, res);
+      }
     }
     const res = await runChildAgent({
       bundle: this.input.bundle,
@@ -84,8 +95,13 @@ export class OrchestratorRun extends RunShell {
       options: spec.options,
       timeoutSeconds: spec.timeoutSeconds,
     });
+    return this.memberDone(spec.role, res);
+  }
+
+  /** A member's usage and warnings count in this run. */
+  private memberDone(role: string, res: AgentRunResult): AgentRunResult {
     this.addUsage(res.usage);
-    for (const w of res.warnings ?? []) this.warn(`${spec.role}: ${w}`);
+    for (const w of res.warnings ?? []) this.warn(`${role}: ${w}`);
     return res;
   }
 

@@ -241,7 +241,7 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
     let failed = 0;
     const one = async (item: JsonValue, i: number): Promise<ItemResult> => {
       try {
-        const res = await run.runMember({ agent_id: memberId, input: item, role: `item-${offset + i}` });
+        const res = await run.runMember({ agent_id: memberId, input: item, role: `item-${offset + i}`, inline: true });
         done++;
         run.status.progress = { completed: done, failed, of: items.length };
         return { ok: true, output: res.output };
