@@ -14,7 +14,7 @@ import type { Activities } from '../activities';
 import type { AgentView } from '../runtime/agent-view';
 import type { EscalationEvent } from '../orchestration/escalation';
 import { runChildAgent } from './child';
-import { INLINE_MEMBERS_PATCH, NEEDS_CHILD, runInlineMember } from './shell/inline-member';
+import { NEEDS_CHILD, runInlineMember } from './shell/inline-member';
 import { inlineMemberBlocker } from '../runtime/inline-member';
 import { runEscalation } from './shell/human-queue';
 import { RunShell } from './shell/run-shell';
@@ -81,7 +81,7 @@ export class OrchestratorRun extends RunShell {
     }
     if (spec.inline) {
       const call = { workflowType, overridden: spec.workflowType !== undefined, options: spec.options, timeoutSeconds: spec.timeoutSeconds };
-      if (inlineMemberBlocker(member, call) === undefined && patched(INLINE_MEMBERS_PATCH)) {
+      if (inlineMemberBlocker(member, call) === undefined && patched('inline-single-turn-members')) {
         const res = await runInlineMember(this.input.bundle, member, spec);
         if (res !== NEEDS_CHILD) return this.memberDone(spec.role, res);
       }

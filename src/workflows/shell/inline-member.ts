@@ -22,9 +22,6 @@ import { renderUserPrompt } from '../../runtime/template';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { modelActivityOptions } from '../../runtime/inline-member';
 
-/** The patch id: members that qualify run inline from here on; runs recorded before it ran children. */
-export const INLINE_MEMBERS_PATCH = 'inline-single-turn-members';
-
 /** The member needs the react loop after all: run it as a child workflow. */
 export const NEEDS_CHILD = 'needs-child' as const;
 
