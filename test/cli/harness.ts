@@ -50,8 +50,14 @@ export interface LoomProcess {
 const live = new Set<ChildProcess>();
 process.on('exit', () => { for (const c of live) if (c.exitCode === null) c.kill('SIGKILL'); });
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT, script: string[] = [LOOM_BIN]): LoomProcess {
-  const child = spawn(process.execPath, [...script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `node bin/loom.js ARGS…` as a child process. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): LoomProcess {
+  return spawnProcess(process.execPath, [LOOM_BIN, ...args], env, cwd);
+}
+
+/** Any command as a child process, its output collected. */
+export function spawnProcess(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): LoomProcess {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   let out = '';
   let err = '';
