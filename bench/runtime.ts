@@ -2,18 +2,25 @@
  * `npm run bench:runtime`: an agf.react run with a zero-latency scripted model doing N turns with
  * one tool call each, against a hand-written minimal workflow (bench/baseline-workflow.ts)
  * making the same activity calls, on the same worker and server. Prints history events per turn,
- * history bytes per turn (1st vs 100th), wall time per turn and the ratios to the baseline.
+ * history bytes per turn (1st vs 100th), wall time per turn and the ratios to the baseline, and
+ * where each turn's time goes (from the history's event timestamps: workflow tasks waiting to
+ * start, running, activities waiting to start, running).
  *
- * BENCH_TURNS (default 100) sets N; TEMPORAL_ADDRESS uses an existing server, otherwise a dev
- * server is started (in memory) and stopped.
+ * Each profile in BENCH_PROFILES (default `before,project`) starts its own dev server and worker
+ * in this same run: `before` = the dev server without the project's dynamic config and a worker
+ * with the SDK's defaults (the settings before the turn-latency work); `project` = the dev server
+ * and worker settings the project uses (src/server/dev-server.ts DEV_SERVER_TUNING,
+ * src/worker/create-worker.ts WORKER_TUNING). BENCH_TURNS (default 100) sets N; BENCH_REPEAT
+ * (default 2) measured runs of each workflow per profile (the best is reported, after a warm-up).
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Client, Connection } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT, DevServer } from '../src/server/dev-server';
+import { DefaultLogger, NativeConnection, Runtime, Worker, WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
+import { startDevServer, PROJECT_ROOT, DEV_SERVER_TUNING } from '../src/server/dev-server';
+import { WORKER_TUNING } from '../src/worker/create-worker';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';
 import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
@@ -106,17 +113,65 @@ const baselineActivities = (turns: number) => ({
   },
 });
 
-async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
-  let server: DevServer | undefined;
-  let address = process.env.TEMPORAL_ADDRESS;
-  if (!address) {
-    server = await startDevServer({ headless: true, fastSqlite: true, dbFile: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log') });
-    address = server.address;
+/** Milliseconds of a history event's timestamp. */
+function ms(t: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  if (!t) return NaN;
+  const sec = t.seconds as { toNumber?: () => number } | number | string | undefined;
+  const whole = typeof sec === 'object' && sec?.toNumber ? sec.toNumber() : Number(sec ?? 0);
+  return whole * 1000 + (t.nanos ?? 0) / 1e6;
+}
+
+/**
+ * Where the time of a run goes, per model turn (ms): workflow tasks waiting to start
+ * (WorkflowTaskScheduled -> Started) and running (Started -> Completed), activities waiting to
+ * start (Scheduled -> Started) and running (Started -> Completed), the rest (between one task's
+ * end and the next one's scheduling), and the whole run.
+ */
+function phases(h: History, turns: number): Record<string, number> {
+  const evs = h.events ?? [];
+  const at = new Map<string, number>();
+  for (const e of evs) at.set(String(e.eventId), ms(e.eventTime as never));
+  let wftWait = 0, wftRun = 0, actWait = 0, actRun = 0, wfts = 0;
+  for (const e of evs) {
+    const t = ms(e.eventTime as never);
+    if (e.workflowTaskStartedEventAttributes) { wftWait += t - (at.get(String(e.workflowTaskStartedEventAttributes.scheduledEventId)) ?? t); wfts++; }
+    if (e.workflowTaskCompletedEventAttributes) wftRun += t - (at.get(String(e.workflowTaskCompletedEventAttributes.startedEventId)) ?? t);
+    if (e.activityTaskStartedEventAttributes) actWait += t - (at.get(String(e.activityTaskStartedEventAttributes.scheduledEventId)) ?? t);
+    if (e.activityTaskCompletedEventAttributes) actRun += t - (at.get(String(e.activityTaskCompletedEventAttributes.startedEventId)) ?? t);
   }
+  const total = ms(evs[evs.length - 1]?.eventTime as never) - ms(evs[0]?.eventTime as never);
+  const per = (x: number) => +(x / turns).toFixed(2);
+  return {
+    'wf tasks/turn': per(wfts),
+    'wf task wait': per(wftWait),
+    'wf task run': per(wftRun),
+    'activity wait': per(actWait),
+    'activity run': per(actRun),
+    other: per(total - wftWait - wftRun - actWait - actRun),
+    'history ms/turn': per(total),
+  };
+}
+
+interface Profile {
+  name: string;
+  dynamicConfig: Record<string, string | number | boolean>;
+  worker: Partial<WorkerOptions>;
+}
+
+const PROFILES: Record<string, Profile> = {
+  before: { name: 'before', dynamicConfig: {}, worker: {} },
+  project: { name: 'project', dynamicConfig: { ...DEV_SERVER_TUNING, ...JSON.parse(process.env.BENCH_DYNAMIC_CONFIG ?? '{}') }, worker: { ...WORKER_TUNING } },
+};
+
+async function runProfile(profile: Profile, code: string): Promise<{ rows: Record<string, unknown>[]; where: Record<string, unknown>[]; ratio: string }> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
+  const server = await startDevServer({
+    headless: true, fastSqlite: true, dbFile: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log'),
+    // `before` starts the server without the project's tuning.
+    ...(profile.name === 'before' ? { tuning: false } : {}), dynamicConfig: profile.dynamicConfig,
+  });
+  const address = server.address;
   const store = new FileBlobStore(path.join(tmp, 'store'));
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: new DefaultLogger('WARN') });
   const nc = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
@@ -126,6 +181,7 @@ async function main(): Promise<void> {
     taskQueue,
     workflowBundle: { code },
     activities: { ...createActivities({ store }), ...baselineActivities(N) },
+    ...profile.worker,
   });
   const bundleRef = await storeBundle(store, { format: 'agentloom.compiled/v1', root: 'bench-react', agents: { 'bench-react': benchAgent(N) }, content_hash: 'b' } as CompiledBundle);
 
@@ -141,39 +197,79 @@ async function main(): Promise<void> {
     await h.result();
     return { ms: Date.now() - t0, history: await h.fetchHistory() };
   };
-
-  await worker.runUntil(async () => {
-    // Warm-up (worker caches, server), then alternate measured runs.
-    await runBaseline(`baseline-warm-${Date.now()}`);
-    await runReact(`react-warm-${Date.now()}`);
-    const base = await runBaseline(`baseline-${Date.now()}`);
-    const react = await runReact(`react-${Date.now()}`);
-    const b = perTurn(base.history, 'baselineModel');
-    const r = perTurn(react.history, 'modelTurn');
-    const turnIdx = Math.min(99, N - 1);
-    const row = (name: string, x: typeof b, ms: number) => ({
-      run: name,
-      turns: x.events.length - 1,
-      'events total': x.total,
-      'events/turn': +(x.total / N).toFixed(2),
-      'bytes turn 1': x.bytes[0],
-      [`bytes turn ${turnIdx + 1}`]: x.bytes[turnIdx],
-      'bytes total': x.totalBytes,
-      'ms/turn': +(ms / N).toFixed(2),
+  const repeat = Math.max(1, Number(process.env.BENCH_REPEAT ?? 2));
+  const best = <T extends { ms: number }>(xs: T[]): T => xs.reduce((a, b) => (b.ms < a.ms ? b : a));
+  let out!: { rows: Record<string, unknown>[]; where: Record<string, unknown>[]; ratio: string };
+  try {
+    await worker.runUntil(async () => {
+      // Warm-up (worker caches, server), then alternate measured runs.
+      await runBaseline(`baseline-warm-${Date.now()}`);
+      await runReact(`react-warm-${Date.now()}`);
+      const bases: Awaited<ReturnType<typeof runBaseline>>[] = [];
+      const reacts: Awaited<ReturnType<typeof runReact>>[] = [];
+      for (let k = 0; k < repeat; k++) {
+        bases.push(await runBaseline(`baseline-${k}-${Date.now()}`));
+        reacts.push(await runReact(`react-${k}-${Date.now()}`));
+      }
+      const base = best(bases);
+      const react = best(reacts);
+      const b = perTurn(base.history, 'baselineModel');
+      const r = perTurn(react.history, 'modelTurn');
+      const turnIdx = Math.min(99, N - 1);
+      const load = os.loadavg()[0].toFixed(1);
+      const row = (name: string, x: typeof b, wall: number) => ({
+        settings: profile.name,
+        run: name,
+        turns: x.events.length - 1,
+        'events total': x.total,
+        'events/turn': +(x.total / N).toFixed(2),
+        'bytes turn 1': x.bytes[0],
+        [`bytes turn ${turnIdx + 1}`]: x.bytes[turnIdx],
+        'bytes total': x.totalBytes,
+        'ms/turn': +(wall / N).toFixed(2),
+        'load (1 min)': load,
+      });
+      out = {
+        rows: [row('baseline', b, base.ms), row('agf.react', r, react.ms)],
+        where: [
+          { settings: profile.name, run: 'baseline', ...phases(base.history, N) },
+          { settings: profile.name, run: 'agf.react', ...phases(react.history, N) },
+        ],
+        ratio:
+          `${profile.name}: agf.react / baseline: events/turn ${(r.total / b.total).toFixed(2)}x, wall time ${(react.ms / base.ms).toFixed(2)}x, ` +
+          `bytes turn ${turnIdx + 1} ${(r.bytes[turnIdx] / b.bytes[turnIdx]).toFixed(2)}x, total bytes ${(r.totalBytes / b.totalBytes).toFixed(2)}x; ` +
+          `growth (turn ${turnIdx + 1} / turn 1): agf.react ${(r.bytes[turnIdx] / r.bytes[0]).toFixed(2)}x (turn 2 -> ${turnIdx + 1}: ${(r.bytes[turnIdx] / r.bytes[1]).toFixed(2)}x), baseline ${(b.bytes[turnIdx] / b.bytes[0]).toFixed(2)}x`,
+      };
     });
-    const rows = [row('baseline', b, base.ms), row('agf.react', r, react.ms)];
-    console.table(rows);
-    console.log(
-      `ratios agf.react / baseline: events/turn ${(r.total / b.total).toFixed(2)}x, wall time ${(react.ms / base.ms).toFixed(2)}x, ` +
-        `bytes turn ${turnIdx + 1} ${(r.bytes[turnIdx] / b.bytes[turnIdx]).toFixed(2)}x, total bytes ${(r.totalBytes / b.totalBytes).toFixed(2)}x`,
-    );
-    console.log(
-      `growth (turn ${turnIdx + 1} / turn 1): agf.react ${(r.bytes[turnIdx] / r.bytes[0]).toFixed(2)}x (turn 2 -> ${turnIdx + 1}: ${(r.bytes[turnIdx] / r.bytes[1]).toFixed(2)}x), baseline ${(b.bytes[turnIdx] / b.bytes[0]).toFixed(2)}x`,
-    );
-  });
-  await connection.close();
-  await nc.close();
-  if (server) await server.stop();
+  } finally {
+    await connection.close();
+    await nc.close();
+    await server.stop();
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: new DefaultLogger('WARN') });
+  const names = (process.env.BENCH_PROFILES ?? 'before,project').split(',').map((x) => x.trim()).filter(Boolean);
+  const rows: Record<string, unknown>[] = [];
+  const where: Record<string, unknown>[] = [];
+  const ratios: string[] = [];
+  for (const name of names) {
+    const profile = PROFILES[name];
+    if (!profile) throw new Error(`unknown profile '${name}' (BENCH_PROFILES: ${Object.keys(PROFILES).join(', ')})`);
+    process.stderr.write(`profile ${name}: dynamic config ${JSON.stringify(profile.dynamicConfig)}, worker ${JSON.stringify(profile.worker)}\n`);
+    const out = await runProfile(profile, code);
+    rows.push(...out.rows);
+    where.push(...out.where);
+    ratios.push(out.ratio);
+  }
+  console.log(`${N} turns, one tool call each; load average now ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (${os.cpus().length} cores)`);
+  console.table(rows);
+  console.log('where a turn goes (ms per turn, from history timestamps):');
+  console.table(where);
+  for (const r of ratios) console.log(r);
 }
 
 main().catch((e) => {

@@ -23,6 +23,9 @@ export interface AgentloomWorkerOptions {
   maxConcurrentWorkflowTaskExecutions?: number;
 }
 
+/** Worker settings the project runs with (measured by `npm run bench:runtime`). */
+export const WORKER_TUNING: Partial<WorkerOptions> = {};
+
 export function workflowSource(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (process.env.LOOM_WORKFLOWS_PATH) return { workflowsPath: path.resolve(process.env.LOOM_WORKFLOWS_PATH) };
   const bundle = process.env.LOOM_WORKFLOW_BUNDLE ?? path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
@@ -70,5 +73,6 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_ACTIVITIES') ?? 100,
     maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_WORKFLOW_TASKS') ?? 40,
     shutdownGraceTime: '10s',
+    ...WORKER_TUNING,
   });
 }
