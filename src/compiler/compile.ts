@@ -787,7 +787,7 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
   const type = asStr(p.type);
   if (!type) return undefined;
   // Seed 002: `type: strategies` carries the seed's orchestration block; a seed-002 graph under `type: graph` is told apart by its PascalCase shape.
-  if (type === 'strategies' || (type === 'graph' && isSeed002Graph(p))) return compileStrategies(ctx, p, aliases, base) as unknown as OrchestrationPattern | undefined;
+  if (type === 'strategies' || (type === 'graph' && isSeed002Graph(p))) return compileStrategies(ctx, p, aliases, base);
   if (RESERVED_PATTERNS.includes(type)) {
     ctx.warn([...base, 'type'], 'AGL017', `pattern type \`${type}\` is reserved for the seed 002 strategies: it compiles but is not yet executed by the runtime; to run the routing strategies write \`type: strategies\` with the seed's \`Selection: {Type: ${type}, …}\` block`);
     return json(p) as unknown as OrchestrationPattern;

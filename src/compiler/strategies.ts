@@ -5,7 +5,7 @@
  * the strategy's agent names to registry agents and turns every `validateStrategyConfig` problem
  * into a file:line diagnostic with its own code.
  */
-import type { JsonObject, JsonValue } from './types';
+import type { JsonValue, StrategiesPattern } from './types';
 import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
@@ -26,12 +26,6 @@ export interface StrategyCtx {
   disabledAgent(path: PathPart[], id: string, how: string): void;
 }
 
-/** The compiled pattern: the seed's block verbatim in `config`, each strategy agent name with the agent id it runs. */
-export interface CompiledStrategies {
-  type: 'strategies';
-  agents: { name: string; agent_id: string }[];
-  config: JsonObject;
-}
 
 /** The keys of seed 002's GraphConfig; PascalCase keys under `type: graph` mean seed 002, not seed 001. */
 const GRAPH_KEYS = ['EntryNode', 'Nodes', 'Edges', 'MaxRetries', 'SubGraphs'];
@@ -59,7 +53,7 @@ const CODE_OF: Record<StrategyRule, string> = {
  * every local_agents alias in declaration order. Each name is a local_agents alias, else a
  * registered agent_id.
  */
-export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string, string>, base: PathPart[]): CompiledStrategies | undefined {
+export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string, string>, base: PathPart[]): StrategiesPattern {
   let block: Obj;
   const { type: _type, ...rest } = p;
   void _type;

@@ -304,10 +304,20 @@ export interface StepDefinition {
   output_var?: string;
 }
 export interface StepsPattern { type: 'steps'; steps: StepDefinition[] }
-/** Seed 002 strategies: compiled and carried, executed once their pattern workflows land. */
+/**
+ * Seed 002 strategies (`orchestration.pattern: {type: strategies, …}`): the seed's orchestration
+ * block verbatim in `config` (`Selection`, `Termination?`, `Contracts?`, PascalCase as printed) and
+ * each agent name of the block with the agent it runs (src/compiler/strategies.ts).
+ */
+export interface StrategiesPattern {
+  type: 'strategies';
+  agents: { name: string; agent_id: string }[];
+  config: JsonObject;
+}
+/** Seed 002 strategy names as pattern types (decision 8): compiled and carried, not executed. */
 export interface ReservedPattern { type: string; [k: string]: JsonValue | undefined }
 
-export type OrchestrationPattern = GraphPattern | SwarmPattern | WorkflowPattern | StepsPattern | ReservedPattern;
+export type OrchestrationPattern = GraphPattern | SwarmPattern | WorkflowPattern | StepsPattern | StrategiesPattern | ReservedPattern;
 
 export interface EscalationRule {
   on: 'guardrail' | 'model_decision' | 'node_failure' | 'timeout';

@@ -9,8 +9,8 @@ import type { CompiledAgent, ExecutionPolicy, OrchestrationPattern, ReservedPatt
 export const AGF_POLICY_IDS = ['agf.react', 'agf.sequential', 'agf.parallel', 'agf.loop', 'agf.batch', 'agf.conditional'] as const;
 export type AgfPolicyId = (typeof AGF_POLICY_IDS)[number];
 
-/** Seed 001/004 orchestration patterns (`orchestration.pattern.type`). */
-export const PATTERN_TYPES = ['graph', 'swarm', 'workflow', 'steps'] as const;
+/** Seed 001/004 orchestration patterns and seed 002's routing strategies (`orchestration.pattern.type`). */
+export const PATTERN_TYPES = ['graph', 'swarm', 'workflow', 'steps', 'strategies'] as const;
 export type PatternType = (typeof PATTERN_TYPES)[number];
 
 /** Policy/pattern id -> workflow type (`vendor` runs every `x-<vendor>.*` policy). */
@@ -25,6 +25,7 @@ export const WORKFLOW_TYPES = {
   swarm: 'swarmWorkflow',
   workflow: 'taskDagWorkflow',
   steps: 'stepsWorkflow',
+  strategies: 'strategiesWorkflow',
   vendor: 'vendorPolicyWorkflow',
 } as const satisfies Record<AgfPolicyId | PatternType | 'vendor', string>;
 

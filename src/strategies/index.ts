@@ -23,7 +23,7 @@ export type { GraphState, EdgeKind } from './keyword-graph';
 export { detectKeywords, lineMatches, normalizeKeyword, resolveHandoff, signalsOf, sameKeyword } from './signals';
 export type { MatchMode } from './signals';
 export { extractJsonObject, resolveField, evaluateCondition, conditionOperator } from './json';
-export { checkTermination, iterationsOf } from './termination';
+export { checkTermination, checkTerminationAfter, iterationsOf } from './termination';
 export type { TerminationResult } from './termination';
 export { runValidator, runValidators, validatorsOf, evaluateContract, evaluateContracts, contractNamesOf, commandMatches, BRIEF_FILE, TEST_REPORT_FILE } from './evidence';
 export type { Check, ValidatorOptions } from './evidence';

@@ -44,6 +44,13 @@ function check(c: TerminationConfig, last: Turn | undefined, iterations: number,
   }
 }
 
+/** The same check from the last agent turn and the count of agent turns so far (a runtime that does
+ * not keep the whole transcript). */
+export function checkTerminationAfter(config: TerminationConfig | undefined, last: Turn | undefined, iterations: number): TerminationResult {
+  if (!config) return { stop: false };
+  return check(config, last, iterations, 'Termination');
+}
+
 /** Should the session end after the last turn of `transcript`? No config = never (selection decides). */
 export function checkTermination(config: TerminationConfig | undefined, transcript: readonly Turn[]): TerminationResult {
   if (!config) return { stop: false };

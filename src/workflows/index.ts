@@ -12,6 +12,7 @@ export { graphWorkflow } from './graph';
 export { swarmWorkflow } from './swarm';
 export { taskDagWorkflow } from './task-dag';
 export { stepsWorkflow } from './steps';
+export { strategiesWorkflow } from './strategies';
 export { vendorPolicyWorkflow, registerPolicy, registeredPolicies } from './vendor';
 export type { VendorPolicyFn } from './vendor';
 

@@ -1,0 +1,280 @@
+/**
+ * Seed 002's routing strategies (sequential, roundrobin, keyword, structured, statemachine, keyword
+ * graph with Graph sub-graphs) as one Temporal workflow: a shared conversation where one agent
+ * speaks per turn. Each turn is one member run (an agfReactWorkflow child, its own react loop,
+ * tools and approvals) whose input is the task plus the conversation so far; the pure router of
+ * src/strategies picks what happens next (speak, fan out, run a sub-graph, ask for route approval,
+ * stop) and Termination is checked after every agent turn. The conversation is kept as a bounded
+ * window (strategies-transcript.ts) carried with the router state across continue-as-new.
+ * Route approval (`RequireHumanApproval`) waits for `approveCall`/`rejectCall` (call id
+ * `route-<n>`), shown in status as a pending approval; pause/resume come from the run shell.
+ */
+import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { JsonObject, JsonValue, StrategiesPattern } from '../compiler/types';
+import type { AgentRunResult, ApproveArgs, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../shared/contract';
+import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/handlers';
+import { WORKFLOW_TYPES } from '../shared/dispatch';
+import { textOf } from '../shared/expr';
+import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches } from '../strategies';
+import type { BranchOutput, Decision, GraphConfig, Router, RouterState, StrategyConfig, Turn } from '../strategies';
+import { OrchestratorRun } from './orchestrator';
+import { failureMessage } from './shell/failures';
+import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
+
+/** What continue-as-new carries (beside the shell's usage, warnings and pause). */
+interface Carried {
+  router: RouterState;
+  decision: Decision;
+  iterations: number;
+  approvals: number;
+  transcript: TranscriptState;
+  turns: Record<string, number>;
+  last_output: JsonValue;
+  routes: RouteLog[];
+}
+interface RouteLog { iteration: number; agent: string; position?: string; reason: string; keyword?: string }
+
+/** The shell plus the pending route approval (status shows it like a pending tool call). */
+class StrategiesRun extends OrchestratorRun {
+  pending: PendingApproval | undefined;
+  private answer: { decision: 'approved' | 'rejected'; reason?: string; by?: string } | undefined;
+
+  constructor(input: RunAgentInput) {
+    super(input, 'strategies');
+    const approve = (a: ApproveArgs): string => {
+      this.answer = { decision: 'approved', by: a.by };
+      return `route ${a.call_id} approved`;
+    };
+    const reject = (a: RejectArgs): string => {
+      this.answer = { decision: 'rejected', reason: a.reason, by: a.by };
+      return `route ${a.call_id} rejected`;
+    };
+    const known = (id: string | undefined): void => {
+      if (!this.pending) throw new Error('no route is waiting for approval');
+      if (id !== this.pending.call_id) throw new Error(`unknown call id '${id}'; the route waiting for approval is ${this.pending.call_id}`);
+    };
+    setHandler(approveUpdate, approve, { validator: (a: ApproveArgs) => known(a?.call_id) });
+    setHandler(rejectUpdate, reject, { validator: (a: RejectArgs) => known(a?.call_id) });
+    setHandler(approveSignal, (a: ApproveArgs) => {
+      if (this.pending && a?.call_id === this.pending.call_id) approve(a);
+      else this.warn(`approve signal for unknown call '${a?.call_id}' ignored`);
+    });
+    setHandler(rejectSignal, (a: RejectArgs) => {
+      if (this.pending && a?.call_id === this.pending.call_id) reject(a);
+      else this.warn(`reject signal for unknown call '${a?.call_id}' ignored`);
+    });
+  }
+
+  override snapshot(): RunStatus {
+    const s = super.snapshot();
+    if (!this.pending || s.state !== 'running') return s;
+    return { ...s, state: 'waiting_for_approval', pending_approvals: [{ ...this.pending }] };
+  }
+
+  /** Wait durably for the operator's answer on route approval `callId`. */
+  async askRoute(callId: string, args: JsonObject, reason: string): Promise<{ decision: 'approved' | 'rejected'; reason?: string; by?: string }> {
+    this.pending = { call_id: callId, tool: 'route', arguments: args, reason, requested_at: new Date().toISOString() };
+    this.answer = undefined;
+    this.details(`waiting for route approval ${callId}: ${reason}`);
+    await condition(() => this.answer !== undefined);
+    const a = this.answer!;
+    this.pending = undefined;
+    this.answer = undefined;
+    return a;
+  }
+}
+
+/** A turn that ends the conversation loop of one (sub-)graph or the whole run. */
+type Ended = { stop: Extract<Decision, { kind: 'stop' }>; last?: Turn };
+
+export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
+  const run = new StrategiesRun(input);
+  const agent = await run.init();
+  const pattern = agent.orchestration?.pattern as StrategiesPattern | undefined;
+  if (!pattern || pattern.type !== 'strategies') throw run.fail(`agent '${agent.agent_id}' declares no strategies pattern`, 'WrongPattern');
+  const config = pattern.config as unknown as StrategyConfig;
+  const type = config.Selection?.Type;
+  if (!type || !isRoutingType(type)) {
+    throw run.fail(`Selection.Type ${type} is a phase-driven seed 002 strategy: not executed yet (the routing family runs: sequential, roundrobin, keyword, structured, statemachine, graph)`, 'UnsupportedStrategy');
+  }
+  const names = pattern.agents.map((a) => a.name);
+  const agentIdOf = (name: string): string => pattern.agents.find((a) => a.name === name)?.agent_id ?? name;
+  const carried = (input.carried as { strategies?: Carried } | undefined)?.strategies;
+  const router = createRouter(config, names);
+  const first = carried ? undefined : router.start();
+  const c: Carried = carried ?? {
+    router: first!.state, decision: first!.decision, iterations: 0, approvals: 0,
+    transcript: { window: [], omitted: 0 }, turns: {}, last_output: null, routes: [],
+  };
+  const transcript = new Transcript(c.transcript);
+  const usesHandoff = ['keyword', 'statemachine', 'graph'].includes(type);
+  const historyLimit = input.options?.scale?.loop_history_events;
+  if (!carried && JSON.stringify(config).match(/"(Validators?|Contracts?|HandoffContext)"/)) {
+    run.warn('validators, contracts and HandoffContext read evidence (write_file and shell records, artifact files) that this runtime does not collect yet: a validator or contract sees no evidence and fails, HandoffContext injects nothing');
+  }
+
+  const now: { speaker?: string; position?: string; signal?: string } = {};
+  const report = (speaker = now.speaker, position = now.position, lastSignal = now.signal): void => {
+    Object.assign(now, { speaker, position, signal: lastSignal });
+    run.status.step = c.iterations;
+    run.status.turn = c.iterations;
+    run.status.progress = {
+      strategy: type,
+      iteration: c.iterations,
+      ...(speaker ? { speaker } : {}),
+      ...(position ? { position } : {}),
+      ...(lastSignal ? { last_signal: lastSignal } : {}),
+      transcript_entries: transcript.size,
+      routes: c.routes.slice(-10) as unknown as JsonValue,
+    } as JsonObject;
+  };
+  const logRoute = (d: { agent?: string; position?: string; reason: string; keyword?: string }): void => {
+    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}) }].slice(-10);
+  };
+
+  /** One member run: the agent `name` speaks (or answers as a branch / merge agent). */
+  async function speakTurn(name: string, role: string, extra: { position?: string; message?: string; branch?: boolean; snapshot?: string } = {}): Promise<{ turn: Turn; result: AgentRunResult }> {
+    c.turns[name] = (c.turns[name] ?? 0) + 1;
+    const context: JsonObject = {
+      // your_turn last: a scripted test model can match `"your_turn": N` followed by a newline.
+      strategy: { type, speaker: name, iteration: c.iterations + 1, ...(extra.position ? { position: extra.position } : {}), ...(extra.branch ? { parallel_branch: true } : {}), your_turn: c.turns[name] },
+    };
+    run.details(`turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`);
+    let res: AgentRunResult;
+    try {
+      res = await run.runMember({
+        agent_id: agentIdOf(name),
+        input: extra.snapshot ?? memberInput(input.input, transcript),
+        role,
+        workflowType: WORKFLOW_TYPES['agf.react'],
+        options: { context, ...(usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}) },
+      });
+    } catch (err) {
+      report(name, extra.position);
+      throw run.fail(`strategy agent '${name}' (${agentIdOf(name)}) failed: ${failureMessage(err)}`, 'NodeFailed', run.status.progress);
+    }
+    const call = res.terminal_tool_call;
+    const handoff = call?.name === HANDOFF_TOOL && typeof call.arguments.route_keyword === 'string' ? call.arguments.route_keyword : undefined;
+    return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}) }, result: res };
+  }
+
+  /** After every agent turn: count it, record it, check Termination. */
+  function afterTurn(turn: Turn, output: JsonValue): Ended | undefined {
+    c.iterations += 1;
+    c.last_output = output;
+    transcript.add(turn.agent, turn.text, 'agent');
+    const t = checkTerminationAfter(config.Termination, turn, c.iterations);
+    return t.stop ? { stop: { kind: 'stop', outcome: 'terminated', reason: `${t.strategy}: ${t.reason}` }, last: turn } : undefined;
+  }
+
+  /**
+   * Drive one router until it stops. `graph` is the GraphConfig of this level (sub-graph lookups
+   * for a fan-out join); `top` levels carry their state in `c` and may continue-as-new.
+   */
+  async function drive(r: Router<RouterState>, state: RouterState, decision: Decision, graph: GraphConfig | undefined, top: boolean, prefix: string): Promise<Ended> {
+    let last: Turn | undefined;
+    for (;;) {
+      if (top) { c.router = state; c.decision = decision; }
+      if (top && (workflowInfo().continueAsNewSuggested || (historyLimit !== undefined && workflowInfo().historyLength > historyLimit)) && decision.kind !== 'stop') {
+        c.transcript = transcript.state();
+        await run.continueAsNew({ strategies: c as unknown as JsonObject });
+      }
+      await run.checkpoint();
+      let turn: Turn;
+      let output: JsonValue;
+      switch (decision.kind) {
+        case 'stop':
+          return { stop: decision, last };
+        case 'approval':
+          // Only `next` returns approvals (handled below); a carried one cannot be answered without its turn.
+          return { stop: { kind: 'stop', outcome: 'failed', reason: `route approval for "${decision.keyword}" without the turn that asked for it` }, last };
+        case 'speak': {
+          if (decision.message) transcript.add('orchestrator', decision.message, 'context');
+          logRoute(decision);
+          report(decision.agent, decision.position, decision.keyword);
+          const s = await speakTurn(decision.agent, `${prefix}turn-${c.iterations + 1}-${decision.agent}`, { position: decision.position });
+          turn = s.turn;
+          output = s.result.output;
+          break;
+        }
+        case 'subgraph': {
+          if (decision.message) transcript.add('orchestrator', decision.message, 'context');
+          logRoute({ agent: `sub-graph ${decision.subGraphId}`, position: decision.position, reason: decision.reason, keyword: decision.keyword });
+          const sub = await runSubGraph(decision.subGraphId, decision.spec, `${prefix}${decision.position}-`);
+          if (!sub.last) return { stop: { kind: 'stop', outcome: 'failed', reason: `sub-graph ${decision.subGraphId} ended without a turn (${sub.stop.reason})` }, last };
+          if (sub.stop.outcome === 'stuck' || sub.stop.outcome === 'failed' || sub.stop.outcome === 'terminated') return sub;
+          // Its terminal output is the node's turn (already counted and in the transcript).
+          turn = sub.last;
+          output = c.last_output;
+          last = turn;
+          const step = r.next(state, turn);
+          state = step.state;
+          decision = step.decision;
+          continue;
+        }
+        case 'fanout': {
+          const fo = decision;
+          logRoute({ agent: decision.branches.map((b) => b.agent ?? b.subGraphId).join(', '), reason: decision.reason, keyword: decision.keyword });
+          report(decision.branches.map((b) => b.agent ?? '').join(', '), decision.join.position, decision.keyword);
+          const snapshot = memberInput(input.input, transcript);
+          const base = c.iterations;
+          const results = await Promise.all(decision.branches.map((b, i) => {
+            if (!b.agent) throw run.fail(`parallel branch ${b.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
+            return speakTurn(b.agent, `${prefix}turn-${base + 1}-branch-${i}-${b.position}`, { position: b.position, branch: true, snapshot });
+          }));
+          const outputs: BranchOutput[] = results.map((x, i) => ({ position: fo.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
+          c.iterations += results.length;
+          let merged = mergeBranches(outputs, decision.merge);
+          let text: string;
+          if (merged.kind === 'agent') {
+            const m = await speakTurn(merged.agent, `${prefix}turn-${c.iterations}-merge-${merged.agent}`, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
+            text = m.turn.text.trim();
+            if (!text) {
+              merged = mergeBranches(outputs, merged.fallback);
+              text = merged.kind === 'merged' ? merged.text : outputs.map((o) => o.text).join('\n\n');
+            }
+          } else text = merged.text;
+          transcript.add('orchestrator', `[Merged output of ${decision.branches.map((b) => b.position).join(', ')} (${decision.merge.Strategy ?? 'union'})]\n${text}`, 'context');
+          const j = decision.join;
+          const spec = j.subGraphId ? graph?.SubGraphs?.[j.subGraphId] : undefined;
+          decision = j.subGraphId
+            ? spec ? { kind: 'subgraph', subGraphId: j.subGraphId, spec, position: j.position, reason: `join after fan-out` } : { kind: 'stop', outcome: 'failed', reason: `join sub-graph ${j.subGraphId} is not declared` }
+            : { kind: 'speak', agent: j.agent ?? '', position: j.position, reason: `join ${j.position} after fan-out` };
+          continue;
+        }
+      }
+      last = turn;
+      const ended = afterTurn(turn, output);
+      if (ended) return ended;
+      let step = r.next(state, turn);
+      while (step.decision.kind === 'approval') {
+        const a = step.decision;
+        c.approvals += 1;
+        const callId = `route-${c.approvals}`;
+        report(a.source, undefined, a.keyword);
+        const answer = await run.askRoute(callId, { keyword: a.keyword, from: a.source, to: a.target }, a.reason);
+        if (answer.decision === 'rejected' && answer.reason) transcript.add('orchestrator', `Route "${a.keyword}" rejected by the operator: ${answer.reason}`, 'context');
+        step = r.next(state, { ...turn, routeApproval: answer.decision });
+      }
+      state = step.state;
+      decision = step.decision;
+    }
+  }
+
+  async function runSubGraph(id: string, spec: { Graph?: GraphConfig; MapReduce?: unknown; ScatterGather?: unknown }, prefix: string): Promise<Ended> {
+    if (!spec.Graph) {
+      throw run.fail(`sub-graph ${id} is a ${spec.MapReduce ? 'MapReduce' : 'ScatterGather'}: phase-driven strategies are not executed yet`, 'UnsupportedStrategy');
+    }
+    const sr = keywordGraphRouter(spec.Graph) as Router<RouterState>;
+    const s = sr.start();
+    return drive(sr, s.state, s.decision, spec.Graph, false, prefix);
+  }
+
+  const ended = await drive(router, c.router, c.decision, config.Selection.Graph, true, '');
+  report(ended.last?.agent, undefined, ended.stop.keyword ?? undefined);
+  const o = ended.stop.outcome;
+  if (o === 'stuck') throw run.fail(ended.stop.reason, 'ValidatorStuck', run.status.progress);
+  if (o === 'failed') throw run.fail(`strategy failed: ${ended.stop.reason}`, 'StrategyFailed', run.status.progress);
+  run.status.progress = { ...(run.status.progress ?? {}), stopped: `${o}: ${ended.stop.reason}` };
+  return run.complete(c.last_output);
+}
