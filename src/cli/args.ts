@@ -73,9 +73,7 @@ export function parseCommand(argv: string[], spec: CommandSpec): ParsedArgs {
       throw new UsageError(missing.length ? `missing ${missing.join(' and ')}` : 'missing argument');
     }
     if (positionals.length > spec.positionals.max) {
-      const extra = positionals[spec.positionals.max];
-      // `--args {…}` is parsed fine; a stray word is often the value of a misspelt boolean flag.
-      throw new UsageError(`unexpected argument '${extra}'`);
+      throw new UsageError(`unexpected argument '${positionals[spec.positionals.max]}'`);
     }
   }
   return { positionals, flags };
