@@ -3,13 +3,17 @@
  * per turn with scripted models, the router picking the next speaker. Keyword routing to a terminal
  * self-route, structured routes, a state machine with a nudge and a rejection loop, a keyword graph
  * with back-edges, termination by regex and by maxiterations, sequential, route approval rejected
- * then approved, and continue-as-new carrying the router state.
+ * then approved, the handoff tool, a Graph sub-graph, pause/resume, continue-as-new carrying the
+ * router state, and examples/strategies/dev-team compiled from its files and run.
  */
+import * as path from 'path';
+import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/handlers';
-import { agent, answers, bundle, byInput } from './builders';
+import { approveUpdate, pauseSignal, rejectUpdate, resumeSignal, statusQuery } from '../../src/shared/handlers';
+import { agent, answers, bundle, byInput, store } from './builders';
 import { childIds, failureOf, Harness, startHarness, waitFor } from './harness';
+import { childWorkflowIds, historyEvents, signalEventIds, waitForSettledHistory } from '../helpers/history';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('orch-strat'); });
@@ -270,5 +274,79 @@ describe('continue-as-new', () => {
     expect(all).toHaveLength(24);
     expect(all.slice(-3)).toEqual(['turn-22-A', 'turn-23-B', 'turn-24-C']);
     expect((await wf.query(statusQuery)).progress).toMatchObject({ iteration: 24 });
+  });
+});
+
+describe('handoff tool and sub-graphs', () => {
+  test('handoff(route_keyword) routes without scanning the text', async () => {
+    const b = team('kw-handoff', {
+      Selection: { Type: 'keyword', Routes: [{ Keyword: 'TO B', Agent: 'B', SourceAgents: ['A'] }, { Keyword: 'END', Agent: 'B', SourceAgents: ['B'] }] },
+    }, {
+      A: { turns: [{ tool_calls: [{ name: 'handoff', arguments: { route_keyword: 'to b' } }] }] },
+      B: answers('finished\nEND'),
+    });
+    const wf = await h.start(b, 'go');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('finished\nEND');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-A', 'turn-2-B']);
+  });
+
+  test('a Graph sub-graph runs as one node: its terminal output routes the parent edge', async () => {
+    const b = team('graph-sub', {
+      Selection: {
+        Type: 'graph',
+        Graph: {
+          EntryNode: 'research_phase',
+          Nodes: [{ Id: 'research_phase', SubGraphId: 'research_team' }, { Id: 'writer', Agent: 'Writer', Terminal: true }],
+          Edges: [{ From: 'research_phase', To: 'writer', Keyword: 'RESEARCH COMPLETE' }],
+          SubGraphs: {
+            research_team: {
+              Graph: {
+                EntryNode: 'gatherer',
+                Nodes: [{ Id: 'gatherer', Agent: 'DataGatherer' }, { Id: 'analyst', Agent: 'Analyst', Terminal: true }],
+                Edges: [{ From: 'gatherer', To: 'analyst', Keyword: 'DATA READY' }],
+              },
+            },
+          },
+        },
+      },
+    }, {
+      DataGatherer: answers('3 sources\nDATA READY'),
+      Analyst: answers('Findings: all agree.\nRESEARCH COMPLETE'),
+      Writer: byInput([{ contains: 'Findings: all agree.', reply: say('Article from the findings') }], say('Article without findings')),
+    });
+    const wf = await h.start(b, 'topic');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('Article from the findings');
+    // Sub-graph members are named after their parent node (sorted first by turns()).
+    expect(await turns(wf.workflowId)).toEqual(['research_phase-turn-1-DataGatherer', 'research_phase-turn-2-Analyst', 'turn-3-Writer']);
+  });
+});
+
+describe('pause and the example registry', () => {
+  test('paused: no member starts until resume', async () => {
+    const b = team('rr-pause', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 2 } }, { A: answers('a'), B: answers('b') });
+    const wf = await h.t.client.workflow.signalWithStart('strategiesWorkflow', {
+      taskQueue: h.t.taskQueue, workflowId: `orch-strat-pause-${Date.now()}`, args: [{ bundle: await store(b), agent_id: 'rr-pause', input: 'go' }],
+      signal: pauseSignal, signalArgs: [],
+    });
+    // The run has answered the agent load: whatever it would start next is in the history by now.
+    const held = await waitForSettledHistory(wf, (ev) => ev.some((e) => e.activityTaskCompletedEventAttributes), 'the run to answer loadAgent');
+    expect(childWorkflowIds(held)).toEqual([]);
+    expect((await wf.query(statusQuery)).state).toBe('paused');
+    await wf.signal(resumeSignal);
+    expect(((await wf.result()) as AgentRunResult).output).toBe('b');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-A', 'turn-2-B']);
+    const ev = await historyEvents(wf);
+    const firstChild = ev.findIndex((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+    expect(Number(ev[firstChild].eventId)).toBeGreaterThan(signalEventIds(ev, 'resume')[0]);
+  });
+
+  test('examples/strategies/dev-team compiles from its files and runs: revision loop, then APPROVED', async () => {
+    const { bundle: compiled, diagnostics } = compileBundle(path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'dev-team'), 'dev-team');
+    expect(diagnostics).toEqual([]);
+    const wf = await h.start(compiled!, compiled!.agents['dev-team'].interface.input.examples![0]);
+    expect(((await wf.result()) as AgentRunResult).output).toBe('All criteria met.\nAPPROVED');
+    expect(await turns(wf.workflowId)).toEqual([
+      'turn-1-Planner', 'turn-2-Developer', 'turn-3-Tester', 'turn-4-Reviewer', 'turn-5-Developer', 'turn-6-Tester', 'turn-7-Reviewer',
+    ]);
   });
 });
