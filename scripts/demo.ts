@@ -6,7 +6,7 @@
  * LOOM_LOG_LEVEL.
  */
 import * as path from 'path';
-import { parseArgs } from 'util';
+import { parseCommand, UsageError } from '../src/cli/args';
 import { connect, webUiLink } from '../src/cli/connect';
 import { prepareRun, startPrepared } from '../src/cli/runs';
 import { watchRun } from '../src/cli/progress';
@@ -14,7 +14,16 @@ import type { AgentRunResult, RunStatus } from '../src/shared/contract';
 import { approveUpdate } from '../src/shared/handlers';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { verbose: { type: 'boolean' } }, strict: true });
+  const usage = 'npm run demo [-- --verbose]';
+  let verbose: boolean;
+  try {
+    verbose = parseCommand(process.argv.slice(2), { usage, options: { verbose: { type: 'boolean' } }, positionals: { min: 0, max: 0 } }).flags.verbose === true;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`demo: ${err.message}\nusage: ${usage}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const registry = path.resolve(__dirname, '..', 'examples', 'demo');
   const agentId = 'trip-planner';
   process.env.LOOM_HOME ??= path.resolve(__dirname, '..', '.loom', 'demo');
@@ -25,7 +34,7 @@ async function main(): Promise<void> {
   say(`demo: agent '${agentId}' (${path.relative(process.cwd(), registry)}): ${prepared.root.meta.description ?? ''}`);
   say(`demo: input ${JSON.stringify(prepared.input)}`);
   say('demo: starting a local Temporal server and a worker (the first start takes ~10 s)…');
-  const session = await connect({ embedded: 'with-worker', verbose: values.verbose === true });
+  const session = await connect({ embedded: 'with-worker', verbose });
   try {
     const handle = await startPrepared(session.client, prepared);
     const link = webUiLink(session.uiUrl, session.namespace, handle.workflowId);
@@ -58,7 +67,7 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => { process.exitCode = 0; },
+  () => undefined,
   (err) => {
     process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
