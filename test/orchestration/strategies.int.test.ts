@@ -14,10 +14,20 @@ import { approveUpdate, pauseSignal, rejectUpdate, resumeSignal, statusQuery } f
 import { agent, answers, bundle, byInput, store } from './builders';
 import { childIds, failureOf, Harness, startHarness, waitFor } from './harness';
 import { childWorkflowIds, historyEvents, signalEventIds, waitForSettledHistory } from '../helpers/history';
+import { replayHistories } from '../helpers/replay';
+import type { WorkflowHandle } from '@temporalio/client';
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('orch-strat'); });
 afterAll(async () => { await h?.close(); });
+
+/** Every root run this file starts, replayed on the current code by the last test. */
+const started: WorkflowHandle[] = [];
+async function start(...args: Parameters<Harness['start']>) {
+  const wf = await h.start(...args);
+  started.push(wf);
+  return wf;
+}
 
 const say = (content: string): ScriptedReply => ({ content });
 /** Replies by this agent's own turn number (the `your_turn` of its context block), else `otherwise`. */
@@ -55,7 +65,7 @@ describe('keyword', () => {
       Writer: byTurn({ 1: 'I will say HANDOFF TO REVIEWER when ready.' }, 'Draft v2.\n**HANDOFF TO REVIEWER**'),
       Reviewer: byTurn({ 1: 'REVISE\nDONE', 2: 'REVISE: tighten the intro' }, 'Looks good.\nDONE'),
     });
-    const wf = await h.start(b, 'write a haiku');
+    const wf = await start(b, 'write a haiku');
     const res = (await wf.result()) as AgentRunResult;
     expect(res.output).toBe('Looks good.\nDONE');
     // 1 mid-sentence keyword → DefaultAgent Writer again; 3 ambiguous → Reviewer corrected; 4 REVISE → Writer.
@@ -83,7 +93,7 @@ describe('structured', () => {
       Reviewer: byTurn({ 1: 'Verdict:\n```json\n{"review": {"result": "No"}, "reason": "too short"}\n```' }, '{"review": {"result": "Yes"}}'),
       Publisher: answers('PUBLISHED at /posts/1'),
     });
-    const wf = await h.start(b, 'a poem');
+    const wf = await start(b, 'a poem');
     expect(((await wf.result()) as AgentRunResult).output).toBe('PUBLISHED at /posts/1');
     expect(await turns(wf.workflowId)).toEqual(['turn-1-Drafter', 'turn-2-Reviewer', 'turn-3-Drafter', 'turn-4-Reviewer', 'turn-5-Publisher']);
     expect((await wf.query(statusQuery)).progress).toMatchObject({ stopped: expect.stringMatching(/^terminated: Termination.Strategies\[0\]: Publisher's message matches/) });
@@ -93,7 +103,7 @@ describe('structured', () => {
     const b = team('st-stuck', {
       Selection: { Type: 'structured', StructuredRoutes: [{ Agent: 'Other', Condition: { Field: 'ok', Exists: true } }] },
     }, { Talker: answers('no json here'), Other: answers('unused') });
-    const wf = await h.start(b, 'x');
+    const wf = await start(b, 'x');
     expect(await failureOf(wf)).toMatch(/\[ValidatorStuck\] ValidatorStuck: Talker got stuck after 3 consecutive failed turns/);
     expect(await turns(wf.workflowId)).toEqual(['turn-1-Talker', 'turn-2-Talker', 'turn-3-Talker']);
   });
@@ -122,7 +132,7 @@ describe('statemachine', () => {
       Tester: answers('All green.\nHANDOFF TO REVIEWER'),
       Reviewer: byTurn({ 1: 'Naming is off.\nREVISION REQUIRED' }, 'Ship it.\nAPPROVED'),
     });
-    const wf = await h.start(b, 'build it');
+    const wf = await start(b, 'build it');
     expect(((await wf.result()) as AgentRunResult).output).toBe('Ship it.\nAPPROVED');
     expect(await turns(wf.workflowId)).toEqual([
       'turn-1-Planner', 'turn-2-Developer', 'turn-3-Developer', 'turn-4-Tester', 'turn-5-Reviewer', 'turn-6-Developer', 'turn-7-Tester', 'turn-8-Reviewer',
@@ -153,7 +163,7 @@ describe('statemachine', () => {
       FrontendDev: byInput([{ contains: 'API ready', reply: say('saw the backend') }], say('UI ready')),
       Integrator: byInput([{ contains: '[Branch BackendWork: BackendDev]\nAPI ready', reply: say('integrated API and UI') }], say('nothing to integrate')),
     });
-    const wf = await h.start(b, 'feature');
+    const wf = await start(b, 'feature');
     expect(((await wf.result()) as AgentRunResult).output).toBe('integrated API and UI');
     expect(await turns(wf.workflowId)).toEqual(['turn-1-Planner', 'turn-2-branch-0-BackendWork', 'turn-2-branch-1-FrontendWork', 'turn-4-Integrator']);
   });
@@ -188,7 +198,7 @@ describe('keyword graph', () => {
       Tester: byTurn({ 1: 'BUGS FOUND' }, 'HANDOFF TO REVIEWER'),
       Reviewer: byTurn({ 1: 'Scope is wrong.\nREPLAN REQUIRED', 2: 'APPROVED' }, 'Signed off.'),
     });
-    const wf = await h.start(b, 'feature');
+    const wf = await start(b, 'feature');
     expect(((await wf.result()) as AgentRunResult).output).toBe('Signed off.');
     expect(await turns(wf.workflowId)).toEqual([
       'turn-1-Planner', 'turn-2-Planner', 'turn-3-Planner', 'turn-4-Developer', 'turn-5-Tester', 'turn-6-Developer', 'turn-7-Tester',
@@ -205,7 +215,7 @@ describe('termination and selection order', () => {
     const b = team('rr-max', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 5 } }, {
       A: answers('a'), B: answers('b'), C: answers('c'),
     });
-    const wf = await h.start(b, 'go');
+    const wf = await start(b, 'go');
     expect(((await wf.result()) as AgentRunResult).output).toBe('b');
     expect(await turns(wf.workflowId)).toEqual(['turn-1-A', 'turn-2-B', 'turn-3-C', 'turn-4-A', 'turn-5-B']);
   });
@@ -214,7 +224,7 @@ describe('termination and selection order', () => {
     const b = team('rr-regex', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'regex', Pattern: '\\bFINISHED\\b', AgentNames: ['C'], MaxIterations: 30 } }, {
       A: answers('a'), B: answers('FINISHED (not mine to say)'), C: byTurn({ 1: 'not yet' }, 'FINISHED'),
     });
-    const wf = await h.start(b, 'go');
+    const wf = await start(b, 'go');
     expect(((await wf.result()) as AgentRunResult).output).toBe('FINISHED');
     expect(await turns(wf.workflowId)).toEqual(['turn-1-A', 'turn-2-B', 'turn-3-C', 'turn-4-A', 'turn-5-B', 'turn-6-C']);
   });
@@ -224,7 +234,7 @@ describe('termination and selection order', () => {
       First: answers('alpha'),
       Second: byInput([{ contains: '[First]\nalpha', reply: say('beta after alpha') }], say('beta blind')),
     });
-    const wf = await h.start(b, 'go');
+    const wf = await start(b, 'go');
     expect(((await wf.result()) as AgentRunResult).output).toBe('beta after alpha');
     expect(await turns(wf.workflowId)).toEqual(['turn-1-First', 'turn-2-Second']);
   });
@@ -244,7 +254,7 @@ describe('route approval', () => {
       Builder: byInput([{ contains: 'not before the changelog', reply: say('Changelog added.\nSHIP') }], say('Built.\nSHIP')),
       Releaser: answers('v1.0\nRELEASED'),
     });
-    const wf = await h.start(b, 'release');
+    const wf = await start(b, 'release');
     const pending = async (id: string) => waitFor(async () => {
       const st = await wf.query(statusQuery);
       return st.state === 'waiting_for_approval' && st.pending_approvals[0]?.call_id === id ? st : undefined;
@@ -266,7 +276,7 @@ describe('continue-as-new', () => {
     const b = team('rr-long', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 24 } }, {
       A: answers('a'), B: answers('b'), C: byInput([{ contains: '[B]\nb', reply: say('c saw b') }], say('c blind')),
     });
-    const wf = await h.start(b, 'go', { options: { scale: { loop_history_events: 60 } } });
+    const wf = await start(b, 'go', { options: { scale: { loop_history_events: 60 } } });
     expect(((await wf.result()) as AgentRunResult).output).toBe('c saw b');
     const d = await wf.describe();
     expect(d.runId).not.toBe(wf.firstExecutionRunId);
@@ -285,7 +295,7 @@ describe('handoff tool and sub-graphs', () => {
       A: { turns: [{ tool_calls: [{ name: 'handoff', arguments: { route_keyword: 'to b' } }] }] },
       B: answers('finished\nEND'),
     });
-    const wf = await h.start(b, 'go');
+    const wf = await start(b, 'go');
     expect(((await wf.result()) as AgentRunResult).output).toBe('finished\nEND');
     expect(await turns(wf.workflowId)).toEqual(['turn-1-A', 'turn-2-B']);
   });
@@ -314,7 +324,7 @@ describe('handoff tool and sub-graphs', () => {
       Analyst: answers('Findings: all agree.\nRESEARCH COMPLETE'),
       Writer: byInput([{ contains: 'Findings: all agree.', reply: say('Article from the findings') }], say('Article without findings')),
     });
-    const wf = await h.start(b, 'topic');
+    const wf = await start(b, 'topic');
     expect(((await wf.result()) as AgentRunResult).output).toBe('Article from the findings');
     // Sub-graph members are named after their parent node (sorted first by turns()).
     expect(await turns(wf.workflowId)).toEqual(['research_phase-turn-1-DataGatherer', 'research_phase-turn-2-Analyst', 'turn-3-Writer']);
@@ -328,6 +338,7 @@ describe('pause and the example registry', () => {
       taskQueue: h.t.taskQueue, workflowId: `orch-strat-pause-${Date.now()}`, args: [{ bundle: await store(b), agent_id: 'rr-pause', input: 'go' }],
       signal: pauseSignal, signalArgs: [],
     });
+    started.push(wf);
     // The run has answered the agent load: whatever it would start next is in the history by now.
     const held = await waitForSettledHistory(wf, (ev) => ev.some((e) => e.activityTaskCompletedEventAttributes), 'the run to answer loadAgent');
     expect(childWorkflowIds(held)).toEqual([]);
@@ -343,10 +354,21 @@ describe('pause and the example registry', () => {
   test('examples/strategies/dev-team compiles from its files and runs: revision loop, then APPROVED', async () => {
     const { bundle: compiled, diagnostics } = compileBundle(path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'dev-team'), 'dev-team');
     expect(diagnostics).toEqual([]);
-    const wf = await h.start(compiled!, compiled!.agents['dev-team'].interface.input.examples![0]);
+    const wf = await start(compiled!, compiled!.agents['dev-team'].interface.input.examples![0]);
     expect(((await wf.result()) as AgentRunResult).output).toBe('All criteria met.\nAPPROVED');
     expect(await turns(wf.workflowId)).toEqual([
       'turn-1-Planner', 'turn-2-Developer', 'turn-3-Tester', 'turn-4-Reviewer', 'turn-5-Developer', 'turn-6-Tester', 'turn-7-Reviewer',
     ]);
+  });
+});
+
+// Last in the file: every run above (its latest execution) replays deterministically on this code.
+describe('replay', () => {
+  test('every strategies run of this file replays without nondeterminism', async () => {
+    expect(started.length).toBeGreaterThanOrEqual(15);
+    const histories = await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() })));
+    const outcomes = await replayHistories(histories);
+    expect(outcomes.filter((o) => o.error)).toEqual([]);
+    expect(outcomes.map((o) => o.workflowId).sort()).toEqual(started.map((wf) => wf.workflowId).sort());
   });
 });
