@@ -23,7 +23,7 @@ export interface AgentloomWorkerOptions {
   maxConcurrentWorkflowTaskExecutions?: number;
 }
 
-/** Worker settings the project runs with (measured by `npm run bench:runtime`). */
+/** Worker settings over the SDK defaults (`npm run bench:runtime` measures them against the defaults). */
 export const WORKER_TUNING: Partial<WorkerOptions> = {};
 
 export function workflowSource(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
