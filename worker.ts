@@ -5,10 +5,12 @@
  * activities get the shutdown grace time). Uses the prebuilt workflow bundle when present.
  */
 import { NativeConnection } from '@temporalio/worker';
-import { createAgentloomWorker } from './src/worker/create-worker';
+import { createAgentloomWorker, installWorkerRuntime } from './src/worker/create-worker';
 
 async function main(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+  // Errors only unless LOOM_LOG_LEVEL says otherwise (the same rule as loom dev / loom run).
+  installWorkerRuntime();
   const connection = await NativeConnection.connect({ address });
   const worker = await createAgentloomWorker({ connection });
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => worker.shutdown());

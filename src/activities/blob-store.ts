@@ -12,6 +12,7 @@ import type { BlobRef } from '../shared/contract';
 import type { CompiledBundle } from '../compiler/types';
 import { sha256 } from '../compiler/canonical';
 import { loomEnv } from './env';
+import { randomUUID } from 'crypto';
 
 export interface BlobStore {
   put(data: Buffer | string): Promise<BlobRef>;
@@ -43,7 +44,8 @@ export class FileBlobStore implements BlobStore {
     if (!fs.existsSync(file)) {
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
       // Write-then-rename so a concurrent reader never sees a partial blob.
-      const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+      // Unique per write: two activities of one process may store the same blob in the same millisecond.
+      const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
       await fs.promises.writeFile(tmp, data);
       await fs.promises.rename(tmp, file);
     }
