@@ -11,13 +11,14 @@
  * with the SDK's defaults (the settings before the turn-latency work); `project` = the dev server
  * and worker settings the project uses (src/server/dev-server.ts DEV_SERVER_TUNING,
  * src/worker/create-worker.ts WORKER_TUNING). BENCH_TURNS (default 100) sets N; BENCH_REPEAT
- * (default 2) measured runs of each workflow per profile (the best is reported, after a warm-up).
+ * (default 2) measured runs of each workflow per profile (the best is reported, after a warm-up);
+ * BENCH_DUMP=dir writes the measured histories there as JSON.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Client, Connection } from '@temporalio/client';
-import type { History } from '@temporalio/common/lib/proto-utils';
+import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime, Worker, WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, PROJECT_ROOT, DEV_SERVER_TUNING } from '../src/server/dev-server';
 import { WORKER_TUNING } from '../src/worker/create-worker';
@@ -213,6 +214,13 @@ async function runProfile(profile: Profile, code: string): Promise<{ rows: Recor
       }
       const base = best(bases);
       const react = best(reacts);
+      // BENCH_DUMP=dir: the measured histories as JSON, for a closer look at the timestamps.
+      if (process.env.BENCH_DUMP) {
+        fs.mkdirSync(process.env.BENCH_DUMP, { recursive: true });
+        for (const [what, h] of [['baseline', base.history], ['react', react.history]] as const) {
+          fs.writeFileSync(path.join(process.env.BENCH_DUMP, `${profile.name}-${what}.json`), JSON.stringify(historyToJSON(h)));
+        }
+      }
       const b = perTurn(base.history, 'baselineModel');
       const r = perTurn(react.history, 'modelTurn');
       const turnIdx = Math.min(99, N - 1);
