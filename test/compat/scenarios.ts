@@ -451,6 +451,24 @@ export const SCENARIOS: Scenario[] = [
     ready: (t) => !t[0]?.open,
     expected: Array.from({ length: 24 }, () => 'item done'),
   },
+  {
+    name: 'batch-inline-members',
+    waitsAt: 'mid-batch: plain single-turn members (inline on versions with patch inline-single-turn-members), the first model turn running',
+    patches: ['inline-single-turn-members'],
+    workflowType: 'agfBatchWorkflow',
+    bundle: () => {
+      const m = member({ id: 'plain-item', model: answers('item done', 1500) });
+      // No run timeout: a plain model call is what may run inline instead of as a child workflow.
+      delete (m.runtime as { timeout_seconds?: number }).timeout_seconds;
+      return bundle('c-batch-inline', [
+        member({ id: 'c-batch-inline', policy: { id: 'agf.batch', config: { agent: 'plain-item', input_mapping: { item: 'parent.input.items.[].value' }, max_batch_count: 10, max_concurrency: 1 } }, local_agents: locals('plain-item') }),
+        m,
+      ]);
+    },
+    input: { items: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] },
+    ready: (t) => (t[0]?.history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn' || e.startChildWorkflowExecutionInitiatedEventAttributes),
+    expected: ['item done', 'item done', 'item done'],
+  },
 ];
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */
