@@ -1,7 +1,6 @@
 /** Shared by `loom run` and `loom start`: compile, pick and check the input, store the bundle, start. */
 import * as fs from 'fs';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { createAjv } from '../compiler/ajv';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'crypto';
 import type { CompiledAgent, CompiledBundle, Diagnostic, JsonValue } from '../compiler/types';
@@ -41,8 +40,7 @@ export function parseInputFlag(raw: string | undefined): JsonValue | undefined {
 
 /** Returns the schema errors of `input` against the agent's interface.input.schema (empty = valid). */
 export function inputErrors(agent: CompiledAgent, input: JsonValue): string[] {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
+  const ajv = createAjv();
   const validate = ajv.compile(agent.interface.input.schema as object);
   if (validate(input)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || '(input)'} ${e.message ?? 'is invalid'}`);
