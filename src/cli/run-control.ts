@@ -6,6 +6,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { connect, LoomSession } from './connect';
 import { UsageError } from './args';
+import { RefusedError } from './decisions';
 
 /** How a closed run ended, in words: `completed`, `failed`, `cancelled`, `terminated`, `timed out`. */
 export function endedAs(desc: WorkflowExecutionDescription): string | undefined {
@@ -54,6 +55,10 @@ export async function withRun(id: string, opts: RunControlOptions, fn: (s: LoomS
       // Temporal answers "not found" to a signal or update sent to a run that has just closed.
       const desc = await describeOrUndefined(session, id);
       say(desc && endedAs(desc) ? ended(desc) : `no run with id ${id}`);
+      return 1;
+    }
+    if (err instanceof RefusedError) {
+      say(`refused: ${err.message}`);
       return 1;
     }
     if (err instanceof WorkflowUpdateFailedError) {

@@ -123,6 +123,46 @@ export interface RunStatus {
   /** Pattern progress (DAG, batch, graph…): free-form per pattern. */
   progress?: JsonObject;
   error?: string;
+  /**
+   * Every decision waiting on a human in this run AND anywhere below it (members, shards,
+   * delegates, agent tools, nested patterns), reported up the tree by the descendantDecisions
+   * signal. Absent on runs started before patch `tree-pending-decisions`.
+   */
+  pending_decisions?: PendingDecision[];
+}
+
+/** One decision waiting on a human somewhere in a run tree (status.pending_decisions). */
+export interface PendingDecision {
+  /** approval: a tool call or delegation; route_approval: a strategies route; escalation: a human queue. */
+  kind: 'approval' | 'route_approval' | 'escalation';
+  /** The run holding the decision: send approveCall / rejectCall / respondEscalation there. */
+  workflow_id: string;
+  /** Role chain from the run whose status lists it (`[]` = that run itself), e.g. ['step-2-charge']. */
+  path: string[];
+  agent_id: string;
+  /** approval / route_approval: the call id to approve or reject. */
+  call_id?: string;
+  /** approval: the tool (or delegate_to_agent); route_approval: 'route'. */
+  tool?: string;
+  /** The call's arguments, the tool's sensitive_fields replaced by "[redacted]". */
+  arguments?: JsonObject;
+  /** escalation (or an approval escalated after its timeout): the human queue. */
+  queue?: string;
+  reason: string;
+  /** ISO time the decision was first asked for (how long it has waited). */
+  requested_at: string;
+}
+
+/** Payload of the descendantDecisions signal: a member's whole pending subtree, sent to its parent on every change. */
+export interface DescendantDecisionsReport {
+  /** The reporting member's workflow id and its role in the parent. */
+  workflow_id: string;
+  role: string;
+  /** Workflow time (ms) and a per-run sequence number: a parent keeps only the newest report of each member. */
+  at: number;
+  seq: number;
+  /** Paths relative to the reporting member. */
+  decisions: PendingDecision[];
 }
 
 /**
@@ -136,6 +176,8 @@ export const SIGNALS = {
   pause: 'pause',
   resume: 'resume',
   respond: 'respond',
+  /** Member -> parent: the member's pending decisions subtree changed (DescendantDecisionsReport). */
+  descendantDecisions: 'descendantDecisions',
 } as const;
 export const UPDATES = {
   approve: 'approveCall',

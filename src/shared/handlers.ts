@@ -17,9 +17,10 @@
  *  answer an escalation     respondEscalationUpdate    respondEscalation    RespondArgs     RespondResult
  *                           respondSignal              respond (signal)     RespondArgs
  *  run status               statusQuery                status (query)       (none)          RunStatus
+ *  member -> parent report  descendantDecisionsSignal  descendantDecisions  DescendantDecisionsReport
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproveArgs, RejectArgs, RespondArgs, RespondResult, RunStatus } from './contract';
+import type { ApproveArgs, DescendantDecisionsReport, RejectArgs, RespondArgs, RespondResult, RunStatus } from './contract';
 import { QUERIES, SIGNALS, UPDATES } from './contract';
 
 /** Approve a pending tool call (optionally with corrected arguments); rejected with a reason when the call is unknown or the arguments invalid. */
@@ -39,3 +40,5 @@ export const respondEscalationUpdate = defineUpdate<RespondResult, [RespondArgs]
 export const respondSignal = defineSignal<[RespondArgs]>(SIGNALS.respond);
 /** The run's state, counters, pending approvals, usage, warnings and pattern progress. */
 export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
+/** Sent by a member to its parent whenever its pending-decision subtree changes (workflow to workflow). */
+export const descendantDecisionsSignal = defineSignal<[DescendantDecisionsReport]>(SIGNALS.descendantDecisions);

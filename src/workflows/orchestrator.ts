@@ -86,15 +86,21 @@ export class OrchestratorRun extends RunShell {
         if (res !== NEEDS_CHILD) return this.memberDone(spec.role, res);
       }
     }
-    const res = await runChildAgent({
-      bundle: this.input.bundle,
-      agent_id: spec.agent_id,
-      workflowType,
-      input: spec.input,
-      role: spec.role,
-      options: spec.options,
-      timeoutSeconds: spec.timeoutSeconds,
-    });
+    let res: AgentRunResult;
+    try {
+      res = await runChildAgent({
+        bundle: this.input.bundle,
+        agent_id: spec.agent_id,
+        workflowType,
+        input: spec.input,
+        role: spec.role,
+        options: spec.options,
+        timeoutSeconds: spec.timeoutSeconds,
+      });
+    } finally {
+      // Whatever the member last reported as pending (descendantDecisions) ends with its run.
+      this.memberClosed(spec.role);
+    }
     return this.memberDone(spec.role, res);
   }
 

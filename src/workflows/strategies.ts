@@ -65,6 +65,10 @@ class StrategiesRun extends OrchestratorRun {
     });
   }
 
+  protected override ownApprovals(): PendingApproval[] {
+    return this.pending ? [this.pending] : [];
+  }
+
   override snapshot(): RunStatus {
     const s = super.snapshot();
     if (!this.pending || s.state !== 'running') return s;
@@ -76,10 +80,12 @@ class StrategiesRun extends OrchestratorRun {
     this.pending = { call_id: callId, tool: 'route', arguments: args, reason, requested_at: new Date().toISOString() };
     this.answer = undefined;
     this.details(`waiting for route approval ${callId}: ${reason}`);
+    this.decisionsChanged();
     await condition(() => this.answer !== undefined);
     const a = this.answer!;
     this.pending = undefined;
     this.answer = undefined;
+    this.decisionsChanged();
     return a;
   }
 }

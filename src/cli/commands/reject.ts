@@ -1,20 +1,22 @@
-/** `loom reject ID CALL_ID --reason TEXT`: reject a pending tool call; the model sees the reason. */
+/** `loom reject ID CALL_ID|PATH:CALL_ID --reason TEXT`: reject a pending tool call or route (anywhere in ID's tree); the model sees the reason. */
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
+import { callTarget, heldBy } from '../decisions';
 import type { RejectArgs } from '../../shared/contract';
 
 export const run = defineCommand(
   'reject',
-  { usage: 'loom reject ID CALL_ID --reason TEXT', options: { reason: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  { usage: 'loom reject ID CALL_ID|PATH:CALL_ID --reason TEXT', options: { reason: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
   async (args) => {
     const [id, callId] = args.positionals;
     const reason = flagString(args, 'reason');
     if (!reason) throw new UsageError('--reason is required: the model sees it');
-    const payload: RejectArgs = { call_id: callId, reason, by: process.env.USER };
     return withRun(id, { command: 'reject', action: 'reject' }, async (s, wid) => {
       const { rejectUpdate } = await import('../../shared/handlers');
-      await s.client.workflow.getHandle(wid).executeUpdate(rejectUpdate, { args: [payload] });
-      process.stdout.write(`rejected ${callId}\n`);
+      const t = await callTarget(s, wid, callId);
+      const payload: RejectArgs = { call_id: t.callId, reason, by: process.env.USER };
+      await s.client.workflow.getHandle(t.workflowId).executeUpdate(rejectUpdate, { args: [payload] });
+      process.stdout.write(`rejected ${t.callId}${heldBy(t, wid)}\n`);
       return 0;
     });
   },

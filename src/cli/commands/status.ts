@@ -2,6 +2,7 @@
 import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 import type { RunStatus } from '../../shared/contract';
+import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
 
 export const run = defineCommand(
   'status',
@@ -26,6 +27,10 @@ export const run = defineCommand(
         lines.push(`state: ${status.state}  pattern: ${status.pattern}  step ${status.step}  turn ${status.turn}`);
         lines.push(`tool calls: ${status.tool_calls_made}  tokens: ${status.token_usage?.total_tokens ?? 0}`);
         for (const p of status.pending_approvals ?? []) lines.push(`pending approval ${p.call_id}: ${p.tool} ${JSON.stringify(p.arguments)} (${p.reason})`);
+        // Decisions waiting in members below this run (its own are the lines above); answer them with `loom approve ID REF`.
+        const below = (status.pending_decisions ?? []).filter((d) => d.path.length > 0);
+        if (below.length) lines.push(`pending in members (${below.length}):`);
+        for (const d of below) lines.push(`  ${decisionRef(d)}  waited ${waited(d.requested_at, Date.now())}  ${describeDecision(d)}`);
         if (status.escalation) lines.push(`waiting on human queue '${status.escalation.queue}': ${status.escalation.reason}`);
         for (const w of status.warnings ?? []) lines.push(`warning: ${w}`);
         if (status.progress) lines.push(`progress: ${JSON.stringify(status.progress)}`);

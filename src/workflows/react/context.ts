@@ -86,6 +86,7 @@ export class ReactRun {
       tools: Object.fromEntries(ag.tools.refs.map((t) => [t.tool_id, t.approval_required])),
     };
     this.toolsById = new Map(ag.tools.refs.map((t) => [t.tool_id, t]));
+    shell.redactWith(Object.fromEntries(ag.tools.refs.map((t) => [t.tool_id, t.sensitive_fields ?? []])));
     this.extraTools = input.options?.extra_tools ?? [];
     // The order of these two matters: each may record a patch marker (delegate-tool, then guardrails).
     this.delegateTool = delegationTool(ag);

@@ -74,5 +74,7 @@ export async function runAgentCall(rx: ReactRun, call: ToolCall, agentId: string
   } catch (e) {
     if (isCancellation(e)) throw e;
     return errorResult(call, `agent ${call.name === DELEGATE_TOOL ? `delegate ${agentId}` : `tool ${call.name}`} failed: ${failureMessage(e)}`);
+  } finally {
+    rx.shell.memberClosed(role);
   }
 }

@@ -82,6 +82,8 @@ export async function escalate(rx: ReactRun, req: EscalationRequest): Promise<Ag
       } catch (e) {
         if (isCancellation(e)) throw e;
         throw ApplicationFailure.nonRetryable(`escalation agent '${agentId}' failed (${what}): ${failureMessage(e)}`, 'EscalationFailed');
+      } finally {
+        shell.memberClosed(`escalation-${agentId}`);
       }
     },
   });

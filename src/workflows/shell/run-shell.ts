@@ -14,12 +14,20 @@
  *   human wait ends  EscalationQueue cleared, then the      'running' + queue cleared, once answered
  *                    state if it changed (also on cancel)
  *   end              the final state if it changed          the final state, every time fail/complete is called
+ *
+ * Pending decisions (issue 9): every run keeps the decisions waiting on a human in its whole
+ * subtree — its own pending approvals and human wait, plus what each member last reported with the
+ * `descendantDecisions` signal — shows them in status (`pending_decisions`) and in its Current
+ * Details, and on every change signals the whole list to its parent (behind patch
+ * `tree-pending-decisions`; a parent that has closed is ignored). A member's entry is dropped when
+ * its run closes (memberClosed).
  */
-import { allHandlersFinished, condition, continueAsNew, log, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, log, patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject } from '../../compiler/types';
-import type { AgentRunResult, PendingApproval, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
+import type { AgentRunResult, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
-import { pauseSignal, resumeSignal, statusQuery } from '../../shared/handlers';
+import { descendantDecisionsSignal, pauseSignal, resumeSignal, statusQuery } from '../../shared/handlers';
+import { approvalsAsDecisions, decisionsDetails, decisionsKey, DescendantDecisions } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { HumanQueue, HumanResponse } from './human-queue';
 
@@ -57,6 +65,13 @@ export class RunShell {
   private begun = false;
   private label = '';
   private readonly human = new HumanQueue();
+  private readonly descendants = new DescendantDecisions();
+  private decisionsSeen = decisionsKey([]);
+  private reportSeq = 0;
+  private reportQueued = false;
+  private sensitive: Record<string, readonly string[]> = {};
+  private what: string | undefined;
+  private decisionsShown = false;
 
   constructor(readonly input: RunAgentInput, private readonly opts: ShellOptions) {
     // usage, warnings and paused are carried at the top level of `carried` (see carry()).
@@ -73,6 +88,9 @@ export class RunShell {
     setHandler(resumeSignal, () => {
       this.paused = false;
       this.sync();
+    });
+    setHandler(descendantDecisionsSignal, (r) => {
+      if (this.descendants.accept(r)) this.decisionsChanged();
     });
   }
 
@@ -100,7 +118,68 @@ export class RunShell {
       ...(this.humanWait ? { escalation: { ...this.humanWait } } : {}),
       ...(this.status.progress !== undefined ? { progress: this.status.progress } : {}),
       ...(this.status.error ? { error: this.status.error } : {}),
+      pending_decisions: this.decisions(),
     };
+  }
+
+  /** This run's own pending approvals (react's book; strategies override it with the route waiting for approval). */
+  protected ownApprovals(): PendingApproval[] {
+    return this.opts.pendingApprovals?.() ?? [];
+  }
+
+  /** Every decision waiting on a human in this run and below it (none once the run has ended). */
+  decisions(): PendingDecision[] {
+    if (this.final) return [];
+    const who = { workflow_id: workflowInfo().workflowId, agent_id: this.input.agent_id };
+    const own = approvalsAsDecisions(this.ownApprovals(), who, { sensitive: (tool) => this.sensitive[tool] ?? [] });
+    const wait = this.humanWait;
+    if (wait) own.push({ kind: 'escalation', ...who, path: [], queue: wait.queue, reason: wait.reason, requested_at: wait.since });
+    return [...own, ...this.descendants.list()];
+  }
+
+  /** The tools' sensitive_fields (redacted in the arguments this run reports). */
+  redactWith(fields: Record<string, readonly string[]>): void {
+    this.sensitive = fields;
+  }
+
+  /**
+   * Call after anything that may change the pending decisions (an approval asked or answered, a
+   * human wait, a member's report): when the list changed, refresh Current Details and tell the
+   * parent (once per workflow activation).
+   */
+  decisionsChanged(): void {
+    const key = decisionsKey(this.decisions());
+    if (key === this.decisionsSeen) return;
+    this.decisionsSeen = key;
+    this.renderDetails();
+    if (!this.input.options?.parent || this.reportQueued) return;
+    this.reportQueued = true;
+    void Promise.resolve().then(() => this.reportToParent());
+  }
+
+  /** A member's run closed (result or failure): what it last reported is no longer pending. */
+  memberClosed(role: string): void {
+    if (this.descendants.closed(`${workflowInfo().workflowId}/${role}`, Date.now())) this.decisionsChanged();
+  }
+
+  private reportToParent(): void {
+    this.reportQueued = false;
+    const parent = this.input.options?.parent;
+    // Runs recorded before the patch sent nothing to their parent.
+    if (!parent || !patched('tree-pending-decisions')) return;
+    const report = { workflow_id: workflowInfo().workflowId, role: parent.role, at: Date.now(), seq: ++this.reportSeq, decisions: this.decisions() };
+    CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflow_id).signal(descendantDecisionsSignal, report)).catch((err: unknown) => {
+      // The parent has closed (failed, cancelled, or finished while this member was being torn down): nobody to tell.
+      if (/not found/i.test(String((err as Error)?.message ?? err))) return;
+      this.warn(`could not report pending decisions to ${parent.workflow_id}: ${String((err as Error)?.message ?? err)}`);
+    });
+  }
+
+  private renderDetails(): void {
+    const block = decisionsDetails(this.decisions());
+    if (this.what === undefined && !block && !this.decisionsShown) return;
+    this.decisionsShown = block !== '';
+    setCurrentDetails(`${this.label}${this.what !== undefined ? `: ${this.what}` : ''}${block}`);
   }
 
   /** The agent is loaded: publish who runs (and the state), and label the run's current details. */
@@ -122,6 +201,7 @@ export class RunShell {
 
   /** Publish AgentStatus if it changed (react's schedule; orchestrators publish only milestones). */
   sync(): void {
+    this.decisionsChanged();
     if (this.opts.publishing !== 'every-change' || !this.begun) return;
     const s = this.state();
     if (s === this.published) return;
@@ -154,7 +234,8 @@ export class RunShell {
 
   /** What the run is doing now, shown in the Web UI (workflow metadata, not a command). */
   details(what: string): void {
-    setCurrentDetails(`${this.label}: ${what}`);
+    this.what = what;
+    setCurrentDetails(`${this.label}: ${what}${decisionsDetails(this.decisions())}`);
   }
 
   /** AgentStatus=waiting_for_human and EscalationQueue=queue: the run shows up in `loom escalations`. */
@@ -179,6 +260,7 @@ export class RunShell {
     this.humanWait = { queue, reason, since: new Date().toISOString() };
     this.enterHumanQueue(queue);
     this.details(`escalated to human queue '${queue}': ${reason}`);
+    this.decisionsChanged();
     log.info('waiting for a human response', { queue, reason });
     let answered = false;
     try {
@@ -187,6 +269,7 @@ export class RunShell {
       return r;
     } finally {
       this.humanWait = undefined;
+      this.decisionsChanged();
       // Orchestrators recorded nothing when the wait was cancelled; react cleared the queue.
       if (answered || this.opts.publishing === 'every-change') this.leaveHumanQueue();
     }

@@ -1,0 +1,141 @@
+/**
+ * Tree-wide pending decisions (issue 9): what a run reports up its tree and what the CLI does with
+ * it. Pure: redaction of sensitive arguments, the per-member merge a parent keeps (newest report
+ * wins, closed members drop out), the flat list a status shows, the Current Details text, and how
+ * `loom approve ROOT REF` finds the member holding a call. No Temporal import; unit tested.
+ */
+import type { JsonObject, JsonValue } from '../compiler/types';
+import type { DescendantDecisionsReport, PendingApproval, PendingDecision } from '../shared/contract';
+
+export const REDACTED = '[redacted]';
+
+/**
+ * `args` with every `sensitive_fields` path replaced by "[redacted]". Paths are dotted, `[]` marks
+ * array items (`cards[].number`), as the compiler lists them (CompiledTool.sensitive_fields).
+ */
+export function redactArgs(args: JsonObject, fields: readonly string[]): JsonObject {
+  if (!fields.length) return args;
+  let out: JsonValue = args;
+  for (const f of fields) out = redactPath(out, f.split('.'));
+  return out as JsonObject;
+}
+
+function redactPath(v: JsonValue, parts: string[]): JsonValue {
+  if (!parts.length || v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const [head, ...rest] = parts;
+  const arrayItems = head.endsWith('[]');
+  const key = arrayItems ? head.slice(0, -2) : head;
+  if (!(key in v)) return v;
+  const cur = v[key];
+  let next: JsonValue;
+  if (arrayItems && Array.isArray(cur)) next = rest.length ? cur.map((x) => redactPath(x, rest)) : cur.map(() => REDACTED);
+  else next = rest.length ? redactPath(cur, rest) : REDACTED;
+  return { ...v, [key]: next };
+}
+
+/** A run's own pending approvals as decisions (arguments redacted with the tool's sensitive fields). */
+export function approvalsAsDecisions(
+  own: readonly PendingApproval[],
+  who: { workflow_id: string; agent_id: string },
+  opts: { sensitive?: (tool: string) => readonly string[]; kind?: 'approval' | 'route_approval'; queue?: string } = {},
+): PendingDecision[] {
+  return own.map((p) => ({
+    kind: opts.kind ?? (p.tool === 'route' ? 'route_approval' : 'approval'),
+    workflow_id: who.workflow_id,
+    path: [],
+    agent_id: who.agent_id,
+    call_id: p.call_id,
+    tool: p.tool,
+    arguments: redactArgs(p.arguments, opts.sensitive?.(p.tool) ?? []),
+    ...(opts.queue ? { queue: opts.queue } : {}),
+    reason: p.reason,
+    requested_at: p.requested_at,
+  }));
+}
+
+/** What a parent keeps of its members' reports: the newest report of each member, paths prefixed with its role. */
+export class DescendantDecisions {
+  private readonly members = new Map<string, { at: number; seq: number; decisions: PendingDecision[] }>();
+  private readonly closedAt = new Map<string, number>();
+
+  /** Take a member's report; false when it is older than the one kept (or came from a member that has closed since). */
+  accept(r: DescendantDecisionsReport): boolean {
+    const closed = this.closedAt.get(r.workflow_id);
+    if (closed !== undefined && r.at <= closed) return false;
+    const kept = this.members.get(r.workflow_id);
+    if (kept && (r.at < kept.at || (r.at === kept.at && r.seq <= kept.seq))) return false;
+    const decisions = r.decisions.map((d) => ({ ...d, path: [r.role, ...d.path] }));
+    this.members.set(r.workflow_id, { at: r.at, seq: r.seq, decisions });
+    return true;
+  }
+
+  /** The member's run is over (its result or failure arrived): whatever it last reported is gone. */
+  closed(workflowId: string, now: number): boolean {
+    this.closedAt.set(workflowId, now);
+    return this.members.delete(workflowId);
+  }
+
+  list(): PendingDecision[] {
+    return [...this.members.values()].flatMap((m) => m.decisions);
+  }
+}
+
+/** Identity of a decision list (what changed is worth a signal to the parent). */
+export function decisionsKey(ds: readonly PendingDecision[]): string {
+  return JSON.stringify(ds.map((d) => [d.workflow_id, d.kind, d.call_id ?? '', d.queue ?? '', d.requested_at]));
+}
+
+/** `step-2-charge/item-3:call_0_0` — the address `loom approve ROOT REF` accepts; the bare call id at the root. */
+export function decisionRef(d: PendingDecision): string {
+  const id = d.call_id ?? d.queue ?? '';
+  return d.path.length ? `${d.path.join('/')}:${id}` : id;
+}
+
+/** One line per decision, for Current Details and `loom status`. */
+export function describeDecision(d: PendingDecision): string {
+  const where = d.path.length ? d.path.join('/') : '(this run)';
+  const what =
+    d.kind === 'escalation'
+      ? `human queue '${d.queue}'`
+      : `${d.kind === 'route_approval' ? 'route approval' : 'approval'} ${d.call_id}: ${d.tool} ${JSON.stringify(d.arguments ?? {})}${d.queue ? ` (escalated to '${d.queue}')` : ''}`;
+  return `${where} · ${d.agent_id} · ${what} · since ${d.requested_at} · ${d.reason}`;
+}
+
+/** The Current Details block listing every pending decision (empty when none). */
+export function decisionsDetails(ds: readonly PendingDecision[]): string {
+  if (!ds.length) return '';
+  return `\n\nWaiting on a human (${ds.length}):\n${ds.map((d) => `- ${describeDecision(d)}`).join('\n')}`;
+}
+
+export type Resolution =
+  | { ok: true; decision: PendingDecision }
+  | { ok: false; reason: 'none' | 'ambiguous'; candidates: PendingDecision[] };
+
+/**
+ * Which approval/route decision `ref` names: a call id pending in exactly one run of the tree, or
+ * `PATH:CALL_ID` (PATH is the member's role chain joined by '/', as `loom status` prints it; an
+ * empty PATH is the root itself). A call id pending in several members is ambiguous.
+ */
+export function resolveCall(ds: readonly PendingDecision[], ref: string): Resolution {
+  const calls = ds.filter((d) => d.kind !== 'escalation' && d.call_id !== undefined);
+  let hits = calls.filter((d) => d.call_id === ref);
+  if (!hits.length) {
+    const i = ref.lastIndexOf(':');
+    if (i >= 0) {
+      const path = ref.slice(0, i);
+      const id = ref.slice(i + 1);
+      hits = calls.filter((d) => d.call_id === id && d.path.join('/') === path);
+    }
+  }
+  if (hits.length === 1) return { ok: true, decision: hits[0] };
+  return hits.length ? { ok: false, reason: 'ambiguous', candidates: hits } : { ok: false, reason: 'none', candidates: calls };
+}
+
+/** How long ago `iso` was, in words (`42s`, `3m05s`, `2h10m`, `3d4h`). */
+export function waited(iso: string, now: number): string {
+  const s = Math.max(0, Math.floor((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return `${Math.floor(s / 86400)}d${Math.floor((s % 86400) / 3600)}h`;
+}

@@ -1,0 +1,113 @@
+/**
+ * Answering from the root (issue 9), as a user does it (`node bin/loom.js …` in a child process):
+ * `loom status ROOT` prints the decisions waiting in members with their paths, and
+ * `loom approve ROOT CALL_ID` / `ROOT PATH:CALL_ID` finds the member holding the call and answers
+ * it there; a call id pending in two members is refused with both candidates named.
+ */
+import { randomUUID } from 'crypto';
+import type { CompiledAgent, CompiledBundle, CompiledTool, ScriptedModelConfig } from '../../src/compiler/types';
+import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
+import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
+import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
+import { agent, bundle, locals, store } from '../orchestration/builders';
+import { CliHarness, json, startCliHarness, statusWhen } from './harness';
+
+let h: CliHarness;
+beforeAll(async () => { h = await startCliHarness('inbox'); });
+afterAll(async () => h?.close());
+
+const CHARGE: CompiledTool = {
+  tool_id: 'charge', version: '1.0.0', status: 'active', description: 'charge a card', kind: 'builtin',
+  input_schema: { type: 'object', properties: { text: { type: 'string' }, card: { type: 'string' }, amount: { type: 'number' } }, required: ['text'] },
+  approval_required: true, sensitive_fields: ['card'], side_effects: true, builtin: { name: 'echo' },
+};
+
+function charger(id: string, callId: string): CompiledAgent {
+  const model: ScriptedModelConfig = {
+    turns: [{ tool_calls: [{ id: callId, name: 'charge', arguments: { text: `${id} paid`, card: '4111-1111', amount: 9 } }] }, { content: '{{last_tool_result}}' }],
+  };
+  return { ...agent({ id, model }), tools: { tool_choice: 'auto', refs: [CHARGE] } };
+}
+
+async function start(b: CompiledBundle, input: string): Promise<string> {
+  const root = b.agents[b.root];
+  const args: RunAgentInput = { bundle: await store(b), agent_id: b.root, input };
+  const id = `inbox-${b.root}-${randomUUID().slice(0, 8)}`;
+  await h.t.client.workflow.start(workflowTypeFor(root)!, {
+    taskQueue: h.taskQueue,
+    workflowId: id,
+    args: [args],
+    searchAttributes: { [SEARCH_ATTRIBUTES.agentId]: [b.root], [SEARCH_ATTRIBUTES.pattern]: [patternOf(root)], [SEARCH_ATTRIBUTES.status]: ['running'] },
+  });
+  return id;
+}
+
+test('a 3-stage pipeline: loom status ROOT shows the 2nd member\'s approval with its path; loom approve ROOT CALL completes the run', async () => {
+  const id = await start(
+    bundle('pipeline', [
+      agent({ id: 'pipeline', policy: { id: 'agf.sequential', config: { steps: [{ agent: 'drafter' }, { agent: 'payer' }, { agent: 'closer' }], output_from: 'closer' } }, local_agents: locals('drafter', 'payer', 'closer') }),
+      agent({ id: 'drafter' }),
+      charger('payer', 'pay-1'),
+      agent({ id: 'closer', model: { turns: [{ content: 'closed after {{input}}' }] } }),
+    ]),
+    'order 7',
+  );
+  await statusWhen(h, id, 'the member approval at the root', (s) => s.pending_decisions?.length === 1);
+
+  const st = await h.loom(['status', id]);
+  expect(st.code).toBe(0);
+  expect(st.out).toContain('pending in members (1):');
+  expect(st.out).toMatch(/ {2}step-2-payer:pay-1 {2}waited \d+s {2}step-2-payer · payer · approval pay-1: charge \{"text":"payer paid","card":"\[redacted\]","amount":9\}/);
+  expect(st.out).not.toContain('4111');
+  const stj = json(await h.loom(['status', id, '--json']));
+  expect(stj.pending_decisions).toEqual([
+    expect.objectContaining({ kind: 'approval', workflow_id: `${id}/step-2-payer`, path: ['step-2-payer'], agent_id: 'payer', call_id: 'pay-1', tool: 'charge', arguments: { text: 'payer paid', card: '[redacted]', amount: 9 } }),
+  ]);
+
+  const ok = await h.loom(['approve', id, 'pay-1']);
+  expect(ok).toMatchObject({ code: 0, out: `approved pay-1 (in ${id}/step-2-payer)\n` });
+  const res = (await h.handle(id).result()) as AgentRunResult;
+  expect(String(res.output)).toContain('payer paid');
+  const after = await h.loom(['status', id]);
+  expect(after.out).not.toContain('pending in members');
+});
+
+test('a fan-out with two members waiting on the same call id: both listed; the bare id is refused with both paths; PATH:CALL_ID answers each', async () => {
+  const id = await start(
+    bundle('fan', [
+      agent({ id: 'fan', policy: { id: 'agf.parallel', config: { agents: [{ agent: 'left' }, { agent: 'right' }], output_from: 'merge' } }, local_agents: locals('left', 'right') }),
+      charger('left', 'c1'),
+      charger('right', 'c1'),
+    ]),
+    'split',
+  );
+  await statusWhen(h, id, 'both branch approvals at the root', (s) => s.pending_decisions?.length === 2);
+  const st = await h.loom(['status', id]);
+  expect(st.out).toContain('pending in members (2):');
+  expect(st.out).toContain('agent-1-left:c1');
+  expect(st.out).toContain('agent-2-right:c1');
+
+  const amb = await h.loom(['approve', id, 'c1']);
+  expect(amb.code).toBe(1);
+  expect(amb.err).toBe(`loom approve: refused: call id 'c1' is pending in 2 runs of ${id}; name one as PATH:CALL_ID: agent-1-left:c1, agent-2-right:c1\n`);
+  const unknown = await h.loom(['reject', id, 'c9', '--reason', 'no']);
+  expect(unknown.code).toBe(1);
+  expect(unknown.err).toContain(`no pending approval 'c9' in the tree of ${id}; pending: agent-1-left:c1, agent-2-right:c1`);
+
+  const right = await h.loom(['approve', id, 'agent-2-right:c1']);
+  expect(right).toMatchObject({ code: 0, out: `approved c1 (in ${id}/agent-2-right)\n` });
+  await statusWhen(h, id, 'one approval left', (s) => s.pending_decisions?.length === 1);
+  // Now unique in the tree: the bare call id is enough.
+  const left = await h.loom(['approve', id, 'c1']);
+  expect(left).toMatchObject({ code: 0, out: `approved c1 (in ${id}/agent-1-left)\n` });
+  const res = (await h.handle(id).result()) as AgentRunResult;
+  expect(res.output).toEqual({ left: 'left paid', right: 'right paid' });
+}, 120_000);
+
+test('a react root answers its own call as before (no path)', async () => {
+  const id = await start(bundle('solo', [charger('solo', 's1')]), 'one');
+  await statusWhen(h, id, 'the root\'s own approval', (s) => s.pending_approvals.length === 1);
+  const ok = await h.loom(['approve', id, 's1']);
+  expect(ok).toMatchObject({ code: 0, out: 'approved s1\n' });
+  expect(((await h.handle(id).result()) as AgentRunResult).output).toBe('solo paid');
+});
