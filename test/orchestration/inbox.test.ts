@@ -5,11 +5,12 @@
  * requested_at) and in its Current Details (the Web UI; read through the SDK's built-in
  * `__temporal_workflow_metadata` query), and is gone once answered in the member that holds it.
  */
-import type { CompiledAgent, CompiledTool, JsonSchema, ScriptedModelConfig } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool, JsonSchema, ScriptedModelConfig, StrategiesPattern } from '../../src/compiler/types';
 import type { AgentRunResult, PendingDecision, RunStatus } from '../../src/shared/contract';
-import { approveUpdate, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, respondEscalationUpdate, statusQuery } from '../../src/shared/handlers';
 import type { WorkflowHandle } from '@temporalio/client';
-import { agent, bundle, locals } from './builders';
+import { agent, answers, bundle, locals } from './builders';
+import { historyEvents } from '../helpers/history';
 import { Harness, startHarness, waitFor } from './harness';
 
 let h: Harness;
@@ -92,7 +93,8 @@ test('a react run with three pending approvals lists all three, in status and in
   const b = bundle('triple', [charger('triple', ['t1', 't2', 't3'])]);
   const wf = await h.start(b, 'go');
   const ds = await decisionsWhen(wf, 3);
-  expect(ds.map((d) => [d.path, d.call_id, d.workflow_id, d.arguments?.card])).toEqual([
+  // In the order the calls became ready (their argument checks are concurrent activities).
+  expect(ds.map((d) => [d.path, d.call_id, d.workflow_id, d.arguments?.card]).sort((x, y) => String(x[1]).localeCompare(String(y[1])))).toEqual([
     [[], 't1', wf.workflowId, '[redacted]'],
     [[], 't2', wf.workflowId, '[redacted]'],
     [[], 't3', wf.workflowId, '[redacted]'],
@@ -140,5 +142,68 @@ test('nested: a fan-out inside a pipeline — both branches\' approvals reach th
   const res = (await wf.result()) as AgentRunResult;
   expect(JSON.stringify(res.output)).toContain('left charged');
   expect(JSON.stringify(res.output)).toContain('right charged');
+  expect((await statusOf(wf)).pending_decisions).toEqual([]);
+});
+
+test('a human-queue escalation three levels deep and a strategies route approval reach the root; the member histories hold the patch marker and the signal', async () => {
+  const pattern: StrategiesPattern = {
+    type: 'strategies',
+    agents: [{ name: 'Builder', agent_id: 'm-builder' }, { name: 'Releaser', agent_id: 'm-releaser' }],
+    config: { Selection: { Type: 'keyword', Routes: [
+      { Keyword: 'SHIP', Agent: 'Releaser', SourceAgents: ['Builder'], RequireHumanApproval: true },
+      { Keyword: 'RELEASED', Agent: 'Releaser', SourceAgents: ['Releaser'] },
+    ] } } as unknown as StrategiesPattern['config'],
+  };
+  const b = bundle('deep', [
+    agent({
+      id: 'deep',
+      policy: { id: 'agf.parallel', config: { agents: [{ agent: 'middle' }, { agent: 'team' }], output_from: 'merge' } },
+      local_agents: locals('middle', 'team'),
+    }),
+    agent({
+      id: 'middle',
+      policy: { id: 'agf.sequential', config: { steps: [{ agent: 'desk' }], output_from: 'desk' } },
+      local_agents: locals('desk'),
+    }),
+    agent({
+      id: 'desk',
+      model: { turns: [{ tool_calls: [{ id: 'h1', name: 'escalate_to_human', arguments: { reason: 'needs a person' } }] }] },
+      escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'ops' } }],
+      max_turns: 3,
+    }),
+    agent({ id: 'team', model: answers('orchestrator'), pattern }),
+    agent({ id: 'm-builder', model: answers('Built.\nSHIP') }),
+    agent({ id: 'm-releaser', model: answers('v1.0\nRELEASED') }),
+  ]);
+  const wf = await h.start(b, 'go');
+  const ds = await decisionsWhen(wf, 2);
+  const esc = ds.find((d) => d.kind === 'escalation')!;
+  expect(esc).toEqual({
+    kind: 'escalation', workflow_id: `${wf.workflowId}/agent-1-middle/step-1-desk`, path: ['agent-1-middle', 'step-1-desk'], agent_id: 'desk',
+    queue: 'ops', reason: expect.stringContaining('needs a person'), requested_at: expect.any(String),
+  });
+  const route = ds.find((d) => d.kind === 'route_approval')!;
+  expect(route).toMatchObject({ workflow_id: `${wf.workflowId}/agent-2-team`, path: ['agent-2-team'], agent_id: 'team', call_id: 'route-1', tool: 'route', arguments: { keyword: 'SHIP' } });
+  const details = await currentDetails(wf);
+  expect(details).toContain("agent-1-middle/step-1-desk · desk · human queue 'ops'");
+  expect(details).toContain('agent-2-team · team · route approval route-1: route');
+
+  // The member that reported holds the patch marker, then the signal to its parent.
+  const deskEvents = await historyEvents(h.t.client.workflow.getHandle(esc.workflow_id));
+  const patchId = (e: (typeof deskEvents)[number]): string | undefined => {
+    const data = e.markerRecordedEventAttributes?.markerName === 'core_patch' ? e.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id?: string }).id : undefined;
+  };
+  const marker = deskEvents.findIndex((e) => patchId(e) === 'tree-pending-decisions');
+  const signal = deskEvents.findIndex((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === 'descendantDecisions');
+  expect(marker).toBeGreaterThan(0);
+  expect(signal).toBeGreaterThan(marker);
+  expect(deskEvents[signal].signalExternalWorkflowExecutionInitiatedEventAttributes?.workflowExecution?.workflowId).toBe(`${wf.workflowId}/agent-1-middle`);
+
+  await h.t.client.workflow.getHandle(esc.workflow_id).executeUpdate(respondEscalationUpdate, { args: [{ queue: 'ops', output: 'handled by a person' }] });
+  expect((await decisionsWhen(wf, 1))[0].kind).toBe('route_approval');
+  await h.t.client.workflow.getHandle(route.workflow_id).executeUpdate(approveUpdate, { args: [{ call_id: 'route-1' }] });
+  const res = (await wf.result()) as AgentRunResult;
+  expect(res.output).toEqual({ middle: 'handled by a person', team: 'v1.0\nRELEASED' });
   expect((await statusOf(wf)).pending_decisions).toEqual([]);
 });
