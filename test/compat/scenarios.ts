@@ -78,7 +78,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'react-tool-approval',
     waitsAt: 'tool approval (one call waits, a concurrent call has run)',
-    patches: [],
+    patches: ['tree-pending-decisions'],
     workflowType: 'agfReactWorkflow',
     bundle: () =>
       single(
@@ -245,7 +245,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'sequential-member-approval',
     waitsAt: 'a 3-stage agf.sequential pipeline whose second member waits for approval',
-    patches: [],
+    patches: ['tree-pending-decisions'],
     workflowType: 'agfSequentialWorkflow',
     bundle: () =>
       bundle('c-pipeline', [
@@ -261,7 +261,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'parallel-mid-fan-out',
     waitsAt: 'mid-fan-out: agf.parallel with one member done and two waiting for approval',
-    patches: [],
+    patches: ['tree-pending-decisions'],
     workflowType: 'agfParallelWorkflow',
     bundle: () =>
       bundle('c-fan', [
