@@ -93,6 +93,214 @@ class StrategiesRun extends OrchestratorRun {
 /** A turn that ends the conversation loop of one (sub-)graph or the whole run. */
 type Ended = { stop: Extract<Decision, { kind: 'stop' }>; last?: Turn };
 
+/**
+ * One conversation: the carried state, the transcript and the member turns, driven by a router
+ * until it stops (the top level may continue-as-new; sub-graphs reuse `drive` one level down).
+ */
+class Conversation {
+  private readonly transcript: Transcript;
+  private readonly usesHandoff: boolean;
+  private readonly historyLimit: number | undefined;
+  private readonly now: { speaker?: string; position?: string; signal?: string } = {};
+
+  constructor(
+    private readonly run: StrategiesRun,
+    private readonly input: RunAgentInput,
+    private readonly config: StrategyConfig,
+    private readonly type: string,
+    private readonly c: Carried,
+    private readonly agentIdOf: (name: string) => string,
+  ) {
+    this.transcript = new Transcript(c.transcript);
+    this.usesHandoff = ['keyword', 'statemachine', 'graph'].includes(type);
+    this.historyLimit = input.options?.scale?.loop_history_events;
+  }
+
+  /** Status progress: speaker, position, last signal, transcript size and the last routes. */
+  report(speaker = this.now.speaker, position = this.now.position, lastSignal = this.now.signal): void {
+    Object.assign(this.now, { speaker, position, signal: lastSignal });
+    const { run, c } = this;
+    run.status.step = c.iterations;
+    run.status.turn = c.iterations;
+    run.status.progress = {
+      strategy: this.type,
+      iteration: c.iterations,
+      ...(speaker ? { speaker } : {}),
+      ...(position ? { position } : {}),
+      ...(lastSignal ? { last_signal: lastSignal } : {}),
+      transcript_entries: this.transcript.size,
+      routes: c.routes.slice(-10) as unknown as JsonValue,
+    } as JsonObject;
+  }
+
+  private logRoute(d: { agent?: string; position?: string; reason: string; keyword?: string }): void {
+    const c = this.c;
+    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}) }].slice(-10);
+  }
+
+  /** One member run: the agent `name` speaks (or answers as a branch / merge agent). */
+  private async speakTurn(name: string, role: string, extra: { position?: string; message?: string; branch?: boolean; snapshot?: string } = {}): Promise<{ turn: Turn; result: AgentRunResult }> {
+    const { run, c } = this;
+    c.turns[name] = (c.turns[name] ?? 0) + 1;
+    const context: JsonObject = {
+      // your_turn last: a scripted test model can match `"your_turn": N` followed by a newline.
+      strategy: { type: this.type, speaker: name, iteration: c.iterations + 1, ...(extra.position ? { position: extra.position } : {}), ...(extra.branch ? { parallel_branch: true } : {}), your_turn: c.turns[name] },
+    };
+    run.details(`turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`);
+    let res: AgentRunResult;
+    try {
+      res = await run.runMember({
+        agent_id: this.agentIdOf(name),
+        input: extra.snapshot ?? memberInput(this.input.input, this.transcript),
+        role,
+        workflowType: WORKFLOW_TYPES['agf.react'],
+        options: { context, ...(this.usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}) },
+      });
+    } catch (err) {
+      this.report(name, extra.position);
+      throw run.fail(`strategy agent '${name}' (${this.agentIdOf(name)}) failed: ${failureMessage(err)}`, 'NodeFailed', run.status.progress);
+    }
+    const call = res.terminal_tool_call;
+    const handoff = call?.name === HANDOFF_TOOL && typeof call.arguments.route_keyword === 'string' ? call.arguments.route_keyword : undefined;
+    return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}) }, result: res };
+  }
+
+  /** After every agent turn: count it, record it, check Termination. */
+  private afterTurn(turn: Turn, output: JsonValue): Ended | undefined {
+    const c = this.c;
+    c.iterations += 1;
+    c.last_output = output;
+    this.transcript.add(turn.agent, turn.text, 'agent');
+    const t = checkTerminationAfter(this.config.Termination, turn, c.iterations);
+    return t.stop ? { stop: { kind: 'stop', outcome: 'terminated', reason: `${t.strategy}: ${t.reason}` }, last: turn } : undefined;
+  }
+
+  /** The top level continues-as-new when Temporal suggests it (or past the scale option). */
+  private async maybeContinueAsNew(decision: Decision): Promise<void> {
+    const info = workflowInfo();
+    if ((info.continueAsNewSuggested || (this.historyLimit !== undefined && info.historyLength > this.historyLimit)) && decision.kind !== 'stop') {
+      this.c.transcript = this.transcript.state();
+      await this.run.continueAsNew({ strategies: this.c as unknown as JsonObject });
+    }
+  }
+
+  /**
+   * Drive one router until it stops. `graph` is the GraphConfig of this level (sub-graph lookups
+   * for a fan-out join); `top` levels carry their state in `c` and may continue-as-new.
+   */
+  async drive(r: Router<RouterState>, state: RouterState, decision: Decision, graph: GraphConfig | undefined, top: boolean, prefix: string): Promise<Ended> {
+    const c = this.c;
+    let last: Turn | undefined;
+    for (;;) {
+      if (top) { c.router = state; c.decision = decision; }
+      if (top) await this.maybeContinueAsNew(decision);
+      await this.run.checkpoint();
+      let turn: Turn;
+      let output: JsonValue;
+      switch (decision.kind) {
+        case 'stop':
+          return { stop: decision, last };
+        case 'approval':
+          // Only `next` returns approvals (handled below); a carried one cannot be answered without its turn.
+          return { stop: { kind: 'stop', outcome: 'failed', reason: `route approval for "${decision.keyword}" without the turn that asked for it` }, last };
+        case 'speak': {
+          if (decision.message) this.transcript.add('orchestrator', decision.message, 'context');
+          this.logRoute(decision);
+          this.report(decision.agent, decision.position, decision.keyword);
+          const s = await this.speakTurn(decision.agent, `${prefix}turn-${c.iterations + 1}-${decision.agent}`, { position: decision.position });
+          turn = s.turn;
+          output = s.result.output;
+          break;
+        }
+        case 'subgraph': {
+          const sub = await this.subGraphTurn(decision, prefix);
+          if ('stop' in sub) return sub.stop === undefined ? { stop: { kind: 'stop', outcome: 'failed', reason: sub.reason }, last } : sub;
+          // Its terminal output is the node's turn (already counted and in the transcript).
+          last = sub.turn;
+          const step = r.next(state, sub.turn);
+          state = step.state;
+          decision = step.decision;
+          continue;
+        }
+        case 'fanout':
+          decision = await this.fanOut(decision, graph, prefix);
+          continue;
+      }
+      last = turn;
+      const ended = this.afterTurn(turn, output);
+      if (ended) return ended;
+      const step = await this.nextWithApprovals(r, state, turn);
+      state = step.state;
+      decision = step.decision;
+    }
+  }
+
+  /** The router's next step; a route that needs approval waits for the operator's answer first. */
+  private async nextWithApprovals(r: Router<RouterState>, state: RouterState, turn: Turn): Promise<{ state: RouterState; decision: Decision }> {
+    let step = r.next(state, turn);
+    while (step.decision.kind === 'approval') {
+      const a = step.decision;
+      this.c.approvals += 1;
+      const callId = `route-${this.c.approvals}`;
+      this.report(a.source, undefined, a.keyword);
+      const answer = await this.run.askRoute(callId, { keyword: a.keyword, from: a.source, to: a.target }, a.reason);
+      if (answer.decision === 'rejected' && answer.reason) this.transcript.add('orchestrator', `Route "${a.keyword}" rejected by the operator: ${answer.reason}`, 'context');
+      step = r.next(state, { ...turn, routeApproval: answer.decision });
+    }
+    return step;
+  }
+
+  /** A sub-graph node: its terminal turn, or how it ended the conversation. */
+  private async subGraphTurn(decision: Extract<Decision, { kind: 'subgraph' }>, prefix: string): Promise<{ turn: Turn } | Ended | { stop: undefined; reason: string }> {
+    if (decision.message) this.transcript.add('orchestrator', decision.message, 'context');
+    this.logRoute({ agent: `sub-graph ${decision.subGraphId}`, position: decision.position, reason: decision.reason, keyword: decision.keyword });
+    const sub = await this.runSubGraph(decision.subGraphId, decision.spec, `${prefix}${decision.position}-`);
+    if (!sub.last) return { stop: undefined, reason: `sub-graph ${decision.subGraphId} ended without a turn (${sub.stop.reason})` };
+    if (sub.stop.outcome === 'stuck' || sub.stop.outcome === 'failed' || sub.stop.outcome === 'terminated') return sub;
+    return { turn: sub.last };
+  }
+
+  /** Parallel branches on one transcript snapshot, merged (by a merge agent if the strategy says so); returns the join. */
+  private async fanOut(decision: Extract<Decision, { kind: 'fanout' }>, graph: GraphConfig | undefined, prefix: string): Promise<Decision> {
+    const c = this.c;
+    this.logRoute({ agent: decision.branches.map((b) => b.agent ?? b.subGraphId).join(', '), reason: decision.reason, keyword: decision.keyword });
+    this.report(decision.branches.map((b) => b.agent ?? '').join(', '), decision.join.position, decision.keyword);
+    const snapshot = memberInput(this.input.input, this.transcript);
+    const base = c.iterations;
+    const results = await Promise.all(decision.branches.map((b, i) => {
+      if (!b.agent) throw this.run.fail(`parallel branch ${b.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
+      return this.speakTurn(b.agent, `${prefix}turn-${base + 1}-branch-${i}-${b.position}`, { position: b.position, branch: true, snapshot });
+    }));
+    const outputs: BranchOutput[] = results.map((x, i) => ({ position: decision.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
+    c.iterations += results.length;
+    let merged = mergeBranches(outputs, decision.merge);
+    let text: string;
+    if (merged.kind === 'agent') {
+      const m = await this.speakTurn(merged.agent, `${prefix}turn-${c.iterations}-merge-${merged.agent}`, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
+      text = m.turn.text.trim();
+      if (!text) {
+        merged = mergeBranches(outputs, merged.fallback);
+        text = merged.kind === 'merged' ? merged.text : outputs.map((o) => o.text).join('\n\n');
+      }
+    } else text = merged.text;
+    this.transcript.add('orchestrator', `[Merged output of ${decision.branches.map((b) => b.position).join(', ')} (${decision.merge.Strategy ?? 'union'})]\n${text}`, 'context');
+    const j = decision.join;
+    const spec = j.subGraphId ? graph?.SubGraphs?.[j.subGraphId] : undefined;
+    return j.subGraphId
+      ? spec ? { kind: 'subgraph', subGraphId: j.subGraphId, spec, position: j.position, reason: `join after fan-out` } : { kind: 'stop', outcome: 'failed', reason: `join sub-graph ${j.subGraphId} is not declared` }
+      : { kind: 'speak', agent: j.agent ?? '', position: j.position, reason: `join ${j.position} after fan-out` };
+  }
+
+  private async runSubGraph(id: string, spec: { Graph?: GraphConfig; MapReduce?: unknown; ScatterGather?: unknown }, prefix: string): Promise<Ended> {
+    if (!spec.Graph) {
+      throw this.run.fail(`sub-graph ${id} is a ${spec.MapReduce ? 'MapReduce' : 'ScatterGather'}: phase-driven strategies are not executed yet`, 'UnsupportedStrategy');
+    }
+    const sr = keywordGraphRouter(spec.Graph) as Router<RouterState>;
+    const s = sr.start();
+    return this.drive(sr, s.state, s.decision, spec.Graph, false, prefix);
+  }
+}
+
 export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const run = new StrategiesRun(input);
   const agent = await run.init();
@@ -104,7 +312,6 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
     throw run.fail(`Selection.Type ${type} is a phase-driven seed 002 strategy: not executed yet (the routing family runs: sequential, roundrobin, keyword, structured, statemachine, graph)`, 'UnsupportedStrategy');
   }
   const names = pattern.agents.map((a) => a.name);
-  const agentIdOf = (name: string): string => pattern.agents.find((a) => a.name === name)?.agent_id ?? name;
   const carried = (input.carried as { strategies?: Carried } | undefined)?.strategies;
   const router = createRouter(config, names);
   const first = carried ? undefined : router.start();
@@ -112,172 +319,12 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
     router: first!.state, decision: first!.decision, iterations: 0, approvals: 0,
     transcript: { window: [], omitted: 0 }, turns: {}, last_output: null, routes: [],
   };
-  const transcript = new Transcript(c.transcript);
-  const usesHandoff = ['keyword', 'statemachine', 'graph'].includes(type);
-  const historyLimit = input.options?.scale?.loop_history_events;
   if (!carried && JSON.stringify(config).match(/"(Validators?|Contracts?|HandoffContext)"/)) {
     run.warn('validators, contracts and HandoffContext read evidence (write_file and shell records, artifact files) that this runtime does not collect yet: a validator or contract sees no evidence and fails, HandoffContext injects nothing');
   }
-
-  const now: { speaker?: string; position?: string; signal?: string } = {};
-  const report = (speaker = now.speaker, position = now.position, lastSignal = now.signal): void => {
-    Object.assign(now, { speaker, position, signal: lastSignal });
-    run.status.step = c.iterations;
-    run.status.turn = c.iterations;
-    run.status.progress = {
-      strategy: type,
-      iteration: c.iterations,
-      ...(speaker ? { speaker } : {}),
-      ...(position ? { position } : {}),
-      ...(lastSignal ? { last_signal: lastSignal } : {}),
-      transcript_entries: transcript.size,
-      routes: c.routes.slice(-10) as unknown as JsonValue,
-    } as JsonObject;
-  };
-  const logRoute = (d: { agent?: string; position?: string; reason: string; keyword?: string }): void => {
-    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}) }].slice(-10);
-  };
-
-  /** One member run: the agent `name` speaks (or answers as a branch / merge agent). */
-  async function speakTurn(name: string, role: string, extra: { position?: string; message?: string; branch?: boolean; snapshot?: string } = {}): Promise<{ turn: Turn; result: AgentRunResult }> {
-    c.turns[name] = (c.turns[name] ?? 0) + 1;
-    const context: JsonObject = {
-      // your_turn last: a scripted test model can match `"your_turn": N` followed by a newline.
-      strategy: { type, speaker: name, iteration: c.iterations + 1, ...(extra.position ? { position: extra.position } : {}), ...(extra.branch ? { parallel_branch: true } : {}), your_turn: c.turns[name] },
-    };
-    run.details(`turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`);
-    let res: AgentRunResult;
-    try {
-      res = await run.runMember({
-        agent_id: agentIdOf(name),
-        input: extra.snapshot ?? memberInput(input.input, transcript),
-        role,
-        workflowType: WORKFLOW_TYPES['agf.react'],
-        options: { context, ...(usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}) },
-      });
-    } catch (err) {
-      report(name, extra.position);
-      throw run.fail(`strategy agent '${name}' (${agentIdOf(name)}) failed: ${failureMessage(err)}`, 'NodeFailed', run.status.progress);
-    }
-    const call = res.terminal_tool_call;
-    const handoff = call?.name === HANDOFF_TOOL && typeof call.arguments.route_keyword === 'string' ? call.arguments.route_keyword : undefined;
-    return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}) }, result: res };
-  }
-
-  /** After every agent turn: count it, record it, check Termination. */
-  function afterTurn(turn: Turn, output: JsonValue): Ended | undefined {
-    c.iterations += 1;
-    c.last_output = output;
-    transcript.add(turn.agent, turn.text, 'agent');
-    const t = checkTerminationAfter(config.Termination, turn, c.iterations);
-    return t.stop ? { stop: { kind: 'stop', outcome: 'terminated', reason: `${t.strategy}: ${t.reason}` }, last: turn } : undefined;
-  }
-
-  /**
-   * Drive one router until it stops. `graph` is the GraphConfig of this level (sub-graph lookups
-   * for a fan-out join); `top` levels carry their state in `c` and may continue-as-new.
-   */
-  async function drive(r: Router<RouterState>, state: RouterState, decision: Decision, graph: GraphConfig | undefined, top: boolean, prefix: string): Promise<Ended> {
-    let last: Turn | undefined;
-    for (;;) {
-      if (top) { c.router = state; c.decision = decision; }
-      if (top && (workflowInfo().continueAsNewSuggested || (historyLimit !== undefined && workflowInfo().historyLength > historyLimit)) && decision.kind !== 'stop') {
-        c.transcript = transcript.state();
-        await run.continueAsNew({ strategies: c as unknown as JsonObject });
-      }
-      await run.checkpoint();
-      let turn: Turn;
-      let output: JsonValue;
-      switch (decision.kind) {
-        case 'stop':
-          return { stop: decision, last };
-        case 'approval':
-          // Only `next` returns approvals (handled below); a carried one cannot be answered without its turn.
-          return { stop: { kind: 'stop', outcome: 'failed', reason: `route approval for "${decision.keyword}" without the turn that asked for it` }, last };
-        case 'speak': {
-          if (decision.message) transcript.add('orchestrator', decision.message, 'context');
-          logRoute(decision);
-          report(decision.agent, decision.position, decision.keyword);
-          const s = await speakTurn(decision.agent, `${prefix}turn-${c.iterations + 1}-${decision.agent}`, { position: decision.position });
-          turn = s.turn;
-          output = s.result.output;
-          break;
-        }
-        case 'subgraph': {
-          if (decision.message) transcript.add('orchestrator', decision.message, 'context');
-          logRoute({ agent: `sub-graph ${decision.subGraphId}`, position: decision.position, reason: decision.reason, keyword: decision.keyword });
-          const sub = await runSubGraph(decision.subGraphId, decision.spec, `${prefix}${decision.position}-`);
-          if (!sub.last) return { stop: { kind: 'stop', outcome: 'failed', reason: `sub-graph ${decision.subGraphId} ended without a turn (${sub.stop.reason})` }, last };
-          if (sub.stop.outcome === 'stuck' || sub.stop.outcome === 'failed' || sub.stop.outcome === 'terminated') return sub;
-          // Its terminal output is the node's turn (already counted and in the transcript).
-          turn = sub.last;
-          output = c.last_output;
-          last = turn;
-          const step = r.next(state, turn);
-          state = step.state;
-          decision = step.decision;
-          continue;
-        }
-        case 'fanout': {
-          const fo = decision;
-          logRoute({ agent: decision.branches.map((b) => b.agent ?? b.subGraphId).join(', '), reason: decision.reason, keyword: decision.keyword });
-          report(decision.branches.map((b) => b.agent ?? '').join(', '), decision.join.position, decision.keyword);
-          const snapshot = memberInput(input.input, transcript);
-          const base = c.iterations;
-          const results = await Promise.all(decision.branches.map((b, i) => {
-            if (!b.agent) throw run.fail(`parallel branch ${b.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
-            return speakTurn(b.agent, `${prefix}turn-${base + 1}-branch-${i}-${b.position}`, { position: b.position, branch: true, snapshot });
-          }));
-          const outputs: BranchOutput[] = results.map((x, i) => ({ position: fo.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
-          c.iterations += results.length;
-          let merged = mergeBranches(outputs, decision.merge);
-          let text: string;
-          if (merged.kind === 'agent') {
-            const m = await speakTurn(merged.agent, `${prefix}turn-${c.iterations}-merge-${merged.agent}`, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
-            text = m.turn.text.trim();
-            if (!text) {
-              merged = mergeBranches(outputs, merged.fallback);
-              text = merged.kind === 'merged' ? merged.text : outputs.map((o) => o.text).join('\n\n');
-            }
-          } else text = merged.text;
-          transcript.add('orchestrator', `[Merged output of ${decision.branches.map((b) => b.position).join(', ')} (${decision.merge.Strategy ?? 'union'})]\n${text}`, 'context');
-          const j = decision.join;
-          const spec = j.subGraphId ? graph?.SubGraphs?.[j.subGraphId] : undefined;
-          decision = j.subGraphId
-            ? spec ? { kind: 'subgraph', subGraphId: j.subGraphId, spec, position: j.position, reason: `join after fan-out` } : { kind: 'stop', outcome: 'failed', reason: `join sub-graph ${j.subGraphId} is not declared` }
-            : { kind: 'speak', agent: j.agent ?? '', position: j.position, reason: `join ${j.position} after fan-out` };
-          continue;
-        }
-      }
-      last = turn;
-      const ended = afterTurn(turn, output);
-      if (ended) return ended;
-      let step = r.next(state, turn);
-      while (step.decision.kind === 'approval') {
-        const a = step.decision;
-        c.approvals += 1;
-        const callId = `route-${c.approvals}`;
-        report(a.source, undefined, a.keyword);
-        const answer = await run.askRoute(callId, { keyword: a.keyword, from: a.source, to: a.target }, a.reason);
-        if (answer.decision === 'rejected' && answer.reason) transcript.add('orchestrator', `Route "${a.keyword}" rejected by the operator: ${answer.reason}`, 'context');
-        step = r.next(state, { ...turn, routeApproval: answer.decision });
-      }
-      state = step.state;
-      decision = step.decision;
-    }
-  }
-
-  async function runSubGraph(id: string, spec: { Graph?: GraphConfig; MapReduce?: unknown; ScatterGather?: unknown }, prefix: string): Promise<Ended> {
-    if (!spec.Graph) {
-      throw run.fail(`sub-graph ${id} is a ${spec.MapReduce ? 'MapReduce' : 'ScatterGather'}: phase-driven strategies are not executed yet`, 'UnsupportedStrategy');
-    }
-    const sr = keywordGraphRouter(spec.Graph) as Router<RouterState>;
-    const s = sr.start();
-    return drive(sr, s.state, s.decision, spec.Graph, false, prefix);
-  }
-
-  const ended = await drive(router, c.router, c.decision, config.Selection.Graph, true, '');
-  report(ended.last?.agent, undefined, ended.stop.keyword ?? undefined);
+  const conversation = new Conversation(run, input, config, type, c, (name) => pattern.agents.find((a) => a.name === name)?.agent_id ?? name);
+  const ended = await conversation.drive(router, c.router, c.decision, config.Selection.Graph, true, '');
+  conversation.report(ended.last?.agent, undefined, ended.stop.keyword ?? undefined);
   const o = ended.stop.outcome;
   if (o === 'stuck') throw run.fail(ended.stop.reason, 'ValidatorStuck', run.status.progress);
   if (o === 'failed') throw run.fail(`strategy failed: ${ended.stop.reason}`, 'StrategyFailed', run.status.progress);
