@@ -32,6 +32,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   delete: { module: 'delete', summary: 'delete a run and its state' },
   escalations: { module: 'escalations', summary: 'list runs waiting on a human queue' },
   respond: { module: 'respond', summary: 'answer an escalation: --queue Q --output JSON | --close' },
+  inbox: { module: 'inbox', summary: 'every decision waiting on a human in every open run, with the command that answers it' },
 };
 
 export function usage(): string {

@@ -75,8 +75,11 @@ export class DescendantDecisions {
     return this.members.delete(workflowId);
   }
 
+  /** Every member's decisions, members in workflow-id order (a stable listing whatever order the reports came in). */
   list(): PendingDecision[] {
-    return [...this.members.values()].flatMap((m) => m.decisions);
+    return [...this.members.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([, m]) => m.decisions);
   }
 }
 

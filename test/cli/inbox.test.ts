@@ -10,6 +10,7 @@ import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { agent, bundle, locals, store } from '../orchestration/builders';
+import type { InboxEntry } from '../../src/cli/commands/inbox';
 import { CliHarness, json, startCliHarness, statusWhen } from './harness';
 
 let h: CliHarness;
@@ -111,3 +112,62 @@ test('a react root answers its own call as before (no path)', async () => {
   expect(ok).toMatchObject({ code: 0, out: 'approved s1\n' });
   expect(((await h.handle(id).result()) as AgentRunResult).output).toBe('solo paid');
 });
+
+test('loom inbox lists every decision in every open tree with the command that answers it (filters, --json); the printed commands answer them; loom list --tree shows members under their root', async () => {
+  const pipe = await start(
+    bundle('inbox-pipe', [
+      agent({ id: 'inbox-pipe', policy: { id: 'agf.sequential', config: { steps: [{ agent: 'drafter' }, { agent: 'inbox-payer' }], output_from: 'inbox-payer' } }, local_agents: locals('drafter', 'inbox-payer') }),
+      agent({ id: 'drafter' }),
+      charger('inbox-payer', 'pay-1'),
+    ]),
+    'order 8',
+  );
+  const fan = await start(
+    bundle('inbox-fan', [
+      agent({ id: 'inbox-fan', policy: { id: 'agf.parallel', config: { agents: [{ agent: 'left' }, { agent: 'right' }], output_from: 'merge' } }, local_agents: locals('left', 'right') }),
+      charger('left', 'c1'),
+      charger('right', 'c1'),
+    ]),
+    'split',
+  );
+  await statusWhen(h, pipe, 'the pipeline approval at its root', (s) => s.pending_decisions?.length === 1);
+  await statusWhen(h, fan, 'both fan-out approvals at their root', (s) => s.pending_decisions?.length === 2);
+
+  const ours = (rows: InboxEntry[]) => rows.filter((r) => r.root_workflow_id === pipe || r.root_workflow_id === fan);
+  const all = ours(json(await h.loom(['inbox', '--json'])));
+  expect(all.map((r) => [r.root_workflow_id, r.ref, r.agent_id, r.answer[0]]).sort()).toEqual([
+    [fan, 'agent-1-left:c1', 'left', `loom approve ${fan} agent-1-left:c1`],
+    [fan, 'agent-2-right:c1', 'right', `loom approve ${fan} agent-2-right:c1`],
+    [pipe, 'step-2-inbox-payer:pay-1', 'inbox-payer', `loom approve ${pipe} step-2-inbox-payer:pay-1`],
+  ]);
+  const payer = all.find((r) => r.root_workflow_id === pipe)!;
+  expect(payer).toMatchObject({ kind: 'approval', tool: 'charge', arguments: { card: '[redacted]' }, answer: [expect.any(String), `loom reject ${pipe} step-2-inbox-payer:pay-1 --reason TEXT`] });
+  expect(payer.waited_seconds).toBeGreaterThanOrEqual(0);
+  expect(ours(json(await h.loom(['inbox', '--agent', 'inbox-payer', '--json']))).map((r) => r.ref)).toEqual(['step-2-inbox-payer:pay-1']);
+  expect(ours(json(await h.loom(['inbox', '--older-than', '86400', '--json'])))).toEqual([]);
+  expect(ours(json(await h.loom(['inbox', '--queue', 'ops', '--json'])))).toEqual([]);
+  const text = await h.loom(['inbox']);
+  expect(text.code).toBe(0);
+  expect(text.out).toContain(`${pipe}  step-2-inbox-payer:pay-1  waited `);
+  expect(text.out).toContain(`    loom approve ${pipe} step-2-inbox-payer:pay-1\n    loom reject ${pipe} step-2-inbox-payer:pay-1 --reason TEXT\n`);
+
+  const tree = await h.loom(['list', '--agent', 'inbox-pipe', '--tree']);
+  expect(tree.code).toBe(0);
+  expect(tree.out).toMatch(new RegExp(`^${pipe} +agfSequentialWorkflow +RUNNING +running\\n {2}step-1-drafter +agfReactWorkflow +COMPLETED +completed\\n {2}step-2-inbox-payer +agfReactWorkflow +RUNNING +waiting_for_approval\\n`, 'm'));
+  const treeJson = json(await h.loom(['list', '--agent', 'inbox-fan', '--tree', '--json']));
+  expect(treeJson.find((r: any) => r.workflow_id === fan).members.map((m: any) => [m.workflow_id, m.agent_status])).toEqual([
+    [`${fan}/agent-1-left`, 'waiting_for_approval'],
+    [`${fan}/agent-2-right`, 'waiting_for_approval'],
+  ]);
+  expect((await h.loom(['list', '--all', '--tree'])).code).toBe(2);
+
+  // The inbox's own commands answer each decision.
+  for (const r of all) {
+    const [cmd, ...rest] = r.answer[0].split(' ');
+    expect(cmd).toBe('loom');
+    expect((await h.loom(rest)).code).toBe(0);
+  }
+  expect(((await h.handle(pipe).result()) as AgentRunResult).output).toBe('inbox-payer paid');
+  expect(((await h.handle(fan).result()) as AgentRunResult).output).toEqual({ left: 'left paid', right: 'right paid' });
+  expect(ours(json(await h.loom(['inbox', '--json'])))).toEqual([]);
+}, 120_000);

@@ -40,10 +40,10 @@ test('approvalsAsDecisions: route approvals by tool, redaction by tool', () => {
 });
 
 describe('DescendantDecisions (what a parent keeps)', () => {
-  test('prefixes the member role, keeps only the newest report per member, in member order', () => {
+  test('prefixes the member role, keeps only the newest report per member, members in workflow-id order', () => {
     const t = new DescendantDecisions();
-    expect(t.accept(report({ workflow_id: 'root/a', role: 'a', at: 5, seq: 1, decisions: [d({ workflow_id: 'root/a', call_id: 'x' })] }))).toBe(true);
     expect(t.accept(report({ workflow_id: 'root/b', role: 'b', at: 5, seq: 1, decisions: [d({ workflow_id: 'root/b/c', path: ['c'], call_id: 'y' })] }))).toBe(true);
+    expect(t.accept(report({ workflow_id: 'root/a', role: 'a', at: 5, seq: 1, decisions: [d({ workflow_id: 'root/a', call_id: 'x' })] }))).toBe(true);
     expect(t.list().map((x) => [x.path.join('/'), x.call_id])).toEqual([['a', 'x'], ['b/c', 'y']]);
     // An older report (delivered late) is ignored; a newer one replaces.
     expect(t.accept(report({ workflow_id: 'root/a', role: 'a', at: 4, seq: 9, decisions: [] }))).toBe(false);

@@ -10,7 +10,7 @@ import type { ApproveArgs } from '../../shared/contract';
 
 export const run = defineCommand(
   'approve',
-  { usage: 'loom approve ID CALL_ID|PATH:CALL_ID [--args JSON]', options: { args: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  { usage: 'loom approve ID CALL_ID [--args JSON]', options: { args: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
   async (args) => {
     const [id, callId] = args.positionals;
     const corrected = parseJsonFlag(flagString(args, 'args'), 'args');

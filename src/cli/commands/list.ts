@@ -1,11 +1,13 @@
 /**
- * `loom list [--status S] [--agent A] [--pattern P] [--queue Q] [--all] [--limit N] [--json]`: runs
- * from Temporal visibility (search attributes AgentId, AgentPattern, AgentStatus, EscalationQueue).
- * Member runs (child workflows) are hidden unless --all.
+ * `loom list [--status S] [--agent A] [--pattern P] [--queue Q] [--all] [--tree] [--limit N] [--json]`:
+ * runs from Temporal visibility (search attributes AgentId, AgentPattern, AgentStatus, EscalationQueue).
+ * Member runs (child workflows) are hidden unless --all; --tree shows each root's member runs
+ * indented under it (members are `<parent>/<role>`), with their status and what each waits on.
  */
 import { defineCommand, flagString, UsageError } from '../args';
 import { connect } from '../connect';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 
 export function quote(v: string): string {
   return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -23,13 +25,14 @@ export function listQuery(f: { status?: string; agent?: string; pattern?: string
 export const run = defineCommand(
   'list',
   {
-    usage: 'loom list [--status S] [--agent A] [--pattern P] [--queue Q] [--all] [--limit N] [--json]',
+    usage: 'loom list [--status S] [--agent A] [--pattern P] [--queue Q] [--all] [--tree] [--limit N] [--json]',
     options: {
       status: { type: 'string' },
       agent: { type: 'string' },
       pattern: { type: 'string' },
       queue: { type: 'string' },
       all: { type: 'boolean' },
+      tree: { type: 'boolean' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
     },
@@ -39,35 +42,36 @@ export const run = defineCommand(
     const rawLimit = flagString(args, 'limit');
     const limit = Number(rawLimit ?? 50);
     if (!Number.isInteger(limit) || limit <= 0) throw new UsageError(`--limit must be a positive integer (got '${rawLimit}')`);
+    if (args.flags.all === true && args.flags.tree === true) throw new UsageError('--all and --tree exclude each other: --tree already shows every member under its root');
     const query = listQuery({ status: flagString(args, 'status'), agent: flagString(args, 'agent'), pattern: flagString(args, 'pattern'), queue: flagString(args, 'queue') });
     const s = await connect();
     try {
       const rows: Record<string, unknown>[] = [];
       for await (const wf of s.client.workflow.list(query ? { query } : {})) {
         if (!args.flags.all && wf.parentExecution) continue;
-        const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
-        rows.push({
-          workflow_id: wf.workflowId,
-          type: wf.type,
-          temporal_status: wf.status.name,
-          agent_id: sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? null,
-          pattern: sa[SEARCH_ATTRIBUTES.pattern]?.[0] ?? null,
-          agent_status: sa[SEARCH_ATTRIBUTES.status]?.[0] ?? null,
-          escalation_queue: sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? null,
-          started: wf.startTime?.toISOString(),
-          closed: wf.closeTime?.toISOString() ?? null,
-        });
+        rows.push(row(wf));
         if (rows.length >= limit) break;
+      }
+      if (args.flags.tree === true) {
+        for (const r of rows) {
+          const members: Record<string, unknown>[] = [];
+          for await (const m of s.client.workflow.list({ query: `WorkflowId STARTS_WITH ${quote(`${String(r.workflow_id)}/`)}` })) members.push(row(m));
+          r.members = members.sort((a, b) => String(a.workflow_id).localeCompare(String(b.workflow_id)));
+        }
       }
       if (args.flags.json === true) {
         process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
         return 0;
       }
       if (!rows.length) { process.stdout.write('no runs\n'); return 0; }
+      const line = (r: Record<string, unknown>, name: string) =>
+        `${name.padEnd(44)} ${String(r.type).padEnd(24)} ${String(r.temporal_status).padEnd(11)} ${r.agent_status ?? ''}${r.escalation_queue ? ` queue=${r.escalation_queue}` : ''}\n`;
       for (const r of rows) {
-        process.stdout.write(
-          `${String(r.workflow_id).padEnd(44)} ${String(r.type).padEnd(24)} ${String(r.temporal_status).padEnd(11)} ${r.agent_status ?? ''}${r.escalation_queue ? ` queue=${r.escalation_queue}` : ''}\n`,
-        );
+        process.stdout.write(line(r, String(r.workflow_id)));
+        for (const m of (r.members ?? []) as Record<string, unknown>[]) {
+          const rel = String(m.workflow_id).slice(String(r.workflow_id).length + 1).split('/');
+          process.stdout.write(line(m, `${'  '.repeat(rel.length)}${rel[rel.length - 1]}`));
+        }
       }
       return 0;
     } finally {
@@ -75,3 +79,18 @@ export const run = defineCommand(
     }
   },
 );
+
+function row(wf: WorkflowExecutionInfo): Record<string, unknown> {
+  const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
+  return {
+    workflow_id: wf.workflowId,
+    type: wf.type,
+    temporal_status: wf.status.name,
+    agent_id: sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? null,
+    pattern: sa[SEARCH_ATTRIBUTES.pattern]?.[0] ?? null,
+    agent_status: sa[SEARCH_ATTRIBUTES.status]?.[0] ?? null,
+    escalation_queue: sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? null,
+    started: wf.startTime?.toISOString(),
+    closed: wf.closeTime?.toISOString() ?? null,
+  };
+}

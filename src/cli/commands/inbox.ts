@@ -1,0 +1,114 @@
+/**
+ * `loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json]`: every decision waiting on
+ * a human in every open run tree, with the exact command that answers it (issue 9).
+ *
+ * Found through visibility, not by scanning histories: the runs that hold a decision publish it in
+ * their search attributes (AgentStatus waiting_for_approval / waiting_for_human; strategies runs,
+ * whose route approvals do not change AgentStatus, by AgentPattern), each is mapped to its root
+ * (rootExecution), and each root is asked once for its tree-wide `pending_decisions` (status
+ * query). A root started before patch `tree-pending-decisions` lists no tree: its holders are then
+ * asked directly.
+ */
+import { defineCommand, flagString, UsageError } from '../args';
+import { connect, LoomSession } from '../connect';
+import { PendingDecision, RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
+import { approvalsAsDecisions, decisionRef, describeDecision, waited } from '../../runtime/decisions';
+import { mapBounded } from '../../orchestration/batch';
+
+export const INBOX_QUERY = `ExecutionStatus = 'Running' AND (${SEARCH_ATTRIBUTES.status} IN ('waiting_for_approval', 'waiting_for_human') OR ${SEARCH_ATTRIBUTES.pattern} = 'strategies')`;
+
+export interface InboxEntry extends PendingDecision {
+  root_workflow_id: string;
+  /** What `loom approve ROOT …` / `loom reject ROOT …` take. */
+  ref: string;
+  waited_seconds: number;
+  /** The commands that answer it. */
+  answer: string[];
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function answerCommands(root: string, d: PendingDecision): string[] {
+  if (d.kind === 'escalation') {
+    const q = shellQuote(d.queue ?? '');
+    return [`loom respond ${shellQuote(d.workflow_id)} --queue ${q} --output JSON`, `loom respond ${shellQuote(d.workflow_id)} --queue ${q} --close --reason TEXT`];
+  }
+  const ref = shellQuote(decisionRef(d));
+  return [`loom approve ${shellQuote(root)} ${ref}`, `loom reject ${shellQuote(root)} ${ref} --reason TEXT`];
+}
+
+async function status(s: LoomSession, id: string): Promise<RunStatus | undefined> {
+  const { statusQuery } = await import('../../shared/handlers');
+  try {
+    return await s.client.workflow.getHandle(id).query(statusQuery);
+  } catch {
+    return undefined; // closed meanwhile, or no worker serves it: nothing to answer there now
+  }
+}
+
+/** The decisions of a holder that reports no tree (a root from before the patch, asked directly). */
+function holderDecisions(id: string, st: RunStatus, root: string): PendingDecision[] {
+  const path = id === root ? [] : id.slice(root.length + 1).split('/');
+  const own = approvalsAsDecisions(st.pending_approvals ?? [], { workflow_id: id, agent_id: st.agent_id });
+  if (st.escalation) own.push({ kind: 'escalation', workflow_id: id, path: [], agent_id: st.agent_id, queue: st.escalation.queue, reason: st.escalation.reason, requested_at: st.escalation.since });
+  return own.map((d) => ({ ...d, path }));
+}
+
+export async function collectInbox(s: LoomSession, now: number): Promise<InboxEntry[]> {
+  const holdersByRoot = new Map<string, string[]>();
+  for await (const wf of s.client.workflow.list({ query: INBOX_QUERY })) {
+    const root = wf.rootExecution?.workflowId ?? wf.workflowId;
+    holdersByRoot.set(root, [...(holdersByRoot.get(root) ?? []), wf.workflowId]);
+  }
+  const perRoot = await mapBounded([...holdersByRoot.entries()], 16, async ([root, holders]) => {
+    const st = await status(s, root);
+    let ds: PendingDecision[];
+    if (st?.pending_decisions) ds = st.pending_decisions;
+    else {
+      const sts = await Promise.all(holders.map(async (id) => [id, id === root ? st : await status(s, id)] as const));
+      ds = sts.flatMap(([id, hs]) => (hs ? holderDecisions(id, hs, root) : []));
+    }
+    return ds.map((d): InboxEntry => ({
+      root_workflow_id: root,
+      ref: decisionRef(d),
+      ...d,
+      waited_seconds: Math.max(0, Math.floor((now - Date.parse(d.requested_at)) / 1000)),
+      answer: answerCommands(root, d),
+    }));
+  });
+  return perRoot.flat().sort((a, b) => b.waited_seconds - a.waited_seconds || a.root_workflow_id.localeCompare(b.root_workflow_id));
+}
+
+export const run = defineCommand(
+  'inbox',
+  {
+    usage: 'loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json]',
+    options: { agent: { type: 'string' }, queue: { type: 'string' }, 'older-than': { type: 'string' }, json: { type: 'boolean' } },
+    positionals: { min: 0, max: 0 },
+  },
+  async (args) => {
+    const agent = flagString(args, 'agent');
+    const queue = flagString(args, 'queue');
+    const rawAge = flagString(args, 'older-than');
+    const minAge = rawAge === undefined ? 0 : Number(rawAge);
+    if (!Number.isFinite(minAge) || minAge < 0) throw new UsageError(`--older-than must be a number of seconds (got '${rawAge}')`);
+    const s = await connect();
+    try {
+      const now = Date.now();
+      const rows = (await collectInbox(s, now)).filter((e) => (!agent || e.agent_id === agent) && (!queue || e.queue === queue) && e.waited_seconds >= minAge);
+      if (args.flags.json === true) {
+        process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+        return 0;
+      }
+      if (!rows.length) { process.stdout.write('nothing is waiting on a human\n'); return 0; }
+      for (const e of rows) {
+        process.stdout.write(`${e.root_workflow_id}  ${e.ref}  waited ${waited(e.requested_at, now)}\n    ${describeDecision(e)}\n    ${e.answer.join('\n    ')}\n`);
+      }
+      return 0;
+    } finally {
+      await s.close();
+    }
+  },
+);
