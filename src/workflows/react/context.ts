@@ -13,6 +13,7 @@ import { reactConfig } from '../../runtime/agent-view';
 import type { ToolCall } from '../../runtime/messages';
 import type { Limits } from '../../runtime/limits';
 import { ApprovalBook, ApprovalPolicy } from '../../runtime/approvals';
+import { modelActivityOptions } from '../../runtime/inline-member';
 import type { RunShell } from '../shell/run-shell';
 import type { ReactState } from './state';
 import { delegationTool } from './delegation';
@@ -32,19 +33,6 @@ const GUARD_OPTS: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 3, initialInterval: '1 second', nonRetryableErrorTypes: ['UnknownGuardrailProvider', 'GuardrailConfigError'] },
 };
-
-/** The model activity's options: runtime.retry_policy and the provider's request timeout. */
-function modelOptions(agent: AgentView): ActivityOptions {
-  const retry = agent.runtime.retry_policy;
-  const timeoutS = agent.runtime.model.openai?.request_timeout_seconds ?? 300;
-  return {
-    startToCloseTimeout: `${timeoutS + 30} seconds`,
-    heartbeatTimeout: '60 seconds',
-    retry: retry
-      ? { maximumAttempts: retry.max_attempts, initialInterval: `${retry.backoff_seconds} seconds`, backoffCoefficient: 2 }
-      : { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
-  };
-}
 
 export class ReactRun {
   readonly limits: Limits;
@@ -96,7 +84,7 @@ export class ReactRun {
     this.modelExtraTools = runtimeTools.length ? [...this.extraTools, ...runtimeTools] : this.extraTools;
     this.forbidTools = input.options?.forbid_tools ?? false;
     this.approvalTimeoutS = input.options?.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_S;
-    this.modelOpts = modelOptions(ag);
+    this.modelOpts = modelActivityOptions(ag);
     this.acts = proxyActivities<Activities>(this.modelOpts);
   }
 
