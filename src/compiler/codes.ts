@@ -110,4 +110,5 @@ export const CODES: Record<string, CodeInfo> = {
   AGL021: { severity: 'warning', title: 'Strategy field or entry without effect (ignored for this type, a route/edge/transition shadowed by an earlier one, a terminal state without Termination)' },
   AGL022: { severity: 'warning', title: 'Termination keyword that no `Selection.Routes` entry owns (the routing engine never recognizes it)' },
   AGL023: { severity: 'warning', title: 'Strategy state or node unreachable from `Initial` / `EntryNode`' },
+  AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
 };
