@@ -10,11 +10,11 @@ import type { BlobRef } from '../shared/contract';
 import { workflowTypeFor } from '../shared/dispatch';
 import type { AgentView } from '../runtime/agent-view';
 import { createAjv } from '../compiler/ajv';
-import { FileBlobStore } from './blob-store';
+import type { BlobStore } from './blob-store';
 
 export class BundleCache {
   private readonly bundles = new Map<string, CompiledBundle>();
-  constructor(readonly blobs: FileBlobStore) {}
+  constructor(readonly blobs: BlobStore) {}
 
   async bundle(ref: BlobRef): Promise<CompiledBundle> {
     const hit = this.bundles.get(ref.hash);

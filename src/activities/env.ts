@@ -31,7 +31,9 @@ const hostList = z.preprocess(
 export const LOOM_ENV = {
   /** The CLI's state folder; the default home of the blob store and of run workspaces (`.loom` in the current folder). */
   LOOM_HOME: folder,
-  /** The content-addressed blob store every worker and the CLI share (default `<LOOM_HOME>/store`). */
+  /** The store every worker and the CLI share: `file:///folder` or `postgres://user:password@host:port/db` (src/store; checked, password redacted, where it is opened). */
+  LOOM_STORE_URL: folder,
+  /** A folder for the store when LOOM_STORE_URL is unset (the older setting; default `<LOOM_HOME>/store`). */
   LOOM_STORE_DIR: folder,
   /** Hosts http tools may reach when `policies.allow_external_http: false`: comma- or space-separated, `*.example.com` wildcards. */
   LOOM_INTERNAL_HOSTS: hostList,

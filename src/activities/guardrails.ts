@@ -29,7 +29,7 @@ import type { AppendItem, Message } from '../runtime/messages';
 import { stripFence, wantsText } from '../runtime/output';
 import { BundleCache, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
-import { FileBlobStore } from './blob-store';
+import { openBlobStore } from './blob-store';
 
 // ---------------------------------------------------------------------------------------------
 // Providers (pure)
@@ -501,7 +501,7 @@ function logInfo(message: string, attrs: Record<string, unknown>): void {
 }
 
 export function createGuardrailActivities(opts: { bundles?: BundleCache; messages?: MessageStore; providers?: Record<string, GuardrailProvider> } = {}) {
-  const blobs = opts.bundles?.blobs ?? opts.messages?.blobs ?? new FileBlobStore();
+  const blobs = opts.bundles?.blobs ?? opts.messages?.blobs ?? openBlobStore();
   const deps = { bundles: opts.bundles ?? new BundleCache(blobs), messages: opts.messages ?? new MessageStore(blobs), providers: opts.providers };
   const providers = { ...BUILTIN_GUARDRAIL_PROVIDERS, ...(deps.providers ?? {}) };
   return {

@@ -1,7 +1,7 @@
 /**
  * All Agentloom activities, for the worker: `createActivities(deps?)`.
  */
-import { FileBlobStore } from './blob-store';
+import { openBlobStore, BlobStore } from './blob-store';
 import { BundleCache, agentView } from './agent-loader';
 import { MessageStore } from './message-store';
 import { createModelActivity, scriptedProvider, Provider } from './model';
@@ -9,10 +9,12 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
+import { createExecutionStateActivities } from './execution-state';
+import { createTranscriptActivities } from './transcript';
 import type { AgentView } from '../runtime/agent-view';
 
 export interface ActivityDeps {
-  store?: FileBlobStore;
+  store?: BlobStore;
   /** Extra or replacement model providers by name (`scripted` and `openai` are built in). */
   providers?: Record<string, Provider>;
   /** Executes builtin/http tools (defaults to src/activities/tools.ts when it exports one). */
@@ -29,7 +31,7 @@ function optionalModule(name: string): Record<string, unknown> | undefined {
 }
 
 export function createActivities(deps: ActivityDeps = {}) {
-  const store = deps.store ?? new FileBlobStore();
+  const store = deps.store ?? openBlobStore();
   const bundles = new BundleCache(store);
   const messages = new MessageStore(store);
   const providers: Record<string, Provider> = { scripted: scriptedProvider };
@@ -55,6 +57,8 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
+    ...createExecutionStateActivities({ messages }),
+    ...createTranscriptActivities({ bundles, messages }),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { BlobRef } from '../shared/contract';
 import type { AppendItem, ChainNode, Message } from '../runtime/messages';
-import { FileBlobStore } from './blob-store';
+import { openBlobStore, BlobStore } from './blob-store';
 
 const MAX_CACHE = 20000;
 
@@ -13,7 +13,7 @@ export class MessageStore {
   private readonly nodes = new Map<string, ChainNode>();
   private readonly convs = new Map<string, Message[]>();
 
-  constructor(readonly blobs: FileBlobStore = new FileBlobStore()) {}
+  constructor(readonly blobs: BlobStore = openBlobStore()) {}
 
   async node(ref: BlobRef): Promise<ChainNode> {
     const hit = this.nodes.get(ref.hash);

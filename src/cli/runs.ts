@@ -6,7 +6,7 @@ import { randomBytes } from 'crypto';
 import type { CompiledAgent, CompiledBundle, Diagnostic, JsonValue } from '../compiler/types';
 import { DEFAULT_TASK_QUEUE, RunAgentInput, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
-import { FileBlobStore, storeBundle } from '../activities/blob-store';
+import { openBlobStore, storeBundle } from '../activities/blob-store';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -78,7 +78,7 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   if (problems.length) throw new RunError(`input refused by ${agentId}'s interface.input.schema:\n  ${problems.join('\n  ')}`);
   const workflowType = workflowTypeFor(root);
   if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
-  const ref = await storeBundle(new FileBlobStore(), bundle);
+  const ref = await storeBundle(openBlobStore(), bundle);
   return { bundle, root, input, inputFromExample, workflowType, runInput: { bundle: ref, agent_id: agentId, input, ...(options ? { options } : {}) } };
 }
 

@@ -1,0 +1,90 @@
+/**
+ * The folder backend: one file per blob under `<dir>/<first two hex>/<hash>`, records under
+ * `<dir>/records/<kind>/<sha256 of key>`. Works for one machine (or a shared volume); nothing to start.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { randomUUID } from 'crypto';
+import type { BlobRef } from '../shared/contract';
+import { sha256 } from '../compiler/canonical';
+import { loomEnv } from '../activities/env';
+import { BlobNotFoundError, BlobStore } from './types';
+
+/** The folder used when LOOM_STORE_URL is unset: LOOM_STORE_DIR, else `<LOOM_HOME>/store`, else `./.loom/store`. */
+export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(loomEnv('LOOM_STORE_DIR', env) ?? path.join(loomEnv('LOOM_HOME', env) ?? path.join(process.cwd(), '.loom'), 'store'));
+}
+
+export function hashOf(data: Buffer | string): string {
+  return 'sha256:' + sha256(data);
+}
+
+/** Write-then-rename so a concurrent reader never sees a partial file; unique temp name per write. */
+async function writeAtomically(file: string, data: Buffer | string): Promise<void> {
+  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  await fs.promises.writeFile(tmp, data);
+  await fs.promises.rename(tmp, file);
+}
+
+export class FileBlobStore implements BlobStore {
+  constructor(readonly dir: string = defaultStoreDir()) {}
+
+  get location(): string {
+    return this.dir;
+  }
+
+  private pathFor(hash: string): string {
+    const m = /^sha256:([0-9a-f]{64})$/.exec(hash);
+    if (!m) throw new Error(`not a blob reference: ${hash}`);
+    return path.join(this.dir, m[1].slice(0, 2), m[1]);
+  }
+
+  async put(data: Buffer | string): Promise<BlobRef> {
+    const hash = hashOf(data);
+    const file = this.pathFor(hash);
+    if (!fs.existsSync(file)) await writeAtomically(file, data);
+    return { hash };
+  }
+
+  async get(ref: BlobRef): Promise<Buffer> {
+    try {
+      return await fs.promises.readFile(this.pathFor(ref.hash));
+    } catch (err: any) {
+      if (err?.code === 'ENOENT') throw new BlobNotFoundError(ref.hash, this.dir);
+      throw err;
+    }
+  }
+
+  async has(ref: BlobRef): Promise<boolean> {
+    return fs.existsSync(this.pathFor(ref.hash));
+  }
+
+  async putJson(value: unknown): Promise<BlobRef> {
+    return this.put(JSON.stringify(value));
+  }
+
+  async getJson<T>(ref: BlobRef): Promise<T> {
+    return JSON.parse((await this.get(ref)).toString('utf8')) as T;
+  }
+
+  private recordPath(kind: string, key: string): string {
+    if (!/^[a-z][a-z0-9_-]*$/.test(kind)) throw new Error(`not a record kind: ${kind}`);
+    return path.join(this.dir, 'records', kind, sha256(key));
+  }
+
+  async getRecord(kind: string, key: string): Promise<string | null> {
+    try {
+      return await fs.promises.readFile(this.recordPath(kind, key), 'utf8');
+    } catch (err: any) {
+      if (err?.code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async setRecord(kind: string, key: string, value: string): Promise<void> {
+    await writeAtomically(this.recordPath(kind, key), value);
+  }
+
+  async close(): Promise<void> {}
+}

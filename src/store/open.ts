@@ -1,0 +1,46 @@
+/**
+ * Which store this process uses, read the same way by the CLI and the workers: LOOM_STORE_URL
+ * (`file:///folder` or `postgres://user:pass@host:port/db`), else LOOM_STORE_DIR (a folder, the
+ * older setting), else `<LOOM_HOME>/store`, else `./.loom/store`. One store object per setting
+ * per process, so a worker's activities share one connection pool.
+ */
+import { loomEnv } from '../activities/env';
+import { defaultStoreDir, FileBlobStore } from './file';
+
+export { defaultStoreDir };
+import { PostgresBlobStore } from './postgres';
+import type { BlobStore } from './types';
+import { parseStoreUrl, StoreLocation } from './url';
+
+
+/** The configured store's location (parsed, password kept only in `connectionString`). */
+export function storeLocationFromEnv(env: NodeJS.ProcessEnv = process.env): StoreLocation {
+  const url = loomEnv('LOOM_STORE_URL', env);
+  if (url) return parseStoreUrl(url);
+  const dir = defaultStoreDir(env);
+  return { kind: 'file', dir, display: dir };
+}
+
+const open = new Map<string, BlobStore>();
+
+export function openStoreAt(loc: StoreLocation): BlobStore {
+  const key = loc.kind === 'postgres' ? loc.connectionString : `file:${loc.dir}`;
+  let s = open.get(key);
+  if (!s) {
+    s = loc.kind === 'postgres' ? new PostgresBlobStore(loc) : new FileBlobStore(loc.dir);
+    open.set(key, s);
+  }
+  return s;
+}
+
+/** The store this process is configured for (see the file comment). */
+export function openStore(env: NodeJS.ProcessEnv = process.env): BlobStore {
+  return openStoreAt(storeLocationFromEnv(env));
+}
+
+/** Close every store this process opened (a test's teardown, a worker's shutdown). */
+export async function closeOpenStores(): Promise<void> {
+  const all = [...open.values()];
+  open.clear();
+  await Promise.all(all.map((s) => s.close()));
+}

@@ -1,0 +1,40 @@
+/**
+ * The store every worker and the CLI share: content-addressed blobs (compiled bundles, conversation
+ * messages, large inputs) plus small named records (a chat session's head). One interface, two
+ * backends chosen by LOOM_STORE_URL (src/store/open.ts): a folder and PostgreSQL.
+ */
+import type { BlobRef } from '../shared/contract';
+
+export interface BlobStore {
+  /** Where the store is, for error messages and logs: a folder path or `postgres://user@host:port/db` (never a password). */
+  readonly location: string;
+  /** Store bytes under their sha256; storing the same bytes again is a no-op (retries are safe). */
+  put(data: Buffer | string): Promise<BlobRef>;
+  /** The bytes of `ref`; a missing blob throws a `BlobNotFound` error naming the store. */
+  get(ref: BlobRef): Promise<Buffer>;
+  has(ref: BlobRef): Promise<boolean>;
+  putJson(value: unknown): Promise<BlobRef>;
+  getJson<T>(ref: BlobRef): Promise<T>;
+  /** A named, mutable record (`kind`/`key` → text), null when absent. */
+  getRecord(kind: string, key: string): Promise<string | null>;
+  /** Write a named record (last write wins). */
+  setRecord(kind: string, key: string, value: string): Promise<void>;
+  /** Release connections (a no-op for the folder). */
+  close(): Promise<void>;
+}
+
+/** A blob the store does not hold: not retryable (retrying will not make it appear). */
+export class BlobNotFoundError extends Error {
+  constructor(hash: string, location: string) {
+    super(`blob ${hash} is not in the store at ${location}: every worker and the CLI must use the same LOOM_STORE_URL (or LOOM_STORE_DIR)`);
+    this.name = 'BlobNotFound';
+  }
+}
+
+/** The store cannot be reached right now: retryable (an activity failure Temporal retries with backoff). */
+export class StoreUnavailableError extends Error {
+  constructor(location: string, cause: string) {
+    super(`the store ${location} is unreachable: ${cause}`);
+    this.name = 'StoreUnavailable';
+  }
+}
