@@ -9,8 +9,6 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
-import { createExecutionStateActivities } from './execution-state';
-import { createTranscriptActivities } from './transcript';
 import type { AgentView } from '../runtime/agent-view';
 
 export interface ActivityDeps {
@@ -57,8 +55,6 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
-    ...createExecutionStateActivities({ messages }),
-    ...createTranscriptActivities({ bundles, messages }),
   };
 }
 

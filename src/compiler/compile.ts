@@ -12,6 +12,7 @@ import { checkExpr } from '../shared/expr';
 import { CONDITION_OPERATORS } from '../shared/condition-operators';
 import { editDistance } from '../shared/edit-distance';
 import { compileStrategies, isSeed002Graph } from './strategies';
+import { checkUi } from './ui';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
 
 type Obj = Record<string, unknown>;
@@ -317,6 +318,9 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const orch = asObj(d.orchestration);
   const invocable = orch.can_be_invoked_as_tool === true;
   if (!examples.length && (d.ui !== undefined || d.routing !== undefined)) ctx.warn(['interface', 'input'], 'AGL002', 'externally facing agent (ui/routing declared) has no `interface.input.examples`; add one or two realistic inputs');
+  // ui + localization: validated, then stripped, except the file constraints the runtime enforces at the boundary
+  const inProps = isObj(inSchema) && isObj(inSchema.properties) ? Object.keys(inSchema.properties) : isObj(inSchema) ? [] : undefined;
+  const fileFields = checkUi(ctx, d.ui, d.localization, inProps);
 
   // role
   let role: CompiledRole | undefined;
@@ -636,7 +640,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
       retry_policy: isObj(rt.retry_policy) ? { max_attempts: asNum(retry.max_attempts) ?? 1, backoff_seconds: asNum(retry.backoff_seconds) ?? 0 } : undefined,
     }),
     interface: {
-      input: { schema: jsonObj(inSchema), examples: json(examples) as JsonValue[] },
+      input: { schema: jsonObj(inSchema), examples: json(examples) as JsonValue[], ...(Object.keys(fileFields).length ? { file_fields: fileFields } : {}) },
       output: strip({ schema: jsonObj(outSchema), render: isObj(asObj(itf.output).render) ? jsonObj(asObj(itf.output).render) : undefined, provenance: isObj(asObj(itf.output).provenance) ? (json(provenance) as { citations_required?: boolean }) : undefined }),
     },
     tools: { tool_choice: toolChoice as 'none' | 'auto' | 'required', refs: toolRefs },
