@@ -111,4 +111,5 @@ export const CODES: Record<string, CodeInfo> = {
   AGL022: { severity: 'warning', title: 'Termination keyword that no `Selection.Routes` entry owns (the routing engine never recognizes it)' },
   AGL023: { severity: 'warning', title: 'Strategy state or node unreachable from `Initial` / `EntryNode`' },
   AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
+  AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
 };

@@ -1,0 +1,166 @@
+/**
+ * The enforcement inventory (issue 11): every field of an agent definition the compiler accepts,
+ * classified by what the runtime does with it. The rule: a field the runtime does not enforce is
+ * a compile warning naming it (AGL030; `loom validate --strict` fails on it), never silence.
+ *
+ *   enforced     the runtime (or the compiler, for compile-time constraints) acts on it
+ *   warned       accepted but not acted on: declaring it gives AGL030 (or only some values, `warnWhen`)
+ *   descriptive  metadata for people and tools (the seed says the platform does not act on it)
+ *
+ * test/policies/enforcement.unit.test.ts walks AGENT_SCHEMA and fails when a field is not in this
+ * table, so a new field cannot be added without saying what the runtime does with it. Pure.
+ */
+import type { PathPart } from './source';
+
+export type Enforcement = 'enforced' | 'warned' | 'descriptive';
+
+export interface FieldRule {
+  status: Enforcement;
+  /** Where it is enforced, or what a warned field would need. */
+  note: string;
+  /** `warned` fields: warn only for these values (default: any declared value). */
+  warnWhen?: (value: unknown, doc: Record<string, unknown>) => boolean;
+}
+
+const E = (note: string): FieldRule => ({ status: 'enforced', note });
+const D = (note = 'metadata; the runtime does not act on it'): FieldRule => ({ status: 'descriptive', note });
+const W = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ status: 'warned', note, ...(warnWhen ? { warnWhen } : {}) });
+
+const isTrue = (v: unknown): boolean => v === true;
+const notFalseOrNone = (v: unknown): boolean => v !== false && v !== 'none';
+const artifactsOn = (_v: unknown, doc: Record<string, unknown>): boolean => (doc.artifacts as { enabled?: unknown } | undefined)?.enabled === true;
+const observabilityField = 'no OpenTelemetry exporter runs yet';
+
+/** Field path (`[]` = every item of a list) -> what the runtime does with it. */
+export const AGENT_FIELDS: Record<string, FieldRule> = {
+  spec_version: E('compiler: selects the accepted shape'),
+  agent_id: E('bundle key, workflow ids, search attribute AgentId'),
+  version: E('publish ordering, search attribute AgentVersion'),
+  status: W('the runtime runs an agent whatever its status (draft and disabled agents are not refused at run time)', (v) => v === 'draft' || v === 'disabled'),
+  'meta.name': D(), 'meta.category': D(), 'meta.description': D(), 'meta.owner': D(), 'meta.tags': D(),
+  'runtime.model': E('the model activity'),
+  'runtime.fallback_model': E('react loop: takes over after the model fails or a second bad answer'),
+  'runtime.reasoning_effort': W('not passed to the provider'),
+  'runtime.temperature': E('model preferences'), 'runtime.top_p': E('model preferences'),
+  'runtime.timeout_seconds': E('react loop deadline'), 'runtime.max_input_chars': E('first-run check'),
+  'runtime.max_output_tokens': E('model preferences (hard cap)'), 'runtime.max_turns': E('react limits'), 'runtime.max_tool_calls': E('react limits'),
+  'runtime.execution_loop': E('react loop: `dependencies` schedules calls by `_dependsOn`/`_outputPath` (src/workflows/react/execution-loop.ts)'),
+  'runtime.retry_policy.max_attempts': E('model activity retry options'), 'runtime.retry_policy.backoff_seconds': E('model activity retry options'),
+  'interface.input.schema': E('input refused before a run starts'),
+  'interface.input.examples': D('the default input of `loom run`'),
+  'interface.output.schema': E('final answer checked, one correction turn'),
+  'interface.output.render': W('`loom run` prints the output as JSON whatever render says'),
+  'interface.output.provenance.citations_required': W('answers are not checked for citations', isTrue),
+  'tools.tool_choice': E('model preferences'),
+  'tools.refs[].ref': E('tools offered to the model'), 'tools.refs[].approval_required': E('approval before the call'), 'tools.refs[].max_calls_per_run': E('react limits'),
+  'knowledge.refs[].ref': E('searched by the search_knowledge builtin tool'),
+  'knowledge.refs[].required': W('required sources are not injected into the model context', isTrue),
+  'knowledge.refs[].citations_required': W('answers are not checked for citations', isTrue),
+  'knowledge.refs[].retrieval': W('per-source retrieval overrides are not applied'),
+  'knowledge.retrieval.search_mode': W('search_knowledge always ranks by keyword overlap', (v) => v !== 'keyword'),
+  'knowledge.retrieval.trigger': W('retrieval runs only when the model calls search_knowledge'),
+  'knowledge.retrieval.grounding_required': W('answers are not checked for grounding', isTrue),
+  'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),
+  'memory.mode': W('no memory is read or written', (v) => v !== 'none'),
+  'memory.read_collections': W('collections are not read'), 'memory.write_collections': W('collections are not written'),
+  'memory.writeback.enabled': W('no writeback runs', isTrue), 'memory.writeback.approval_required': W('no writeback runs', isTrue), 'memory.writeback.strategy': W('no writeback runs'),
+  'state.session_history': W('history lives for one run only', (v) => v !== 'ephemeral'),
+  'state.working_state': W('state lives for one run only', (v) => v !== 'ephemeral'),
+  'state.scratchpad_visible_to_model': W('there is no scratchpad'), 'state.max_state_tokens': W('state size is not bounded by tokens'),
+  'artifacts.enabled': W('no artifact store is written', isTrue),
+  'artifacts.save_input': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
+  'artifacts.save_output': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
+  'artifacts.save_intermediate': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
+  'artifacts.retention_class': W('no artifact store is written', artifactsOn),
+  'policies.pii_redaction': E('runtime PII pass on the input before the model and on every model reply (src/policies/pii.ts)'),
+  'policies.allow_external_http': E('tool HTTP egress check (src/activities/net-policy.ts)'),
+  'policies.require_human_approval': E('approval before every tool call'),
+  'policies.blocked_content': E('builtin classifier on the final answer, refused with the category (src/policies/content.ts)'),
+  'policies.allowed_connectors': E('tools declaring a `connector` outside the list are refused before they run'),
+  'policies.data_residency': E('models and tools declaring a `region` outside it are refused before the call'),
+  'policies.audit_level': W('no audit log is written yet', (v) => v !== 'none'),
+  role: E('compiler: tools checked against the role ceilings'),
+  ...Object.fromEntries(['input', 'tool_input', 'tool_output', 'output'].flatMap((p) => [
+    [`guardrails.${p}[].ref`, E(`runGuardrails at ${p}`)],
+    [`guardrails.${p}[].severity_threshold`, E(`runGuardrails at ${p}`)],
+    [`guardrails.${p}[].on_fail`, E(`runGuardrails at ${p}`)],
+  ])),
+  'guardrails.tool_calls.require_user_confirmation_for': E('approval before those tools run'),
+  'guardrails.tool_calls.block_tools_on_input_fail': E('tool calls refused after an input guardrail triggers'),
+  ui: D('presentation hints for clients'),
+  localization: D('presentation hints for clients'),
+  ...Object.fromEntries(['tracing', 'metrics', 'logs'].flatMap((s) => {
+    const keys = s === 'tracing'
+      ? ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'propagate_context', 'auth.type', 'auth.credentials_ref']
+      : s === 'metrics'
+        ? ['enabled', 'exporter', 'endpoint', 'export_interval_seconds', 'retention_days', 'custom_dimensions', 'auth.type', 'auth.credentials_ref']
+        : ['enabled', 'exporter', 'endpoint', 'level', 'structured', 'include_trace_context', 'auth.type', 'auth.credentials_ref'];
+    return keys.map((k) => [`observability.${s}.${k}`, W(observabilityField, k === 'enabled' || k === 'exporter' ? notFalseOrNone : (_v, d) => sectionOn(d, s))]);
+  })),
+  evaluation: D('advisory metadata (seed 001: the platform does not enforce it)'),
+  'routing.intents': D('routing metadata (seed 001: must not change behaviour)'), 'routing.trigger_phrases': D('routing metadata'),
+  'routing.priority': D('routing metadata'), 'routing.fallback_agents': D('routing metadata'),
+  'routing.tool_description': E('the description a swarm member is offered under'),
+  'orchestration.can_delegate': E('delegate_to_agent offered'), 'orchestration.allowed_delegates': E('delegation targets'),
+  'orchestration.can_be_invoked_as_tool': E('compiler: agent tools must allow it'),
+  'orchestration.escalation[].on': E('escalation rules'), 'orchestration.escalation[].guardrail': E('escalation rules'), 'orchestration.escalation[].node': E('escalation rules'),
+  'orchestration.escalation[].target.type': E('escalation rules'), 'orchestration.escalation[].target.id': E('escalation rules'),
+  'orchestration.pattern': E('one workflow per pattern'),
+  release: D(), notes: D(),
+  'execution_policy.id': E('one workflow per policy'), 'execution_policy.config': E('the policy workflow'),
+  'local_agents[].alias': E('policy steps by alias'), 'local_agents[].agent_ref': E('policy steps by alias'),
+};
+
+/** An observability section counts as switched on unless `enabled: false` or `exporter: none`. */
+function sectionOn(doc: Record<string, unknown>, section: string): boolean {
+  const s = ((doc.observability ?? {}) as Record<string, Record<string, unknown> | undefined>)[section];
+  return !!s && s.enabled !== false && s.exporter !== 'none';
+}
+
+export interface UnenforcedField {
+  /** Where the warning points (the field's parent object, or the field for top-level ones). */
+  at: PathPart[];
+  /** The dotted field names, e.g. `observability.tracing.endpoint`. */
+  fields: string[];
+  notes: string[];
+}
+
+/** Every declared `warned` field of a front matter, grouped by the object that holds them. */
+export function unenforcedFields(doc: Record<string, unknown>): UnenforcedField[] {
+  const groups = new Map<string, UnenforcedField>();
+  for (const [field, rule] of Object.entries(AGENT_FIELDS)) {
+    if (rule.status !== 'warned') continue;
+    for (const { path, value } of resolve(doc, field.split('.'))) {
+      if (rule.warnWhen && !rule.warnWhen(value, doc)) continue;
+      const at = path.length > 1 ? path.slice(0, -1) : path;
+      const key = JSON.stringify(at);
+      const g = groups.get(key) ?? { at, fields: [], notes: [] };
+      const name = path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+      g.fields.push(name);
+      if (!g.notes.includes(rule.note)) g.notes.push(rule.note);
+      groups.set(key, g);
+    }
+  }
+  return [...groups.values()];
+}
+
+/** The declared values at a table path (`x[]` expands to every item of the list x). */
+function resolve(cur: unknown, parts: string[], path: PathPart[] = []): { path: PathPart[]; value: unknown }[] {
+  if (!parts.length) return cur === undefined ? [] : [{ path, value: cur }];
+  const [head, ...rest] = parts;
+  const list = head.endsWith('[]');
+  const key = list ? head.slice(0, -2) : head;
+  if (!cur || typeof cur !== 'object' || Array.isArray(cur)) return [];
+  const next = (cur as Record<string, unknown>)[key];
+  if (next === undefined) return [];
+  if (!list) return resolve(next, rest, [...path, key]);
+  if (!Array.isArray(next)) return [];
+  return next.flatMap((item, i) => resolve(item, rest, [...path, key, i]));
+}
+
+/** The AGL030 message: the fields, why they do nothing, what to write instead. */
+export function unenforcedMessage(u: UnenforcedField): string {
+  const many = u.fields.length > 1;
+  const names = u.fields.map((f) => `\`${f}\``).join(', ');
+  return `${names} ${many ? 'are' : 'is'} declared but not enforced by the runtime (${u.notes.join('; ')}); remove ${many ? 'them' : 'it'}, or keep ${many ? 'them' : 'it'} knowing ${many ? 'they have' : 'it has'} no effect`;
+}
