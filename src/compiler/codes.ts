@@ -86,6 +86,9 @@ export const CODES: Record<string, CodeInfo> = {
   AGF072: { severity: 'error', title: 'Strategy field unknown, of the wrong type or out of range (e.g. `Rounds` < 1, `MaxIterations` < 1)' },
   AGF073: { severity: 'error', title: 'Strategy name outside its vocabulary (Selection/Termination `Type`, validator, merge strategy, HandoffContext source, model)' },
   AGF074: { severity: 'error', title: 'Strategy structure rule broken (`Targets` without `Parallel`, a join state among its targets, a terminal state with transitions, a node nobody can leave, Generator = Critic, …)' },
+  AGF090: { severity: 'error', title: '`ui` block invalid: unknown field, missing `display_name`/`short_description`, wrong type', seed: 'ui field reference' },
+  AGF091: { severity: 'error', title: '`ui.ui_hints` invalid: names no input field, widget outside the vocabulary, `select` without `options`, `accept`/`max_size_mb` on a non-file widget' },
+  AGF092: { severity: 'error', title: '`localization` invalid: locale not BCP 47, `default_locale` not among `supported_locales`, a locale block overriding a non-localizable field' },
   // recommended lint rules (seed 001) and other warnings
   AGL001: { severity: 'warning', title: 'meta.description too long (>200 chars) or too vague (<20 chars / missing)', seed: 'Description is too long or too vague' },
   AGL002: { severity: 'warning', title: 'No input examples for an externally facing agent', seed: 'No input examples for an externally facing agent' },
@@ -111,5 +114,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGL022: { severity: 'warning', title: 'Termination keyword that no `Selection.Routes` entry owns (the routing engine never recognizes it)' },
   AGL023: { severity: 'warning', title: 'Strategy state or node unreachable from `Initial` / `EntryNode`' },
   AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
+  AGL040: { severity: 'warning', title: '`ui.short_description` longer than 120 characters' },
+  AGL041: { severity: 'warning', title: '`localized_ui` block for a locale outside `supported_locales`, for the default locale, or without a `ui` block' },
   AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
 };

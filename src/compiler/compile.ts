@@ -14,7 +14,6 @@ import { editDistance } from '../shared/edit-distance';
 import { compileStrategies, isSeed002Graph } from './strategies';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
 import { checkUi } from './ui';
-import { unenforcedFields, unenforcedMessage } from './enforcement';
 
 type Obj = Record<string, unknown>;
 
@@ -473,8 +472,6 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     if (typeof c === 'string' && !/^[a-z0-9][a-z0-9_-]{1,63}$/.test(c)) ctx.err(['policies', 'allowed_connectors', i], 'AGF013', `connector \`${c}\` is not a valid connector identifier; use the lowercase registered name, e.g. \`sharepoint\``);
   });
   if (active && pol.audit_level === 'none') ctx.warn(['policies', 'audit_level'], 'AGL019', '`audit_level: none` on an active agent; use `standard` or `full`');
-  // Issue 11: a declared field the runtime does not enforce is a warning naming it, never silence.
-  for (const u of unenforcedFields(d)) ctx.warn(u.at, 'AGL030', unenforcedMessage(u));
   // Issue 11: a declared field the runtime does not enforce is a warning naming it, never silence.
   for (const u of unenforcedFields(d)) ctx.warn(u.at, 'AGL030', unenforcedMessage(u));
 

@@ -383,7 +383,8 @@ export interface CompiledAgent {
   sections: BodySection[];
   runtime: CompiledRuntime;
   interface: {
-    input: { schema: JsonSchema; examples: JsonValue[] };
+    /** `file_fields`: accept/max_size_mb of `file`/`file-multi` ui widgets, enforced before a run starts. */
+    input: { schema: JsonSchema; examples: JsonValue[]; file_fields?: Record<string, { multiple: boolean; accept?: string[]; max_size_mb?: number }> };
     output: { schema: JsonSchema; render?: JsonObject; provenance?: { citations_required?: boolean } };
   };
   tools: { tool_choice: 'none' | 'auto' | 'required'; refs: CompiledTool[] };

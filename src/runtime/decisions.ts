@@ -5,7 +5,7 @@
  * `loom approve ROOT REF` finds the member holding a call. No Temporal import; unit tested.
  */
 import type { JsonObject, JsonValue } from '../compiler/types';
-import type { DescendantDecisionsReport, PendingApproval, PendingDecision } from '../shared/contract';
+import type { DecideArgs, DescendantDecisionsReport, PendingApproval, PendingDecision } from '../shared/contract';
 
 export const REDACTED = '[redacted]';
 
@@ -132,6 +132,51 @@ export function resolveCall(ds: readonly PendingDecision[], ref: string): Resolu
   }
   if (hits.length === 1) return { ok: true, decision: hits[0] };
   return hits.length ? { ok: false, reason: 'ambiguous', candidates: hits } : { ok: false, reason: 'none', candidates: calls };
+}
+
+/**
+ * Which human-queue escalation `ref` names: a queue waited on by exactly one run of the tree,
+ * `PATH:QUEUE` (as `loom inbox` prints it; an empty PATH is the run itself), or the member's PATH
+ * alone. A queue waited on in several members is ambiguous.
+ */
+export function resolveEscalation(ds: readonly PendingDecision[], ref: string): Resolution {
+  const waits = ds.filter((d) => d.kind === 'escalation');
+  let hits = waits.filter((d) => d.queue === ref);
+  if (!hits.length) {
+    const i = ref.lastIndexOf(':');
+    hits = i >= 0 ? waits.filter((d) => d.queue === ref.slice(i + 1) && d.path.join('/') === ref.slice(0, i)) : waits.filter((d) => d.path.length > 0 && d.path.join('/') === ref);
+  }
+  if (hits.length === 1) return { ok: true, decision: hits[0] };
+  return hits.length ? { ok: false, reason: 'ambiguous', candidates: hits } : { ok: false, reason: 'none', candidates: waits };
+}
+
+/** Why a `decide` update is refused before it reaches the holder (the payload's shape), or undefined. */
+export function decideArgsProblem(a: DecideArgs | undefined): string | undefined {
+  if (!a || typeof a !== 'object') return 'decide needs a JSON object: {"ref": "PATH:CALL_ID", "decision": "approve"|"reject"|"respond", …}';
+  if (typeof a.ref !== 'string' || !a.ref) return 'decide needs "ref": a call id or PATH:CALL_ID (approve/reject), a queue or PATH:QUEUE (respond), as loom inbox prints it';
+  if (a.decision === 'approve') {
+    if (a.args !== undefined && (a.args === null || typeof a.args !== 'object' || Array.isArray(a.args))) return '"args" must be a JSON object of the tool\'s arguments';
+    return undefined;
+  }
+  if (a.decision === 'reject') return typeof a.reason === 'string' && a.reason.trim() ? undefined : 'reject needs a "reason" (the model sees it as the tool result)';
+  if (a.decision === 'respond') {
+    if (a.close === true) return a.output === undefined ? undefined : 'give "output" or "close": true, not both';
+    return a.output === undefined ? 'respond needs "output" (the answer) or "close": true' : undefined;
+  }
+  return `"decision" must be "approve", "reject" or "respond" (got ${JSON.stringify(a.decision)})`;
+}
+
+/** The decision a valid `decide` payload names in `ds`, or why none (with what is pending instead). */
+export function resolveDecide(ds: readonly PendingDecision[], a: DecideArgs, where: string): { ok: true; decision: PendingDecision } | { ok: false; message: string } {
+  const problem = decideArgsProblem(a);
+  if (problem) return { ok: false, message: problem };
+  const respond = a.decision === 'respond';
+  const r = respond ? resolveEscalation(ds, a.ref) : resolveCall(ds, a.ref);
+  if (r.ok) return r;
+  const refs = r.candidates.map(decisionRef);
+  const what = respond ? 'human-queue escalation' : 'approval';
+  if (r.reason === 'ambiguous') return { ok: false, message: `'${a.ref}' names ${refs.length} pending ${what}s in ${where}; name one as PATH:${respond ? 'QUEUE' : 'CALL_ID'}: ${refs.join(', ')}` };
+  return { ok: false, message: `no pending ${what} '${a.ref}' in ${where}; ${refs.length ? `pending: ${refs.join(', ')}` : `no ${what} is pending`}` };
 }
 
 /** How long ago `iso` was, in words (`42s`, `3m05s`, `2h10m`, `3d4h`). */

@@ -183,6 +183,8 @@ export const UPDATES = {
   approve: 'approveCall',
   reject: 'rejectCall',
   respond: 'respondEscalation',
+  /** At any run (the root): answer a decision pending anywhere in its tree (DecideArgs). */
+  decide: 'decide',
 } as const;
 export const QUERIES = {
   status: 'status',
@@ -190,6 +192,21 @@ export const QUERIES = {
 
 export interface ApproveArgs { call_id: string; args?: JsonObject; by?: string }
 export interface RejectArgs { call_id: string; reason: string; by?: string }
+/**
+ * Payload of the `decide` update (issue 9): answer a decision pending anywhere in the tree of the run
+ * it is sent to. `ref` is what `loom inbox` prints: a call id or `PATH:CALL_ID` (approve/reject), a
+ * queue or `PATH:QUEUE` (respond). approve: optional corrected `args`; reject: `reason` required;
+ * respond: `output`, or `close: true` with an optional `reason`.
+ */
+export interface DecideArgs {
+  ref: string;
+  decision: 'approve' | 'reject' | 'respond';
+  args?: JsonObject;
+  reason?: string;
+  output?: JsonValue;
+  close?: boolean;
+  by?: string;
+}
 /** Answer to an escalation: an output (the run goes on with it / returns it), or close (with an optional reason). */
 export interface RespondArgs { queue: string; output?: JsonValue; close?: boolean; reason?: string; by?: string }
 /** What respondEscalationUpdate returns once the answer is accepted. */

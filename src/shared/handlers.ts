@@ -18,9 +18,10 @@
  *                           respondSignal              respond (signal)     RespondArgs
  *  run status               statusQuery                status (query)       (none)          RunStatus
  *  member -> parent report  descendantDecisionsSignal  descendantDecisions  DescendantDecisionsReport
+ *  answer in the tree       decideUpdate               decide (update)      DecideArgs      confirmation text
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproveArgs, DescendantDecisionsReport, RejectArgs, RespondArgs, RespondResult, RunStatus } from './contract';
+import type { ApproveArgs, DecideArgs, DescendantDecisionsReport, RejectArgs, RespondArgs, RespondResult, RunStatus } from './contract';
 import { QUERIES, SIGNALS, UPDATES } from './contract';
 
 /** Approve a pending tool call (optionally with corrected arguments); rejected with a reason when the call is unknown or the arguments invalid. */
@@ -42,3 +43,5 @@ export const respondSignal = defineSignal<[RespondArgs]>(SIGNALS.respond);
 export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
 /** Sent by a member to its parent whenever its pending-decision subtree changes (workflow to workflow). */
 export const descendantDecisionsSignal = defineSignal<[DescendantDecisionsReport]>(SIGNALS.descendantDecisions);
+/** Answer a decision pending anywhere in the run's tree (approve / reject / respond), forwarded to the run holding it; refused with what is pending when the ref names none. */
+export const decideUpdate = defineUpdate<string, [DecideArgs]>(UPDATES.decide);

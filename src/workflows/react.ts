@@ -37,7 +37,7 @@ const loader = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', re
 export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const { st, first } = reactState(input.carried);
   const book = new ApprovalBook();
-  const shell = new RunShell(input, { pattern: 'agf.react', publishing: 'every-change', pendingApprovals: () => book.pending, counters: () => st.counters });
+  const shell = new RunShell(input, { pattern: 'agf.react', publishing: 'every-change', pendingApprovals: () => book.pending, decideOwn: (id, d) => book.decide(id, d), counters: () => st.counters });
   registerApprovalHandlers(input, shell, book);
 
   const agent = await loader.loadAgent.executeWithOptions(

@@ -140,7 +140,20 @@ guardrails:
       - "send-email"
       - "delete-record"
     block_tools_on_input_fail: true`,
+  // The seed's ui block names the input fields of its interface example (question, account_id).
   ui: `
+interface:
+  input:
+    schema:
+      type: object
+      properties:
+        question:
+          type: string
+          description: "The customer's question or request."
+        account_id:
+          type: string
+          description: "Customer account identifier, if known."
+      required: ["question"]
 ui:
   icon: "headset"
   display_name: "Customer Support"
@@ -162,7 +175,16 @@ localization:
   default_locale: "en"
   localized_ui:
     fr:
-      display_name: "Support Client"`,
+      display_name: "Support Client"
+      short_description: "Obtenez de l'aide pour vos questions produit et facturation."
+      ui_hints:
+        question:
+          label: "Votre question"
+          placeholder: "Comment puis-je vous aider ?"
+        account_id:
+          label: "Identifiant de compte"
+          placeholder: "acct-XXXXX"
+          helper_text: "Facultatif. Accélère la recherche si fourni."`,
   graph: `
 orchestration:
   pattern:

@@ -1,7 +1,7 @@
 /** The pure half of tree-wide pending decisions (src/runtime/decisions.ts): redaction, the parent's merge, addressing. */
 import type { JsonObject } from '../../src/compiler/types';
 import type { DescendantDecisionsReport, PendingDecision } from '../../src/shared/contract';
-import { approvalsAsDecisions, decisionRef, decisionsDetails, DescendantDecisions, redactArgs, resolveCall, waited } from '../../src/runtime/decisions';
+import { approvalsAsDecisions, decideArgsProblem, decisionRef, decisionsDetails, DescendantDecisions, redactArgs, resolveCall, resolveDecide, resolveEscalation, waited } from '../../src/runtime/decisions';
 
 const d = (over: Partial<PendingDecision>): PendingDecision => ({
   kind: 'approval', workflow_id: 'root', path: [], agent_id: 'a', call_id: 'c1', tool: 't', arguments: {}, reason: 'r', requested_at: '2026-01-01T00:00:00.000Z', ...over,
@@ -98,4 +98,36 @@ test('decisionsDetails lists every decision with its path; waited in words', () 
   expect(decisionsDetails([])).toBe('');
   const t0 = Date.parse('2026-01-01T00:00:00.000Z');
   expect([waited('2026-01-01T00:00:00.000Z', t0 + 42_000), waited('2026-01-01T00:00:00.000Z', t0 + 185_000), waited('2026-01-01T00:00:00.000Z', t0 + 2 * 86400_000 + 3600_000)]).toEqual(['42s', '3m05s', '2d1h']);
+});
+
+describe('the decide update (resolveEscalation, decideArgsProblem, resolveDecide)', () => {
+  const esc = (path: string[], queue: string) => d({ kind: 'escalation', path, workflow_id: ['root', ...path].join('/'), queue, call_id: undefined, tool: undefined, arguments: undefined });
+  const ds = [d({ path: ['a'], workflow_id: 'root/a', call_id: 'c1' }), esc(['b', 'desk'], 'ops'), esc(['c'], 'ops'), esc(['e'], 'legal')];
+  test('an escalation by its queue when unique, by PATH:QUEUE, or by the member path alone', () => {
+    expect(resolveEscalation(ds, 'legal')).toMatchObject({ ok: true, decision: { path: ['e'] } });
+    expect(resolveEscalation(ds, 'b/desk:ops')).toMatchObject({ ok: true, decision: { path: ['b', 'desk'] } });
+    expect(resolveEscalation(ds, 'c')).toMatchObject({ ok: true, decision: { path: ['c'] } });
+    const amb = resolveEscalation(ds, 'ops');
+    expect(amb.ok).toBe(false);
+    expect(!amb.ok && amb.candidates.map(decisionRef)).toEqual(['b/desk:ops', 'c:ops']);
+    expect(resolveEscalation(ds, 'c1')).toMatchObject({ ok: false, reason: 'none' });
+  });
+  test('payload shape: what each decision needs', () => {
+    expect(decideArgsProblem({ ref: 'c1', decision: 'approve' })).toBeUndefined();
+    expect(decideArgsProblem({ ref: 'c1', decision: 'approve', args: [] as never })).toMatch(/JSON object/);
+    expect(decideArgsProblem({ ref: 'c1', decision: 'reject' })).toMatch(/reason/);
+    expect(decideArgsProblem({ ref: 'ops', decision: 'respond' })).toMatch(/output/);
+    expect(decideArgsProblem({ ref: 'ops', decision: 'respond', close: true, output: 1 })).toMatch(/not both/);
+    expect(decideArgsProblem({ ref: 'ops', decision: 'respond', output: null })).toBeUndefined();
+    expect(decideArgsProblem({ ref: '', decision: 'approve' })).toMatch(/"ref"/);
+    expect(decideArgsProblem({ ref: 'x', decision: 'maybe' as never })).toMatch(/"approve", "reject" or "respond"/);
+    expect(decideArgsProblem(undefined)).toMatch(/JSON object/);
+  });
+  test('resolveDecide: approvals by call, responds by queue, refusals name what is pending', () => {
+    expect(resolveDecide(ds, { ref: 'c1', decision: 'reject', reason: 'no' }, 'T')).toMatchObject({ ok: true, decision: { workflow_id: 'root/a' } });
+    expect(resolveDecide(ds, { ref: 'legal', decision: 'respond', close: true }, 'T')).toMatchObject({ ok: true, decision: { queue: 'legal' } });
+    expect(resolveDecide(ds, { ref: 'legal', decision: 'approve' }, 'T')).toEqual({ ok: false, message: "no pending approval 'legal' in T; pending: a:c1" });
+    expect(resolveDecide(ds, { ref: 'ops', decision: 'respond', output: 'x' }, 'T')).toEqual({ ok: false, message: "'ops' names 2 pending human-queue escalations in T; name one as PATH:QUEUE: b/desk:ops, c:ops" });
+    expect(resolveDecide([], { ref: 'x', decision: 'approve' }, 'T')).toEqual({ ok: false, message: "no pending approval 'x' in T; no approval is pending" });
+  });
 });

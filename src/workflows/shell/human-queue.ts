@@ -48,6 +48,13 @@ export class HumanQueue {
     );
   }
 
+  /** Answer this run's own wait (the root's `decide` update); false when it does not wait on `a.queue`. */
+  answer(a: RespondArgs): boolean {
+    if (this.queue === undefined || a.queue !== this.queue || this.response !== undefined) return false;
+    this.response = toResponse(a);
+    return true;
+  }
+
   /** The queue this run waits on, if any. */
   get waitingOn(): string | undefined {
     return this.queue;

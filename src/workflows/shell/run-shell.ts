@@ -21,15 +21,27 @@
  * Details, and on every change signals the whole list to its parent (behind patch
  * `tree-pending-decisions`; a parent that has closed is ignored). A member's entry is dropped when
  * its run closes (memberClosed).
+ *
+ * The `decide` update (issue 9, for operators with only the Temporal CLI or Web UI): sent to any run
+ * (the root), it names a decision of that tree as `loom inbox` prints it; the validator refuses one
+ * that is not pending there (with what is), and the handler checks corrected arguments against the
+ * holder's tool, sends the holder its approve / reject / respond signal (an update cannot be sent
+ * from a workflow, nor a signal to itself: this run's own decisions are recorded directly) and returns once the decision has left this run's list (the holder reported it
+ * answered) or after a minute. New commands only when a `decide` arrives: no patch.
  */
-import { allHandlersFinished, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, log, patched, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject } from '../../compiler/types';
-import type { AgentRunResult, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
+import type { Decision } from '../../runtime/approvals';
+import type { Activities } from '../../activities';
+import type { AgentRunResult, DecideArgs, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
-import { descendantDecisionsSignal, pauseSignal, resumeSignal, statusQuery } from '../../shared/handlers';
-import { approvalsAsDecisions, decisionsDetails, decisionsKey, DescendantDecisions } from '../../runtime/decisions';
+import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/handlers';
+import { approvalsAsDecisions, decisionsDetails, decisionsKey, DescendantDecisions, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { HumanQueue, HumanResponse } from './human-queue';
+
+// Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
+const checks = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 
 export type StatusPublishing = 'every-change' | 'milestones';
 
@@ -49,6 +61,8 @@ export interface ShellOptions {
   publishing: StatusPublishing;
   /** Calls waiting for approval (react): shown in status, and the state is waiting_for_approval while any. */
   pendingApprovals?: () => PendingApproval[];
+  /** Record an operator's answer to one of this run's own pending calls (react's book), for `decide` sent to this run. */
+  decideOwn?: (callId: string, d: Decision) => boolean;
   /** Live step/turn/tool-call counters (react); orchestrators set `status.step` themselves. */
   counters?: () => { step: number; turn: number; tool_calls: number };
 }
@@ -92,6 +106,43 @@ export class RunShell {
     setHandler(descendantDecisionsSignal, (r) => {
       if (this.descendants.accept(r)) this.decisionsChanged();
     });
+    setHandler(decideUpdate, (a) => this.decide(a), {
+      validator: (a) => {
+        const r = resolveDecide(this.decisions(), a, `the tree of ${workflowInfo().workflowId}`);
+        if (!r.ok) throw new Error(r.message);
+        if (r.decision.workflow_id === workflowInfo().workflowId && r.decision.kind !== 'escalation' && !this.opts.decideOwn) {
+          throw new Error(`${r.decision.call_id} is held by this run itself: answer it with the approveCall / rejectCall update on this run`);
+        }
+      },
+    });
+  }
+
+  /** The `decide` update: forward the answer to the run holding the decision, then wait until it is no longer listed. */
+  private async decide(a: DecideArgs): Promise<string> {
+    const r = resolveDecide(this.decisions(), a, `the tree of ${workflowInfo().workflowId}`);
+    if (!r.ok) throw ApplicationFailure.nonRetryable(r.message, 'UnknownDecision');
+    const d = r.decision;
+    const id = d.call_id ?? d.queue ?? '';
+    if (a.decision === 'approve' && a.args && d.kind === 'approval') {
+      const chk = await checks.checkToolArgs({ bundle: this.input.bundle, agent_id: d.agent_id, tool: d.tool ?? '', args: a.args });
+      if (!chk.ok) throw ApplicationFailure.nonRetryable(`corrected arguments refused for ${id}: ${chk.error}`, 'InvalidArguments');
+    }
+    const by = a.by ? { by: a.by } : {};
+    const respond = { queue: id, ...(a.close ? { close: true, ...(a.reason ? { reason: a.reason } : {}) } : { output: a.output ?? null }), ...by };
+    if (d.workflow_id === workflowInfo().workflowId) {
+      const taken = a.decision === 'respond' ? this.human.answer(respond) : this.opts.decideOwn?.(id, a.decision === 'approve' ? { kind: 'approve', args: a.args, ...by } : { kind: 'reject', reason: a.reason ?? '', ...by });
+      if (!taken) throw ApplicationFailure.nonRetryable(`${id} was answered meanwhile`, 'UnknownDecision');
+    } else {
+      const holder = getExternalWorkflowHandle(d.workflow_id);
+      if (a.decision === 'approve') await holder.signal(approveSignal, { call_id: id, ...(a.args ? { args: a.args } : {}), ...by });
+      else if (a.decision === 'reject') await holder.signal(rejectSignal, { call_id: id, reason: a.reason ?? '', ...by });
+      else await holder.signal(respondSignal, respond);
+    }
+    const same = (x: PendingDecision) => x.workflow_id === d.workflow_id && x.kind === d.kind && (x.call_id ?? x.queue) === id && x.requested_at === d.requested_at;
+    const gone = await condition(() => !this.decisions().some(same), '1 minute');
+    const done = a.decision === 'approve' ? `approved ${id}${a.args ? ' with corrected arguments' : ''}` : a.decision === 'reject' ? `rejected ${id}` : a.close ? `closed the escalation on '${id}'` : `responded on '${id}'`;
+    const where = d.workflow_id === workflowInfo().workflowId ? '' : ` in ${d.workflow_id}`;
+    return `${done}${where}${gone ? '' : ' (sent; still listed as pending after a minute: see its status)'}`;
   }
 
   state(): RunState {
@@ -112,7 +163,8 @@ export class RunShell {
       turn: c ? c.turn : this.status.turn,
       // A finished run (completed, failed, cancelled) has nothing left to approve.
       pending_approvals: this.final ? [] : (this.opts.pendingApprovals?.() ?? []).map((p) => ({ ...p })),
-      tool_calls_made: c ? c.tool_calls : this.status.tool_calls_made,
+      // A call waiting for approval has not run yet: counted once it runs (the limits count it when asked).
+      tool_calls_made: c ? Math.max(0, c.tool_calls - (this.opts.pendingApprovals?.().length ?? 0)) : this.status.tool_calls_made,
       token_usage: { ...this.usage },
       warnings: [...this.warnings],
       ...(this.humanWait ? { escalation: { ...this.humanWait } } : {}),
