@@ -116,5 +116,4 @@ export const CODES: Record<string, CodeInfo> = {
   AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
   AGL040: { severity: 'warning', title: '`ui.short_description` longer than 120 characters' },
   AGL041: { severity: 'warning', title: '`localized_ui` block for a locale outside `supported_locales`, for the default locale, or without a `ui` block' },
-  AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
 };
