@@ -9,6 +9,7 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
+import { createTranscriptActivities } from './transcript';
 import type { AgentView } from '../runtime/agent-view';
 
 export interface ActivityDeps {
@@ -55,6 +56,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
+    ...createTranscriptActivities({ bundles, messages }),
   };
 }
 

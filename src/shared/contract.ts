@@ -51,6 +51,12 @@ export interface RunOptions {
   parent?: { workflow_id: string; role: string };
   /** Swarm: extra context block given to the member (seed 001 "How agents coordinate"). */
   context?: JsonObject;
+  /**
+   * agf.react: the first user message is already stored (a loose message in the message store,
+   * e.g. a strategies member's transcript and context block): the run starts from it instead of
+   * rendering `input` and `context`, so the caller's history carries a reference, not the text.
+   */
+  input_ref?: BlobRef;
   /** Extra tools the runtime gives this run (e.g. swarm's `handoff_to_agent`). */
   extra_tools?: ExtraToolSpec[];
   /** Force a final answer without tools (e.g. swarm after max_handoffs). */

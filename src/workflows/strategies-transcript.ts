@@ -1,32 +1,71 @@
 /**
  * The shared conversation of a strategies run, bounded: the most recent entries (agent turns and
  * orchestrator context: corrections, nudges, merged branch output), each capped, within a total
- * budget, with a count of what was dropped. It is what each member sees as its input and what
- * continue-as-new carries, so neither history nor the carried state grows with the run's length.
+ * budget, with a count of what was dropped. It is what each member sees as its input.
+ *
+ * Runs started on patch `strategies-transcript-store` keep the transcript in the content-addressed
+ * store (an append-only chain, src/activities/transcript.ts): the workflow holds only the head
+ * ref, the entry count and the few entries added since the last member turn; one activity per
+ * turn (one per fan-out) stores them and writes each member's first message, so history and the
+ * continue-as-new carry never hold the transcript. Older runs keep the window in the workflow.
  * Also the `handoff(route_keyword)` runtime tool members of keyword/statemachine/graph strategies get.
  */
-import type { JsonValue } from '../compiler/types';
-import type { ExtraToolSpec } from '../shared/contract';
+import { proxyActivities } from '@temporalio/workflow';
+import type { JsonObject, JsonValue } from '../compiler/types';
+import type { BlobRef, ExtraToolSpec } from '../shared/contract';
+import type { Activities } from '../activities';
 import { textOf } from '../shared/expr';
+import { capEntry, conversationText, TRANSCRIPT_LIMITS } from '../strategies/transcript';
+import type { TranscriptEntry } from '../strategies/transcript';
 
-/** Entries kept, characters per entry, characters in all. */
-export const TRANSCRIPT_LIMITS = { entries: 24, entry_chars: 4000, total_chars: 32000 };
+export type { TranscriptEntry } from '../strategies/transcript';
 
-export interface TranscriptEntry { agent: string; text: string; kind: 'agent' | 'context' }
-export interface TranscriptState { window: TranscriptEntry[]; omitted: number }
+/** The patch that moved the transcript into the store (fresh runs only; the mode is then carried). */
+export const TRANSCRIPT_STORE_PATCH = 'strategies-transcript-store';
+
+/** Where the stored chain ends and how many entries it holds. */
+export interface StoredTranscript { head: BlobRef | null; size: number }
+export interface TranscriptState {
+  /** In-workflow mode: the window. Store mode: the entries added since the last member input was built. */
+  window: TranscriptEntry[];
+  omitted: number;
+  /** Store mode only. */
+  stored?: StoredTranscript;
+}
+
+/** What the transcript activity needs to write the first message of one member run. */
+export interface MemberInputSpec { agent_id: string; context?: JsonObject; extra?: string }
+export interface MemberInputsRequest {
+  bundle: BlobRef;
+  task: JsonValue;
+  transcript: StoredTranscript;
+  /** Entries to store after `transcript.head`, oldest first. */
+  append: TranscriptEntry[];
+  members: MemberInputSpec[];
+}
+export interface MemberInputsResult { transcript: StoredTranscript; inputs: BlobRef[] }
+
+const acts = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
 
 export class Transcript {
   private window: TranscriptEntry[];
   private omitted: number;
+  private stored: StoredTranscript | undefined;
 
   constructor(s: TranscriptState) {
     this.window = [...s.window];
     this.omitted = s.omitted;
+    this.stored = s.stored ? { ...s.stored } : undefined;
+  }
+
+  /** Is the transcript in the store (runs started on patch strategies-transcript-store)? */
+  get inStore(): boolean {
+    return this.stored !== undefined;
   }
 
   add(agent: string, text: string, kind: TranscriptEntry['kind']): void {
-    const t = text.length > TRANSCRIPT_LIMITS.entry_chars ? `${text.slice(0, TRANSCRIPT_LIMITS.entry_chars)}\n[… ${text.length - TRANSCRIPT_LIMITS.entry_chars} more characters]` : text;
-    this.window.push({ agent, text: t, kind });
+    this.window.push(capEntry({ agent, text, kind }));
+    if (this.stored) return; // stored by the next memberInputs call
     let total = this.window.reduce((n, e) => n + e.text.length, 0);
     while (this.window.length > 1 && (this.window.length > TRANSCRIPT_LIMITS.entries || total > TRANSCRIPT_LIMITS.total_chars)) {
       total -= this.window.shift()!.text.length;
@@ -35,27 +74,38 @@ export class Transcript {
   }
 
   get size(): number {
-    return this.omitted + this.window.length;
+    return this.stored ? this.stored.size + this.window.length : this.omitted + this.window.length;
   }
 
+  /** In-workflow mode: the window. */
   entries(): readonly TranscriptEntry[] {
     return this.window;
   }
 
   state(): TranscriptState {
-    return { window: [...this.window], omitted: this.omitted };
+    return { window: [...this.window], omitted: this.omitted, ...(this.stored ? { stored: { ...this.stored } } : {}) };
+  }
+
+  /**
+   * Store mode: store the entries added since the last call and write one first message per member
+   * (one activity); returns their refs, in order. `summary` names who speaks (Web UI).
+   */
+  async memberInputs(bundle: BlobRef, task: JsonValue, members: MemberInputSpec[], summary: string): Promise<BlobRef[]> {
+    const req: MemberInputsRequest = { bundle, task, transcript: this.stored!, append: this.window, members };
+    const res = await acts.strategyMemberInputs.executeWithOptions(
+      { startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' }, summary },
+      [req],
+    );
+    this.stored = res.transcript;
+    this.window = [];
+    return res.inputs;
   }
 }
 
-/** A member's input: the task, then the conversation so far (the latest orchestrator message last). */
+/** In-workflow mode: a member's input is the task and the window, carried in its child input. */
 export function memberInput(task: JsonValue, t: Transcript): string {
-  const parts = [`# Task\n${textOf(task)}`];
   const es = t.entries();
-  if (es.length) {
-    const omitted = t.size - es.length;
-    parts.push(`# Conversation so far${omitted ? ` (${omitted} earlier entries omitted)` : ''}\n\n${es.map((e) => `[${e.kind === 'context' ? 'orchestrator' : e.agent}]\n${e.text}`).join('\n\n')}`);
-  }
-  return parts.join('\n\n');
+  return conversationText(textOf(task), es, t.size - es.length);
 }
 
 export const HANDOFF_TOOL = 'handoff';

@@ -5,13 +5,15 @@
  * tools and approvals) whose input is the task plus the conversation so far; the pure router of
  * src/strategies picks what happens next (speak, fan out, run a sub-graph, ask for route approval,
  * stop) and Termination is checked after every agent turn. The conversation is kept as a bounded
- * window (strategies-transcript.ts) carried with the router state across continue-as-new.
+ * window (strategies-transcript.ts): in the content-addressed store for runs started on patch
+ * `strategies-transcript-store` (history and the continue-as-new carry hold its head ref; each
+ * member reads its first message by reference), carried in the workflow for older runs.
  * Route approval (`RequireHumanApproval`) waits for `approveCall`/`rejectCall` (call id
  * `route-<n>`), shown in status as a pending approval; pause/resume come from the run shell.
  */
-import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, StrategiesPattern } from '../compiler/types';
-import type { AgentRunResult, ApproveArgs, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../shared/contract';
+import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../shared/contract';
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/handlers';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';
@@ -19,7 +21,7 @@ import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter,
 import type { BranchOutput, Decision, GraphConfig, Router, RouterState, StrategyConfig, Turn } from '../strategies';
 import { OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
-import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
+import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TRANSCRIPT_STORE_PATCH, TranscriptState } from './strategies-transcript';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
@@ -138,23 +140,44 @@ class Conversation {
     c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}) }].slice(-10);
   }
 
-  /** One member run: the agent `name` speaks (or answers as a branch / merge agent). */
-  private async speakTurn(name: string, role: string, extra: { position?: string; message?: string; branch?: boolean; snapshot?: string } = {}): Promise<{ turn: Turn; result: AgentRunResult }> {
-    const { run, c } = this;
+  /** The context block of `name`'s next turn (counts the turn). */
+  private contextFor(name: string, extra: { position?: string; branch?: boolean }): JsonObject {
+    const c = this.c;
     c.turns[name] = (c.turns[name] ?? 0) + 1;
-    const context: JsonObject = {
+    return {
       // your_turn last: a scripted test model can match `"your_turn": N` followed by a newline.
       strategy: { type: this.type, speaker: name, iteration: c.iterations + 1, ...(extra.position ? { position: extra.position } : {}), ...(extra.branch ? { parallel_branch: true } : {}), your_turn: c.turns[name] },
     };
-    run.details(`turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`);
+  }
+
+  /** Store mode: the first messages of these member turns, written from the stored transcript by one activity. */
+  private async storedInputs(members: { name: string; context: JsonObject; extra?: string }[], summary: string): Promise<BlobRef[]> {
+    const specs = members.map((m) => ({ agent_id: this.agentIdOf(m.name), context: m.context, ...(m.extra ? { extra: m.extra } : {}) }));
+    return this.transcript.memberInputs(this.input.bundle, this.input.input, specs, summary);
+  }
+
+  /**
+   * One member run: the agent `name` speaks (or answers as a branch / merge agent). Store mode: its
+   * first message is `inputRef` (fan-out) or written now; the child input holds the task and the ref.
+   */
+  private async speakTurn(
+    name: string,
+    role: string,
+    extra: { position?: string; message?: string; branch?: boolean; snapshot?: string; inputRef?: BlobRef; context?: JsonObject } = {},
+  ): Promise<{ turn: Turn; result: AgentRunResult }> {
+    const { run, c } = this;
+    const context = extra.context ?? this.contextFor(name, extra);
+    const where = `turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`;
+    run.details(where);
+    const inputRef = extra.inputRef ?? (this.transcript.inStore ? (await this.storedInputs([{ name, context }], `${where}: input`))[0] : undefined);
     let res: AgentRunResult;
     try {
       res = await run.runMember({
         agent_id: this.agentIdOf(name),
-        input: extra.snapshot ?? memberInput(this.input.input, this.transcript),
+        input: inputRef ? this.input.input : extra.snapshot ?? memberInput(this.input.input, this.transcript),
         role,
         workflowType: WORKFLOW_TYPES['agf.react'],
-        options: { context, ...(this.usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}) },
+        options: { ...(inputRef ? { input_ref: inputRef } : { context }), ...(this.usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}) },
       });
     } catch (err) {
       this.report(name, extra.position);
@@ -265,18 +288,33 @@ class Conversation {
     const c = this.c;
     this.logRoute({ agent: decision.branches.map((b) => b.agent ?? b.subGraphId).join(', '), reason: decision.reason, keyword: decision.keyword });
     this.report(decision.branches.map((b) => b.agent ?? '').join(', '), decision.join.position, decision.keyword);
-    const snapshot = memberInput(this.input.input, this.transcript);
+    const stored = this.transcript.inStore;
+    const snapshot = stored ? '' : memberInput(this.input.input, this.transcript);
     const base = c.iterations;
+    const sub = decision.branches.find((b) => !b.agent);
+    if (stored && sub) throw this.run.fail(`parallel branch ${sub.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
+    // Store mode: every branch's first message from one snapshot of the stored transcript, one activity.
+    const contexts = stored ? decision.branches.map((b) => this.contextFor(b.agent!, { position: b.position, branch: true })) : [];
+    const refs = stored
+      ? await this.storedInputs(decision.branches.map((b, i) => ({ name: b.agent!, context: contexts[i] })), `fan-out ${decision.branches.map((b) => `${b.agent} at ${b.position}`).join(', ')}: inputs`)
+      : [];
     const results = await Promise.all(decision.branches.map((b, i) => {
       if (!b.agent) throw this.run.fail(`parallel branch ${b.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
-      return this.speakTurn(b.agent, `${prefix}turn-${base + 1}-branch-${i}-${b.position}`, { position: b.position, branch: true, snapshot });
+      const role = `${prefix}turn-${base + 1}-branch-${i}-${b.position}`;
+      return this.speakTurn(b.agent, role, stored ? { position: b.position, branch: true, inputRef: refs[i], context: contexts[i] } : { position: b.position, branch: true, snapshot });
     }));
     const outputs: BranchOutput[] = results.map((x, i) => ({ position: decision.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
     c.iterations += results.length;
     let merged = mergeBranches(outputs, decision.merge);
     let text: string;
     if (merged.kind === 'agent') {
-      const m = await this.speakTurn(merged.agent, `${prefix}turn-${c.iterations}-merge-${merged.agent}`, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
+      const mergeRole = `${prefix}turn-${c.iterations}-merge-${merged.agent}`;
+      let m: { turn: Turn; result: AgentRunResult };
+      if (stored) {
+        const context = this.contextFor(merged.agent, { branch: true });
+        const [inputRef] = await this.storedInputs([{ name: merged.agent, context, extra: `# Merge\n${merged.prompt}` }], `merge by ${merged.agent}: input`);
+        m = await this.speakTurn(merged.agent, mergeRole, { branch: true, inputRef, context });
+      } else m = await this.speakTurn(merged.agent, mergeRole, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
       text = m.turn.text.trim();
       if (!text) {
         merged = mergeBranches(outputs, merged.fallback);
@@ -317,7 +355,9 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
   const first = carried ? undefined : router.start();
   const c: Carried = carried ?? {
     router: first!.state, decision: first!.decision, iterations: 0, approvals: 0,
-    transcript: { window: [], omitted: 0 }, turns: {}, last_output: null, routes: [],
+    // The transcript's home is chosen once per run and carried (runs from before the patch keep theirs in the workflow).
+    transcript: { window: [], omitted: 0, ...(patched(TRANSCRIPT_STORE_PATCH) ? { stored: { head: null, size: 0 } } : {}) },
+    turns: {}, last_output: null, routes: [],
   };
   if (!carried && JSON.stringify(config).match(/"(Validators?|Contracts?|HandoffContext)"/)) {
     run.warn('validators, contracts and HandoffContext read evidence (write_file and shell records, artifact files) that this runtime does not collect yet: a validator or contract sees no evidence and fails, HandoffContext injects nothing');

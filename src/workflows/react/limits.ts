@@ -27,10 +27,15 @@ export function prepareFirstRun(rx: ReactRun): void {
   if (maxChars !== undefined && chars > maxChars) {
     throw ApplicationFailure.nonRetryable(`input has ${chars} characters, more than runtime.max_input_chars (${maxChars})`, 'InputTooLong');
   }
-  let prompt = renderUserPrompt(input.input, cfg.user_prompt_template);
-  // Swarm members and other children get an extra context block (RunOptions.context).
-  if (input.options?.context) prompt += `\n\n# Context\n${JSON.stringify(input.options.context, null, 2)}`;
-  st.pending_append = [{ message: { role: 'user', content: prompt } }];
+  if (input.options?.input_ref) {
+    // Written by the caller's activity (strategies members): only its reference enters history.
+    st.pending_append = [{ ref: input.options.input_ref }];
+  } else {
+    let prompt = renderUserPrompt(input.input, cfg.user_prompt_template);
+    // Swarm members and other children get an extra context block (RunOptions.context).
+    if (input.options?.context) prompt += `\n\n# Context\n${JSON.stringify(input.options.context, null, 2)}`;
+    st.pending_append = [{ message: { role: 'user', content: prompt } }];
+  }
   if (ag.runtime.timeout_seconds) st.deadline_ms = Date.now() + ag.runtime.timeout_seconds * 1000;
 }
 

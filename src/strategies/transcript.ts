@@ -1,0 +1,41 @@
+/**
+ * The shared transcript's window, pure (used by the workflow's in-memory mode and by the store
+ * activity, src/activities/transcript.ts): entries capped in length, the most recent ones within
+ * a count and a character budget, and the text a member reads (task, then the conversation).
+ */
+
+/** Entries kept, characters per entry, characters in all. */
+export const TRANSCRIPT_LIMITS = { entries: 24, entry_chars: 4000, total_chars: 32000 };
+
+export interface TranscriptEntry { agent: string; text: string; kind: 'agent' | 'context' }
+
+/** One entry as the transcript keeps it (long texts capped with a note of what was cut). */
+export function capEntry(e: TranscriptEntry): TranscriptEntry {
+  const n = TRANSCRIPT_LIMITS.entry_chars;
+  return e.text.length > n ? { ...e, text: `${e.text.slice(0, n)}\n[… ${e.text.length - n} more characters]` } : e;
+}
+
+/**
+ * The window: the longest run of most recent (capped) entries within the limits, at least one.
+ * `newestFirst` lists entries from the latest back. Dropping the oldest entry after each append
+ * (the in-workflow mode) keeps exactly this window, since a shorter suffix never breaks a limit.
+ */
+export function windowOf(newestFirst: readonly TranscriptEntry[]): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
+  let total = 0;
+  for (const e of newestFirst) {
+    if (out.length && (out.length + 1 > TRANSCRIPT_LIMITS.entries || total + e.text.length > TRANSCRIPT_LIMITS.total_chars)) break;
+    out.push(e);
+    total += e.text.length;
+  }
+  return out.reverse();
+}
+
+/** A member's input: the task, then the conversation so far (the latest orchestrator message last). */
+export function conversationText(taskText: string, window: readonly TranscriptEntry[], omitted: number): string {
+  const parts = [`# Task\n${taskText}`];
+  if (window.length) {
+    parts.push(`# Conversation so far${omitted ? ` (${omitted} earlier entries omitted)` : ''}\n\n${window.map((e) => `[${e.kind === 'context' ? 'orchestrator' : e.agent}]\n${e.text}`).join('\n\n')}`);
+  }
+  return parts.join('\n\n');
+}
