@@ -33,6 +33,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   escalations: { module: 'escalations', summary: 'list runs waiting on a human queue' },
   respond: { module: 'respond', summary: 'answer an escalation: --queue Q --output JSON | --close' },
   inbox: { module: 'inbox', summary: 'every decision waiting on a human in every open run, with the command that answers it' },
+  describe: { module: 'describe', summary: 'the input form an external UI renders for AGENT_ID (ui, ui_hints, --locale)' },
 };
 
 export function usage(): string {

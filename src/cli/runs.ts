@@ -7,6 +7,7 @@ import type { CompiledAgent, CompiledBundle, Diagnostic, JsonValue } from '../co
 import { DEFAULT_TASK_QUEUE, RunAgentInput, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
+import { fileInputErrors } from './file-inputs';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -76,6 +77,8 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   const inputFromExample = given === undefined;
   const problems = inputErrors(root, input);
   if (problems.length) throw new RunError(`input refused by ${agentId}'s interface.input.schema:\n  ${problems.join('\n  ')}`);
+  const fileProblems = fileInputErrors(root, input);
+  if (fileProblems.length) throw new RunError(`input refused by ${agentId}'s file fields (ui.ui_hints accept / max_size_mb):\n  ${fileProblems.join('\n  ')}`);
   const workflowType = workflowTypeFor(root);
   if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
   const ref = await storeBundle(openBlobStore(), bundle);
