@@ -9,6 +9,7 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
+import { createEvidenceActivities } from './evidence';
 import { createTranscriptActivities } from './transcript';
 import type { AgentView } from '../runtime/agent-view';
 
@@ -56,6 +57,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
+    ...createEvidenceActivities(),
     ...createTranscriptActivities({ bundles, messages }),
   };
 }

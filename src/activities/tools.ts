@@ -3,7 +3,8 @@
  *
  * - builtin tools: a worker-side registry. It starts with MINIMAL_BUILTINS (echo, arithmetic,
  *   current_time, fail, sleep) plus `calculator` (parsed by mathjs, evaluated over a whitelist; no eval), `read_file`
- *   and `write_file` (confined to the run's workspace; writes are idempotent per call). Workers
+ *   and `write_file` (confined to the run's workspace; writes are idempotent per call and recorded in the
+ *   workspace's change log, evidence-log.ts), `shell` (shell.ts: allowed commands only). Workers
  *   add their own with `registerBuiltinTool(name, fn)`.
  * - http tools (`kind: http`): URL template filled from URL-encoded arguments, the rest as query
  *   string (GET, or `body: none`) or JSON body; headers from env vars (`value_env`); an
@@ -31,6 +32,9 @@ import { classifyFailure, toApplicationFailure } from './errors';
 import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
 import type { ExternalToolContext } from './react-tools';
 import { searchKnowledge } from '../runtime/knowledge-search';
+import { CHANGES_FILE, EVIDENCE_DIR, recordChange } from './evidence-log';
+import { shellTool } from './shell';
+import { SHELL_BUILTIN } from './shell-policy';
 
 // ---------------------------------------------------------------------------------------------
 // Builtin registry
@@ -252,7 +256,7 @@ function relativeTarget(root: string, p: unknown): { rel: string; abs: string } 
   const rel = path.relative(root, abs);
   if (rel === '') throw new Error(`path '${p}' is the workspace folder itself, not a file`);
   if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) throw new Error(`path '${p}' escapes the workspace`);
-  if (rel.split(path.sep)[0] === LEDGER_DIR) throw new Error(`path '${p}' is reserved by the runtime`);
+  if (rel.split(path.sep)[0] === LEDGER_DIR || rel.split(path.sep)[0] === EVIDENCE_DIR) throw new Error(`path '${p}' is reserved by the runtime`);
   return { rel, abs };
 }
 
@@ -351,7 +355,7 @@ async function readFileTool(args: JsonObject, ctx: ExternalToolContext): Promise
   const { rel, real } = await resolveForRead(workspaceRoot(ctx), args.path);
   const st = await fs.promises.stat(real);
   if (st.isDirectory()) {
-    const names = (await fs.promises.readdir(real, { withFileTypes: true })).filter((d) => d.name !== LEDGER_DIR).map((d) => (d.isDirectory() ? `${d.name}/` : d.name));
+    const names = (await fs.promises.readdir(real, { withFileTypes: true })).filter((d) => d.name !== LEDGER_DIR && d.name !== EVIDENCE_DIR).map((d) => (d.isDirectory() ? `${d.name}/` : d.name));
     return `folder '${rel}': ${names.sort().join(', ') || '(empty)'}`;
   }
   if (!st.isFile()) throw new Error(`'${rel}' is not a regular file`);
@@ -381,6 +385,7 @@ async function writeFileTool(args: JsonObject, ctx: ExternalToolContext): Promis
   if (Buffer.byteLength(content) > MAX_WRITE_BYTES) throw new Error(`content is larger than ${MAX_WRITE_BYTES} bytes`);
   const append = args.append === true || args.mode === 'append';
   const { rel, file, realRoot } = await resolveForWrite(root, args.path);
+  if (rel === CHANGES_FILE) throw new Error(`'${CHANGES_FILE}' is the change log the runtime records from write_file calls; write your own notes to another file`);
 
   const ledgerFile = ctx.idempotencyKey ? path.join(realRoot, LEDGER_DIR, `${sha256(ctx.idempotencyKey)}.json`) : undefined;
   const prior = ledgerFile ? await readLedger(ledgerFile) : undefined;
@@ -409,6 +414,11 @@ async function writeFileTool(args: JsonObject, ctx: ExternalToolContext): Promis
   ctx.heartbeat();
   await atomicWrite(file, final);
   const r = result(final.length);
+  // Evidence for validators (RequireWriteFile, RequireAllFilesWritten, FilesWritten): recorded before 'done', so a retry records it too.
+  await recordChange(realRoot, ctx.idempotencyKey || `${ctx.workflowId}/${ctx.callId}`, {
+    path: rel.split(path.sep).join('/'), mode: append ? 'append' : 'overwrite', bytes: Buffer.byteLength(content), sha256: sha256(final),
+    workflow_id: ctx.workflowId, call_id: ctx.callId, at: new Date().toISOString(),
+  });
   if (ledgerFile) await atomicWrite(ledgerFile, JSON.stringify({ state: 'done', path: rel, final_sha256: sha256(final), result: r } satisfies LedgerEntry));
   return r;
 }
@@ -429,6 +439,8 @@ registerBuiltinTool('search_knowledge', (args, ctx) => {
   return hits.length ? hits : `no article matches '${q}' in ${(ctx.knowledge ?? []).map((k) => k.kb_id).join(', ') || 'this agent\'s knowledge (none declared)'}`;
 });
 registerBuiltinTool('write_file', writeFileTool);
+// A wrapper: shell.ts imports workspaceRoot from this module, so its export may not exist yet here.
+registerBuiltinTool(SHELL_BUILTIN, (args, ctx) => shellTool(args, ctx));
 
 // ---------------------------------------------------------------------------------------------
 // http tools

@@ -21,6 +21,7 @@ export const CODES: Record<string, CodeInfo> = {
   REG004: { severity: 'error', title: 'Provider/kind block inconsistent with `provider`/`kind` (or bad temperature_range)' },
   REG005: { severity: 'error', title: 'Tool input_schema/output_schema is not a valid JSON Schema' },
   REG006: { severity: 'error', title: 'Role grants the same tool twice' },
+  REG007: { severity: 'error', title: '`shell` builtin tool config invalid: no `allowed_commands`, a bad pattern, timeout/output cap out of range, an unknown field or a bad env name' },
   // agent: hard validation failures (seed 001 "Validation rules")
   AGF001: { severity: 'error', title: 'Missing required top-level field', seed: 'Missing any required top-level field' },
   AGF002: { severity: 'error', title: 'Unknown or unsupported spec_version', seed: 'Unknown or unsupported spec_version' },

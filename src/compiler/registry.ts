@@ -4,6 +4,7 @@ import * as path from 'path';
 import type { Diagnostic } from './types';
 import { diag, fieldPath, posOf, readSource, type PathPart, type SourceFile } from './source';
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
+import { parseShellConfig, SHELL_BUILTIN } from '../activities/shell-policy';
 
 export type Kind = 'agent' | 'model' | 'tool' | 'kb' | 'guardrail' | 'collection' | 'role';
 
@@ -179,6 +180,15 @@ function kindChecks(kind: Kind, src: SourceFile, data: Record<string, unknown>, 
       }
     }
     const k = data.kind;
+    const bi = data.builtin as { name?: unknown; config?: unknown } | undefined;
+    if ((k ?? 'builtin') === 'builtin' && bi?.name === SHELL_BUILTIN) {
+      // The shell builtin is opt-in per definition: its allowed commands are checked here.
+      for (const p of parseShellConfig(bi.config).problems) {
+        const at = ['builtin', 'config', ...p.path];
+        const pos = posOf(src, bi.config === undefined ? ['builtin', 'name'] : at);
+        diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG007', fieldPath(at), p.message));
+      }
+    }
     for (const other of ['builtin', 'http', 'agent']) {
       if (other !== k && data[other] !== undefined) {
         const pos = posOf(src, [other], true);

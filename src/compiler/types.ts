@@ -152,7 +152,8 @@ export interface CompiledTool {
   sensitive_fields: string[];
   /** Whether the tool changes the world (writes, sends); drives lint rules and idempotency keys. */
   side_effects: boolean;
-  builtin?: { name: string };
+  /** `config`: the builtin's own settings (e.g. the `shell` builtin's allowed_commands). */
+  builtin?: { name: string; config?: JsonObject };
   http?: HttpToolConfig;
   /** Agent-as-tool: the agent_id run as a child workflow. */
   agent?: { agent_id: string };

@@ -187,3 +187,22 @@ export function evaluateContracts(names: readonly string[], contracts: readonly 
   }
   return OK;
 }
+
+// ---- what the runtime must gather ---------------------------------------------------------
+
+/** Does this strategy read evidence at all (any validator or contract)? Only then is it gathered per turn. */
+export function usesEvidence(config: { Selection?: unknown; Contracts?: unknown[] }): boolean {
+  return (config.Contracts ?? []).length > 0 || /"(Validators?)"\s*:/.test(JSON.stringify(config.Selection ?? {}));
+}
+
+/** The artifact files a turn's evidence must hold: the built-in validators' files and every contract's Source. */
+export function artifactPathsOf(contracts: readonly ContractConfig[] = []): string[] {
+  const paths = new Set<string>([BRIEF_FILE, TEST_REPORT_FILE]);
+  for (const c of contracts) {
+    for (const r of c.Requires ?? []) {
+      if (r.FilesWritten?.Source) paths.add(r.FilesWritten.Source);
+      if (r.CommandSucceeded) paths.add(r.CommandSucceeded.Source ?? BRIEF_FILE);
+    }
+  }
+  return [...paths];
+}

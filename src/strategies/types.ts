@@ -232,8 +232,8 @@ export type ValidatorName = (typeof BUILTIN_VALIDATORS)[number];
 export interface TurnEvidence {
   /** Paths this turn wrote with write_file (recorded from the real calls, never from the text). */
   writes?: string[];
-  /** Shell commands this turn ran, with their exit codes. */
-  shell?: { command: string; exitCode: number }[];
+  /** Shell commands this turn ran, with their exit codes (and the end of their output, for corrections). */
+  shell?: { command: string; exitCode: number; outputTail?: string }[];
   /** Paths written in earlier turns (the run's changes.json change log). */
   changes?: string[];
   /** Contents of artifact files the runtime read after the turn; null = the file does not exist.

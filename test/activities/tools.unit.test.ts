@@ -275,8 +275,10 @@ describe('workspace file tools', () => {
   test('no temp files are left behind', async () => {
     await w({ path: 'x.txt', content: '1' }, { idempotencyKey: 'k/x' });
     await w({ path: 'x.txt', content: '2', append: true }, { idempotencyKey: 'k/y' });
-    expect(fs.readdirSync(ws).sort()).toEqual([LEDGER_DIR, 'x.txt']);
+    // Beside the file: the idempotency ledger and the change log (changes.json rendered from .loom-evidence).
+    expect(fs.readdirSync(ws).sort()).toEqual(['.loom-evidence', LEDGER_DIR, 'changes.json', 'x.txt']);
     expect(fs.readdirSync(path.join(ws, LEDGER_DIR)).filter((f) => !f.endsWith('.json'))).toEqual([]);
+    expect(fs.readdirSync(path.join(ws, '.loom-evidence', 'changes')).filter((f) => !f.endsWith('.json'))).toEqual([]);
   });
 
   test('the default workspace is <LOOM_HOME>/workspaces/<workflowId>, with unsafe characters replaced', async () => {
