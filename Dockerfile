@@ -9,6 +9,7 @@ RUN npx tsc -p tsconfig.json && npx ts-node --transpile-only scripts/build-bundl
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production LOOM_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js LOOM_STORE_DIR=/data/store
+# The store defaults to that folder; set LOOM_STORE_URL=postgres://user:password@host:5432/db to share it across machines (docker-compose.yml does).
 COPY --from=build /app/package.json /app/package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund || npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist

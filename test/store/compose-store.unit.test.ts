@@ -1,0 +1,26 @@
+/**
+ * docker-compose.yml's store wiring, checked as data (no Docker engine here): the worker and the
+ * CLI name the same PostgreSQL store, its database is created before either starts, the URL
+ * parses as a postgres store on the compose database, and the host CLI can reach the database.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { parse } from 'yaml';
+import { parseStoreUrl } from '../../src/store';
+
+type Service = { environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; entrypoint?: string[]; ports?: string[]; profiles?: string[] };
+const dc = parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
+
+test('the worker and the CLI share one PostgreSQL store, created before they start', () => {
+  const { worker, cli, postgresql } = dc.services;
+  const url = worker.environment?.LOOM_STORE_URL;
+  expect(url).toBeDefined();
+  expect(cli.environment?.LOOM_STORE_URL).toBe(url);
+  expect(worker.environment?.LOOM_STORE_DIR).toBeUndefined();
+  const loc = parseStoreUrl(url!);
+  expect(loc).toMatchObject({ kind: 'postgres', host: 'postgresql', port: 5432, database: 'loomstore', user: postgresql.environment?.POSTGRES_USER });
+  for (const s of [worker, cli]) expect(s.depends_on?.['store-db-init']).toEqual({ condition: 'service_completed_successfully' });
+  expect(dc.services['store-db-init'].entrypoint!.join(' ')).toContain('CREATE DATABASE loomstore');
+  expect(postgresql.ports).toContain('5432:5432');
+  expect(cli.profiles).toEqual(['cli']);
+});
