@@ -11,7 +11,10 @@ import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
 import { createEvidenceActivities } from './evidence';
 import { createTranscriptActivities } from './transcript';
+import { createExecutionStateActivities } from './execution-state';
 import type { AgentView } from '../runtime/agent-view';
+import { createMcpToolExecutor } from './mcp-tools';
+import { McpPool } from '../mcp/pool';
 
 export interface ActivityDeps {
   store?: BlobStore;
@@ -19,6 +22,8 @@ export interface ActivityDeps {
   providers?: Record<string, Provider>;
   /** Executes builtin/http tools (defaults to src/activities/tools.ts when it exports one). */
   toolExecutor?: ExternalToolExecutor;
+  /** The worker's MCP sessions (`kind: mcp` tools); one per worker by default. */
+  mcpPool?: McpPool;
 }
 
 function optionalModule(name: string): Record<string, unknown> | undefined {
@@ -41,7 +46,13 @@ export function createActivities(deps: ActivityDeps = {}) {
   if (typeof openaiFn === 'function') providers.openai = openaiFn as Provider;
   Object.assign(providers, deps.providers ?? {});
   const toolsMod = optionalModule('./tools');
-  const executor = deps.toolExecutor ?? (toolsMod && typeof toolsMod.executeTool === 'function' ? (toolsMod.executeTool as ExternalToolExecutor) : undefined);
+  const baseExecutor = deps.toolExecutor ?? (toolsMod && typeof toolsMod.executeTool === 'function' ? (toolsMod.executeTool as ExternalToolExecutor) : undefined);
+  const mcpExecutor = createMcpToolExecutor(deps.mcpPool ?? new McpPool());
+  const executor: ExternalToolExecutor = (ctx) => {
+    if (ctx.tool.kind === 'mcp') return mcpExecutor(ctx);
+    if (baseExecutor) return baseExecutor(ctx);
+    throw new Error(`no builtin or http executor in this worker for tool ${ctx.tool.tool_id} (${ctx.tool.kind})`);
+  };
   const otherToolActivities =
     toolsMod && typeof toolsMod.createToolActivities === 'function'
       ? ((toolsMod.createToolActivities as (d: unknown) => Record<string, unknown>)({ store }) ?? {})
@@ -63,3 +74,4 @@ export function createActivities(deps: ActivityDeps = {}) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+    ...createExecutionStateActivities({ messages }),

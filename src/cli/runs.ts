@@ -64,6 +64,7 @@ export function runOptionsFromFlags(approvalTimeout: string | undefined, onTimeo
 
 export async function prepareRun(agentId: string, registry: string, rawInput: string | undefined, options?: RunOptions): Promise<PreparedRun> {
   const { compileBundle, formatDiagnostic } = await import('../compiler');
+  await (await import('../mcp/discover')).pinMcpServers(registry); // MCP tool schemas pinned into the bundle
   const { bundle, diagnostics } = compileBundle(registry, agentId);
   const errors = diagnostics.filter((d: Diagnostic) => d.severity === 'error');
   if (!bundle || errors.length) {

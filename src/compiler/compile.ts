@@ -12,6 +12,7 @@ import { checkExpr } from '../shared/expr';
 import { CONDITION_OPERATORS } from '../shared/condition-operators';
 import { editDistance } from '../shared/edit-distance';
 import { compileStrategies, isSeed002Graph } from './strategies';
+import { expandMcpTools } from './mcp-tools';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
 import { checkUi } from './ui';
 
@@ -196,7 +197,7 @@ function compileTool(e: Entry): CompiledTool {
 }
 function compileToolUncached(e: Entry): CompiledTool {
   const d = asObj(e.data);
-  const kind = d.kind === 'http' || d.kind === 'agent' ? d.kind : 'builtin';
+  const kind = d.kind === 'http' || d.kind === 'agent' || d.kind === 'mcp' ? d.kind : 'builtin';
   return strip({
     tool_id: e.id,
     version: asStr(d.version) ?? '0.0.0',
@@ -394,6 +395,13 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
         ctx.needs.add(ct.agent.agent_id);
         ctx.disabledAgent(p, ct.agent.agent_id, `run by tool \`${ref}\``);
       }
+    }
+    if (ct.kind === 'mcp') {
+      // One definition = one MCP server: its (narrowed) tools, schemas pinned into the bundle.
+      const mcp = expandMcpTools(ct, asObj(asObj(e.data).mcp), (s) => sensitiveFields(s));
+      for (const pr of mcp.problems) ctx.err(p, pr.code, pr.message);
+      for (const t of mcp.tools) { seenTools.add(t.tool_id); toolRefs.push(t); }
+      return;
     }
     toolRefs.push(ct);
   });
@@ -664,6 +672,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     routing: isObj(d.routing) ? (json(routing) as CompiledAgent['routing']) : undefined,
     orchestration: strip({ can_delegate: orch.can_delegate === true, allowed_delegates: delegates, can_be_invoked_as_tool: invocable, escalation, pattern }),
     execution_policy,
+      execution_loop: rt.execution_loop === 'dependencies' || rt.execution_loop === 'turn' ? rt.execution_loop : undefined,
     local_agents: [...aliases.entries()].map(([alias, agent_ref]) => ({ alias, agent_ref })),
     tool_manifest,
   } as Omit<CompiledAgent, 'content_hash'> & Obj);

@@ -130,6 +130,7 @@ export const AGENT_SCHEMA: S = {
       model: nonEmpty, fallback_model: nonEmpty, reasoning_effort: { enum: ['low', 'medium', 'high'] },
       temperature: { type: 'number', minimum: 0, maximum: 1 }, top_p: { type: 'number', minimum: 0, maximum: 1 },
       timeout_seconds: int1, max_input_chars: int1, max_output_tokens: int1, max_turns: int1, max_tool_calls: int0,
+      execution_loop: { enum: ['turn', 'dependencies'] },
       retry_policy: closed({ max_attempts: int1, backoff_seconds: { type: 'number', minimum: 0 } }, ['max_attempts', 'backoff_seconds']),
     }, ['model']),
     interface: closed({
@@ -223,6 +224,7 @@ export const MODEL_SCHEMA: S = {
     }),
     context_window_tokens: int1, max_output_tokens: int1, supports_tools: bool, supports_parallel_tool_calls: bool,
     temperature_range: { type: 'array', items: { type: 'number', minimum: 0, maximum: 2 }, minItems: 2, maxItems: 2 },
+    region: nonEmpty,
   },
   allOf: [
     { if: { properties: { provider: { const: 'openai' } }, required: ['provider'] }, then: { required: ['openai'] } },
@@ -235,12 +237,13 @@ export const TOOL_SCHEMA: S = {
   $id: 'https://agentloom.dev/schemas/tool.schema.json',
   title: 'Tool definition (tools/<tool_id>.tool.md)',
   type: 'object', additionalProperties: false,
-  required: ['tool_id', 'version', 'status', 'description', 'kind', 'input_schema'],
+  required: ['tool_id', 'version', 'status', 'description', 'kind'],
   properties: {
     tool_id: refId, ...common,
-    kind: { enum: ['builtin', 'http', 'agent'] },
+    kind: { enum: ['builtin', 'http', 'agent', 'mcp'] },
     input_schema: obj, output_schema: obj,
     approval_required: bool, max_calls_per_run: int0, side_effects: bool,
+    connector: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{1,63}$' }, region: nonEmpty,
     builtin: closed({ name: nonEmpty, config: obj }, ['name']),
     http: closed({
       method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] }, url: { type: 'string', pattern: '^https?://' },
@@ -248,8 +251,24 @@ export const TOOL_SCHEMA: S = {
       body: { enum: ['json', 'none'] }, timeout_seconds: { type: 'number', exclusiveMinimum: 0 }, allowed_hosts: strArr, allow_private_network: bool,
     }, ['method', 'url']),
     agent: closed({ agent_id: nonEmpty }, ['agent_id']),
+    // An MCP server (stdio `command` or streamable HTTP `url`); its tools are pinned into the bundle.
+    mcp: {
+      ...closed({
+        command: nonEmpty, args: strArr, env: { type: 'array', items: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' } }, cwd: nonEmpty,
+        url: { type: 'string', pattern: '^https?://' },
+        headers: { type: 'object', additionalProperties: closed({ value_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' }, value: str }) },
+        timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
+        tools: { type: 'array', items: closed({ name: nonEmpty, description: str, approval_required: bool, max_calls_per_run: int0, side_effects: bool }, ['name']) },
+        pinned: { type: 'array', items: closed({ name: nonEmpty, description: str, input_schema: obj }, ['name', 'input_schema']) },
+      }),
+      oneOf: [{ required: ['command'], not: { required: ['url'] } }, { required: ['url'], not: { required: ['command'] } }],
+    },
   },
-  allOf: ['builtin', 'http', 'agent'].map((k) => ({ if: { properties: { kind: { const: k } }, required: ['kind'] }, then: { required: [k] } })),
+  allOf: [
+    ...['builtin', 'http', 'agent', 'mcp'].map((k) => ({ if: { properties: { kind: { const: k } }, required: ['kind'] }, then: { required: [k] } })),
+    // An MCP tool's input schemas come from its server (pinned at compile time), not from the file.
+    { if: { properties: { kind: { not: { const: 'mcp' } } } }, then: { required: ['input_schema'] } },
+  ],
 };
 
 export const KB_SCHEMA: S = {

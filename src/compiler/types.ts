@@ -141,7 +141,7 @@ export interface CompiledTool {
   version: string;
   status: Status;
   description: string;
-  kind: 'builtin' | 'http' | 'agent';
+  kind: 'builtin' | 'http' | 'agent' | 'mcp';
   input_schema: JsonSchema;
   output_schema?: JsonSchema;
   /** Effective (registry default tightened by the agent's override). */
@@ -157,6 +157,31 @@ export interface CompiledTool {
   http?: HttpToolConfig;
   /** Agent-as-tool: the agent_id run as a child workflow. */
   agent?: { agent_id: string };
+  /** One tool of an MCP server (`kind: mcp`), its schema pinned at compile time. */
+  mcp?: McpToolConfig;
+}
+
+/** How a worker reaches an MCP server: stdio `command` (+ args, env NAMES) or streamable HTTP `url`. */
+export interface McpServerConfig {
+  command?: string;
+  args?: string[];
+  /** Names of env vars copied from the worker's environment into the server process (never values). */
+  env?: string[];
+  cwd?: string;
+  url?: string;
+  /** Header name -> env var name holding its value (e.g. `Authorization: { value_env: MCP_TOKEN }`). */
+  headers?: Record<string, { value_env?: string; value?: string }>;
+  timeout_seconds?: number;
+}
+
+export interface McpToolConfig {
+  /** The registry tool definition (the server) this tool came from. */
+  server_id: string;
+  server: McpServerConfig;
+  /** The tool's name on the MCP server (the compiled tool_id is `<server_id>__<name>`). */
+  name: string;
+  /** sha256 of the canonical `{ name, inputSchema }` the server listed when it was pinned. */
+  schema_hash: string;
 }
 
 /** Seed 001 "Tool manifest compilation rules": emitted for agents with can_be_invoked_as_tool. */
@@ -388,6 +413,12 @@ export interface CompiledAgent {
     input: { schema: JsonSchema; examples: JsonValue[]; file_fields?: Record<string, { multiple: boolean; accept?: string[]; max_size_mb?: number }> };
     output: { schema: JsonSchema; render?: JsonObject; provenance?: { citations_required?: boolean } };
   };
+  /**
+   * Seed 003's execution loop for agf.react: `turn` (default) runs every call of a model reply and
+   * then asks the model again; `dependencies` honours `_dependsOn`/`_outputPath` in call arguments
+   * (src/runtime/execution-loop.ts).
+   */
+  execution_loop?: 'turn' | 'dependencies';
   tools: { tool_choice: 'none' | 'auto' | 'required'; refs: CompiledTool[] };
   knowledge: { refs: CompiledKnowledge[]; retrieval?: JsonObject };
   memory: { mode: 'none' | 'session' | 'project' | 'user'; read_collections: CompiledCollection[]; write_collections: CompiledCollection[] };

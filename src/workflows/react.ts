@@ -48,6 +48,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);
 
+  book.replacementTools = [...rx.toolsById.keys()];
   try {
     if (first) prepareFirstRun(rx);
     let result: AgentRunResult;
@@ -62,6 +63,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
     return result;
+    if (st.state) result = { ...result, state: st.state };
   } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
     shell.end(isCancellation(e) ? 'cancelled' : 'failed', (e as Error)?.message ?? String(e));

@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import { defineCommand, flagString, registryDir } from '../args';
 import { canonicalJson, compileBundle, formatDiagnostic } from '../../compiler';
+import { pinMcpServers } from '../../mcp/discover';
 
 export const run = defineCommand(
   'compile',
@@ -12,6 +13,7 @@ export const run = defineCommand(
   },
   async (args) => {
     const id = args.positionals[0];
+    await pinMcpServers(registryDir(args)); // MCP tool lists and schemas go into the bundle
     const { bundle, diagnostics } = compileBundle(registryDir(args), id);
     for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
     if (!bundle) return 1;

@@ -1,0 +1,47 @@
+/**
+ * Pinning at compile/publish time: connect to every `kind: mcp` server of a registry that has no
+ * `mcp.pinned` list, list its tools and record them (src/compiler/mcp-tools.ts) so the compiler puts
+ * their names and input schemas into the immutable bundle.
+ */
+import type { McpServerConfig } from '../compiler/types';
+import { loadRegistry } from '../compiler';
+import { mcpServerConfig, recordMcpPin, type McpListedTool, type McpPin } from '../compiler/mcp-tools';
+import { connectMcp, describeServer } from './connect';
+
+/** Lists one server's tools (one short session). */
+export async function listMcpTools(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<McpListedTool[]> {
+  const conn = await connectMcp(server, opts);
+  try {
+    const tools: McpListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await conn.client.listTools(cursor ? { cursor } : undefined, { timeout: opts.timeoutMs ?? 30000 });
+      for (const t of page.tools) tools.push({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: JSON.parse(JSON.stringify(t.inputSchema)) });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+/** Discovers and records the tools of every unpinned MCP server in `registryDir`; returns what it did. */
+export async function pinMcpServers(registryDir: string, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Record<string, McpPin>> {
+  const reg = loadRegistry(registryDir);
+  const out: Record<string, McpPin> = {};
+  await Promise.all([...reg.entries.tool.values()].map(async (e) => {
+    const d = (e.data ?? {}) as Record<string, unknown>;
+    const block = d.mcp as Record<string, unknown> | undefined;
+    if (d.kind !== 'mcp' || !block || Array.isArray(block.pinned)) return;
+    const server = mcpServerConfig(block);
+    let pin: McpPin;
+    try {
+      pin = { tools: await listMcpTools(server, opts) };
+    } catch (err) {
+      pin = { error: `${describeServer(server)}: ${(err as Error)?.message ?? String(err)}` };
+    }
+    recordMcpPin(e.id, server, pin);
+    out[e.id] = pin;
+  }));
+  return out;
+}
