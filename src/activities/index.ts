@@ -70,8 +70,8 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createGuardrailActivities({ bundles, messages }),
     ...createEvidenceActivities(),
     ...createTranscriptActivities({ bundles, messages }),
+    ...createExecutionStateActivities({ messages }),
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-    ...createExecutionStateActivities({ messages }),
