@@ -9,6 +9,7 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
+import { createPolicyActivities } from './policies';
 import { createEvidenceActivities } from './evidence';
 import { createTranscriptActivities } from './transcript';
 import { createExecutionStateActivities } from './execution-state';
@@ -68,6 +69,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
+    ...createPolicyActivities({ bundles, messages }),
     ...createEvidenceActivities(),
     ...createTranscriptActivities({ bundles, messages }),
     ...createExecutionStateActivities({ messages }),

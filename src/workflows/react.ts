@@ -26,6 +26,7 @@ import { registerApprovalHandlers } from './react/approval';
 import { ReactRun } from './react/context';
 import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
+import { redactInput, refuseModelsOutsideResidency } from './react/policies';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
@@ -51,8 +52,10 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   book.replacementTools = [...rx.toolsById.keys()];
   try {
     if (first) prepareFirstRun(rx);
+    refuseModelsOutsideResidency(rx);
     let result: AgentRunResult;
     try {
+      if (first) await redactInput(rx);
       if (first && rx.guarded('input')) await guardInput(rx);
       // runtime.timeout_seconds: a timer racing the loop; escalation happens outside it (the agent's work is over).
       result = await failAfterDeadline(st.deadline_ms, () => runLoop(rx), () => timeoutMessage(rx));
