@@ -1,6 +1,8 @@
 /**
- * `loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json]`: every decision waiting on
- * a human in every open run tree, with the exact command that answers it (issue 9).
+ * `loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json] [--watch [--interval SECONDS]]`:
+ * every decision waiting on a human in every open run tree, with the exact command that answers it
+ * (issue 9). `--watch` lists them, then refreshes every interval until Ctrl-C, printing only what
+ * changed (`+` a new decision, `-` one answered or gone; with --json one JSON object per change).
  *
  * Found through visibility, not by scanning histories: the runs that hold a decision publish it in
  * their search attributes (AgentStatus waiting_for_approval / waiting_for_human; strategies runs,
@@ -31,11 +33,8 @@ function shellQuote(s: string): string {
 }
 
 export function answerCommands(root: string, d: PendingDecision): string[] {
-  if (d.kind === 'escalation') {
-    const q = shellQuote(d.queue ?? '');
-    return [`loom respond ${shellQuote(d.workflow_id)} --queue ${q} --output JSON`, `loom respond ${shellQuote(d.workflow_id)} --queue ${q} --close --reason TEXT`];
-  }
   const ref = shellQuote(decisionRef(d));
+  if (d.kind === 'escalation') return [`loom respond ${shellQuote(root)} ${ref} --output JSON`, `loom respond ${shellQuote(root)} ${ref} --close --reason TEXT`];
   return [`loom approve ${shellQuote(root)} ${ref}`, `loom reject ${shellQuote(root)} ${ref} --reason TEXT`];
 }
 
@@ -81,11 +80,67 @@ export async function collectInbox(s: LoomSession, now: number): Promise<InboxEn
   return perRoot.flat().sort((a, b) => b.waited_seconds - a.waited_seconds || a.root_workflow_id.localeCompare(b.root_workflow_id));
 }
 
+/** Identity of an inbox entry across refreshes (a decision asked again later is a new one). */
+export function entryKey(e: InboxEntry): string {
+  return JSON.stringify([e.root_workflow_id, e.workflow_id, e.kind, e.call_id ?? e.queue ?? '', e.requested_at]);
+}
+
+/** What changed between two refreshes: entries that appeared and entries that are gone. */
+export function inboxChanges(before: ReadonlyMap<string, InboxEntry>, now: readonly InboxEntry[]): { added: InboxEntry[]; gone: InboxEntry[] } {
+  const keys = new Set(now.map(entryKey));
+  return { added: now.filter((e) => !before.has(entryKey(e))), gone: [...before.entries()].filter(([k]) => !keys.has(k)).map(([, e]) => e) };
+}
+
+function printEntry(e: InboxEntry, now: number): string {
+  return `${e.root_workflow_id}  ${e.ref}  waited ${waited(e.requested_at, now)}\n    ${describeDecision(e)}\n    ${e.answer.join('\n    ')}\n`;
+}
+
+/** Refresh until SIGINT/SIGTERM: the listing first, then only the changes, each refresh stamped with its time. */
+async function watch(rows: (now: number) => Promise<InboxEntry[]>, intervalMs: number, asJson: boolean): Promise<number> {
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => { stop = resolve; });
+  let running = true;
+  const onSignal = () => { running = false; stop(); };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const seen = new Map<string, InboxEntry>();
+  let first = true;
+  try {
+    while (running) {
+      const now = Date.now();
+      const { added, gone } = inboxChanges(seen, await rows(now));
+      for (const e of gone) seen.delete(entryKey(e));
+      for (const e of added) seen.set(entryKey(e), e);
+      const at = new Date(now).toISOString();
+      if (asJson) {
+        for (const e of gone) process.stdout.write(JSON.stringify({ at, change: 'gone', entry: e }) + '\n');
+        for (const e of added) process.stdout.write(JSON.stringify({ at, change: 'added', entry: e }) + '\n');
+      } else if (first) {
+        process.stdout.write(`${at}  ${added.length ? `${added.length} waiting on a human` : 'nothing is waiting on a human'} (watching; Ctrl-C to stop)\n`);
+        for (const e of added) process.stdout.write(`+ ${printEntry(e, now)}`);
+      } else if (added.length || gone.length) {
+        process.stdout.write(`${at}  ${seen.size} waiting\n`);
+        for (const e of gone) process.stdout.write(`- ${e.root_workflow_id}  ${e.ref}  no longer waiting\n`);
+        for (const e of added) process.stdout.write(`+ ${printEntry(e, now)}`);
+      }
+      first = false;
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, intervalMs))]);
+    }
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
 export const run = defineCommand(
   'inbox',
   {
-    usage: 'loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json]',
-    options: { agent: { type: 'string' }, queue: { type: 'string' }, 'older-than': { type: 'string' }, json: { type: 'boolean' } },
+    usage: 'loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json] [--watch [--interval SECONDS]]',
+    options: {
+      agent: { type: 'string' }, queue: { type: 'string' }, 'older-than': { type: 'string' }, json: { type: 'boolean' },
+      watch: { type: 'boolean' }, interval: { type: 'string' },
+    },
     positionals: { min: 0, max: 0 },
   },
   async (args) => {
@@ -94,18 +149,22 @@ export const run = defineCommand(
     const rawAge = flagString(args, 'older-than');
     const minAge = rawAge === undefined ? 0 : Number(rawAge);
     if (!Number.isFinite(minAge) || minAge < 0) throw new UsageError(`--older-than must be a number of seconds (got '${rawAge}')`);
+    const rawInterval = flagString(args, 'interval');
+    const interval = rawInterval === undefined ? 2 : Number(rawInterval);
+    if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`--interval must be a positive number of seconds (got '${rawInterval}')`);
+    if (rawInterval !== undefined && args.flags.watch !== true) throw new UsageError('--interval goes with --watch');
     const s = await connect();
+    const select = async (now: number) => (await collectInbox(s, now)).filter((e) => (!agent || e.agent_id === agent) && (!queue || e.queue === queue) && e.waited_seconds >= minAge);
     try {
+      if (args.flags.watch === true) return await watch(select, interval * 1000, args.flags.json === true);
       const now = Date.now();
-      const rows = (await collectInbox(s, now)).filter((e) => (!agent || e.agent_id === agent) && (!queue || e.queue === queue) && e.waited_seconds >= minAge);
+      const rows = await select(now);
       if (args.flags.json === true) {
         process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
         return 0;
       }
       if (!rows.length) { process.stdout.write('nothing is waiting on a human\n'); return 0; }
-      for (const e of rows) {
-        process.stdout.write(`${e.root_workflow_id}  ${e.ref}  waited ${waited(e.requested_at, now)}\n    ${describeDecision(e)}\n    ${e.answer.join('\n    ')}\n`);
-      }
+      for (const e of rows) process.stdout.write(printEntry(e, now));
       return 0;
     } finally {
       await s.close();

@@ -1,26 +1,29 @@
 /**
- * `loom respond ID --queue Q --output JSON|@file | --close [--reason TEXT]`: answer an escalation waiting on a human
- * queue (update `respondEscalation`; the run validates the queue and resumes).
+ * `loom respond ID [REF] [--queue Q] (--output JSON|@file | --close [--reason TEXT])`: answer an
+ * escalation waiting on a human queue anywhere in ID's tree (update `respondEscalation`, sent to the
+ * run that waits; it validates the queue and resumes). REF is what `loom inbox` prints (QUEUE or
+ * PATH:QUEUE); `--queue Q` alone names the one run of the tree waiting on Q (see ../decisions.ts).
  */
 import * as fs from 'fs';
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
+import { escalationTarget, heldBy, RefusedError } from '../decisions';
 import type { RespondArgs } from '../../shared/contract';
 
 export const run = defineCommand(
   'respond',
   {
-    usage: 'loom respond ID --queue QUEUE (--output JSON|@file | --close [--reason TEXT])',
+    usage: 'loom respond ID [REF] [--queue QUEUE] (--output JSON|@file | --close [--reason TEXT])',
     options: { queue: { type: 'string' }, output: { type: 'string' }, close: { type: 'boolean' }, reason: { type: 'string' } },
-    positionals: { min: 1, max: 1, names: ['ID'] },
+    positionals: { min: 1, max: 2, names: ['ID', 'REF'] },
   },
   async (args) => {
-    const id = args.positionals[0];
+    const [id, ref] = args.positionals;
     const queue = flagString(args, 'queue');
     const rawOutput = flagString(args, 'output');
     const close = args.flags.close === true;
     const reason = flagString(args, 'reason');
-    if (!queue) throw new UsageError('--queue is required');
+    if (!queue && !ref) throw new UsageError('--queue is required (or name the escalation as REF: QUEUE or PATH:QUEUE, as loom inbox prints it)');
     if ((rawOutput === undefined) === !close) throw new UsageError('give exactly one of --output JSON and --close');
     if (reason !== undefined && !close) throw new UsageError('--reason goes with --close');
     let output: RespondArgs['output'];
@@ -33,11 +36,15 @@ export const run = defineCommand(
       }
       try { output = JSON.parse(text); } catch (e) { throw new UsageError(`--output is not valid JSON (${(e as Error).message})`); }
     }
-    const payload: RespondArgs = { queue, ...(close ? { close: true, ...(reason ? { reason } : {}) } : { output }), by: process.env.USER };
+    const answer = { ...(close ? { close: true, ...(reason ? { reason } : {}) } : { output }), by: process.env.USER };
     return withRun(id, { command: 'respond', action: 'respond to' }, async (s, wid) => {
       const { respondEscalationUpdate } = await import('../../shared/handlers');
-      await s.client.workflow.getHandle(wid).executeUpdate(respondEscalationUpdate, { args: [payload] });
-      process.stdout.write(close ? `escalation on '${queue}' closed for ${wid}\n` : `response delivered to ${wid} on '${queue}'\n`);
+      // REF (or the queue) names the run of the tree that waits; --queue with a REF must be its queue.
+      const t = await escalationTarget(s, wid, ref ?? queue!);
+      if (ref && queue && t.queue !== queue) throw new RefusedError(`${ref} waits on queue '${t.queue}', not '${queue}'`);
+      const payload: RespondArgs = { queue: t.queue, ...answer };
+      await s.client.workflow.getHandle(t.workflowId).executeUpdate(respondEscalationUpdate, { args: [payload] });
+      process.stdout.write(close ? `escalation on '${t.queue}' closed for ${wid}${heldBy(t, wid)}\n` : `response delivered to ${wid}${heldBy(t, wid)} on '${t.queue}'\n`);
       return 0;
     });
   },
