@@ -9,8 +9,10 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
+import { createPolicyActivities } from './policies';
 import { createEvidenceActivities } from './evidence';
 import { createTranscriptActivities } from './transcript';
+import { createExecutionStateActivities } from './execution-state';
 import type { AgentView } from '../runtime/agent-view';
 import { createMcpToolExecutor } from './mcp-tools';
 import { McpPool } from '../mcp/pool';
@@ -67,8 +69,10 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
+    ...createPolicyActivities({ bundles, messages }),
     ...createEvidenceActivities(),
     ...createTranscriptActivities({ bundles, messages }),
+    ...createExecutionStateActivities({ messages }),
   };
 }
 

@@ -15,6 +15,7 @@ import { checkOutput, OutputCheck } from '../runtime/output';
 import { schemaError, BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
 import { withHeartbeat } from './react-tools';
+import { redactModelReply, redactModelTurn } from './policies';
 
 export interface ModelTurnInput {
   bundle: BlobRef;
@@ -147,11 +148,13 @@ export function createModelActivity(deps: ModelDeps) {
     const model = inp.fallback ? agent.runtime.fallback_model ?? agent.runtime.model : agent.runtime.model;
     const provider = deps.providers[model.provider];
     if (!provider) throw ApplicationFailure.nonRetryable(`model provider '${model.provider}' (model ${model.model_id}) is not available in this worker`, 'UnknownProvider');
-    const head = await deps.messages.appendAll(inp.head, inp.append);
+    // policies.pii_redaction: the provider never receives raw PII, nor does the store (src/activities/policies.ts).
+    const pass = redactModelTurn(agent, inp.append, inp.input);
+    const head = await deps.messages.appendAll(inp.head, pass.append);
     if (!head) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');
     const conversation = await deps.messages.conversation(head);
-    let input: JsonValue = inp.input ?? null;
-    if (inp.input === undefined) {
+    let input: JsonValue = pass.input ?? null;
+    if (pass.input === undefined) {
       const first = conversation[0];
       try {
         input = first ? (JSON.parse(first.content) as JsonValue) : null;
@@ -165,7 +168,7 @@ export function createModelActivity(deps: ModelDeps) {
     } catch {
       ctx = undefined;
     }
-    const reply = await withHeartbeat(() => provider({
+    const raw = await withHeartbeat(() => provider({
       model,
       agent,
       // Seed 000: agf.react `config.instructions` reach the model verbatim; the Markdown body's
@@ -178,6 +181,7 @@ export function createModelActivity(deps: ModelDeps) {
       input,
       signal: ctx?.cancellationSignal,
     }));
+    const reply = redactModelReply(agent, raw);
     const msg: Message = { role: 'assistant', content: reply.content ?? '' };
     if (reply.tool_calls?.length) msg.tool_calls = reply.tool_calls;
     const newHead = await deps.messages.append(head, msg);

@@ -117,6 +117,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGL022: { severity: 'warning', title: 'Termination keyword that no `Selection.Routes` entry owns (the routing engine never recognizes it)' },
   AGL023: { severity: 'warning', title: 'Strategy state or node unreachable from `Initial` / `EntryNode`' },
   AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
+  AGF140: { severity: 'error', title: 'A model or tool declares a `region` outside `policies.data_residency`', seed: 'any referenced resource ... provisioned in a non-compliant region' },
   AGL040: { severity: 'warning', title: '`ui.short_description` longer than 120 characters' },
   AGL041: { severity: 'warning', title: '`localized_ui` block for a locale outside `supported_locales`, for the default locale, or without a `ui` block' },
 };

@@ -14,6 +14,7 @@ import { editDistance } from '../shared/edit-distance';
 import { compileStrategies, isSeed002Graph } from './strategies';
 import { expandMcpTools } from './mcp-tools';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
+import { withinResidency } from '../policies/residency';
 import { checkUi } from './ui';
 
 type Obj = Record<string, unknown>;
@@ -172,6 +173,7 @@ export function compileModel(e: Entry): CompiledModel {
     supports_tools: asBool(d.supports_tools),
     supports_parallel_tool_calls: asBool(d.supports_parallel_tool_calls),
     temperature_range: Array.isArray(d.temperature_range) && d.temperature_range.length === 2 ? (json(d.temperature_range) as [number, number]) : undefined,
+    region: asStr(d.region),
   } as CompiledModel & Obj);
   return m;
 }
@@ -213,6 +215,8 @@ function compileToolUncached(e: Entry): CompiledTool {
     builtin: kind === 'builtin' && isObj(d.builtin) ? (json(d.builtin) as unknown as CompiledTool['builtin']) : undefined,
     http: kind === 'http' && isObj(d.http) ? (json(d.http) as unknown as CompiledTool['http']) : undefined,
     agent: kind === 'agent' && isObj(d.agent) ? { agent_id: String((d.agent as Obj).agent_id) } : undefined,
+    connector: asStr(d.connector),
+    region: asStr(d.region),
   } as CompiledTool & Obj);
 }
 
@@ -482,6 +486,21 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   if (active && pol.audit_level === 'none') ctx.warn(['policies', 'audit_level'], 'AGL019', '`audit_level: none` on an active agent; use `standard` or `full`');
   // Issue 11: a declared field the runtime does not enforce is a warning naming it, never silence.
   for (const u of unenforcedFields(d)) ctx.warn(u.at, 'AGL030', unenforcedMessage(u));
+  // data_residency (seed 001): a model or tool declaring a region outside it is a hard error.
+  const residency = asStr(pol.data_residency);
+  if (residency) {
+    const outside = (what: string, region: string | undefined): string | undefined =>
+      region && !withinResidency(region, residency) ? `${what} is in region \`${region}\`, outside \`policies.data_residency: ${residency}\`; use one whose \`region\` is in \`${residency}\`` : undefined;
+    for (const [field, m] of [['model', model], ['fallback_model', fallback]] as const) {
+      const why = m && outside(`model \`${m.model_id}\``, m.region);
+      if (why) ctx.err(['runtime', field], 'AGF140', why);
+    }
+    for (const t of toolRefs) {
+      const why = outside(`tool \`${t.tool_id}\``, t.region);
+      const i = asArr(tsec.refs).findIndex((r) => asStr(asObj(r).ref) === t.tool_id || r === t.tool_id);
+      if (why) ctx.err(i >= 0 ? ['tools', 'refs', i] : ['tools'], 'AGF140', why);
+    }
+  }
 
   // guardrails
   const gsec = asObj(d.guardrails);
@@ -665,6 +684,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
       allowed_connectors: asArr(pol.allowed_connectors).filter((x): x is string => typeof x === 'string'),
       data_residency: asStr(pol.data_residency),
       audit_level: (pol.audit_level === 'none' || pol.audit_level === 'full' ? pol.audit_level : 'standard'),
+      runtime_pass: pol.pii_redaction === true || asArr(pol.blocked_content).length > 0 ? true : undefined,
     }),
     role,
     guardrails: { ...gOut, tool_calls: { require_user_confirmation_for: confirm, block_tools_on_input_fail: tcalls.block_tools_on_input_fail === true } },
@@ -672,6 +692,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     routing: isObj(d.routing) ? (json(routing) as CompiledAgent['routing']) : undefined,
     orchestration: strip({ can_delegate: orch.can_delegate === true, allowed_delegates: delegates, can_be_invoked_as_tool: invocable, escalation, pattern }),
     execution_policy,
+      execution_loop: rt.execution_loop === 'dependencies' || rt.execution_loop === 'turn' ? rt.execution_loop : undefined,
     local_agents: [...aliases.entries()].map(([alias, agent_ref]) => ({ alias, agent_ref })),
     tool_manifest,
   } as Omit<CompiledAgent, 'content_hash'> & Obj);

@@ -10,8 +10,11 @@ import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
 import { ROUTING_TYPES, SELECTION_TYPES } from '../strategies/types';
+import { EXECUTED_PHASE_TYPES, isExecutedPhaseType } from '../strategies/phases';
 
-const PHASE_TYPES: readonly string[] = SELECTION_TYPES.filter((t) => !(ROUTING_TYPES as readonly string[]).includes(t));
+/** Selection types that compile but do not run yet (AGL017). */
+const NOT_EXECUTED: readonly string[] = SELECTION_TYPES.filter((t) => !(ROUTING_TYPES as readonly string[]).includes(t) && !isExecutedPhaseType(t));
+const EXECUTED = [...ROUTING_TYPES, ...EXECUTED_PHASE_TYPES].join(', ');
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -120,8 +123,14 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     else ctx.warn(path, code, pr.message, key);
   }
   const sel = isObj(block.Selection) ? block.Selection : {};
-  if (typeof sel.Type === 'string' && PHASE_TYPES.includes(sel.Type)) {
-    ctx.warn([...base, 'Selection', 'Type'], 'AGL017', `\`Type: ${sel.Type}\` is a phase-driven seed 002 strategy: it compiles but is not yet executed by the runtime (the routing family runs: ${ROUTING_TYPES.join(', ')})`);
+  if (typeof sel.Type === 'string' && NOT_EXECUTED.includes(sel.Type)) {
+    ctx.warn([...base, 'Selection', 'Type'], 'AGL017', `\`Type: ${sel.Type}\` is a phase-driven seed 002 strategy: it compiles but is not yet executed by the runtime (these run: ${EXECUTED})`);
+  }
+  // A keyword graph's MapReduce / ScatterGather sub-graphs compile but do not run yet (Graph sub-graphs do).
+  const subGraphs = isObj(sel.Graph) && isObj(sel.Graph.SubGraphs) ? sel.Graph.SubGraphs : {};
+  for (const [id, spec] of Object.entries(subGraphs)) {
+    const kind = isObj(spec) ? ['MapReduce', 'ScatterGather'].find((k) => spec[k] !== undefined) : undefined;
+    if (kind) ctx.warn(where(['Selection', 'Graph', 'SubGraphs', id, kind]), 'AGL017', `sub-graph \`${id}\` is a \`${kind}\` sub-graph: it compiles but the runtime does not execute it yet (the run fails when the graph reaches it); use a \`Graph:\` sub-graph, or run ${kind === 'MapReduce' ? '`Type: mapreduce`' : '`Type: scattergather`'} as its own agent`);
   }
   return { type: 'strategies', agents, config: JSON.parse(JSON.stringify(config)) as { [k: string]: JsonValue } };
 }

@@ -115,6 +115,8 @@ export interface CompiledModel {
   supports_parallel_tool_calls?: boolean;
   /** Allowed temperature range for this model (platform rule, enforced by the compiler). */
   temperature_range?: [number, number];
+  /** Where the endpoint is hosted (`eu`, `eu-west-1`...): checked against policies.data_residency. */
+  region?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,6 +159,10 @@ export interface CompiledTool {
   http?: HttpToolConfig;
   /** Agent-as-tool: the agent_id run as a child workflow. */
   agent?: { agent_id: string };
+  /** The named integration connector the tool reaches (checked against policies.allowed_connectors). */
+  connector?: string;
+  /** Where the tool's backend is hosted: checked against policies.data_residency. */
+  region?: string;
   /** One tool of an MCP server (`kind: mcp`), its schema pinned at compile time. */
   mcp?: McpToolConfig;
 }
@@ -393,6 +399,12 @@ export interface CompiledPolicies {
   allowed_connectors: string[];
   data_residency?: string;
   audit_level: 'none' | 'standard' | 'full';
+  /**
+   * Set when pii_redaction or blocked_content is declared: the react loop runs the policy pass
+   * (src/workflows/react/policies.ts). Absent from bundles compiled before that pass existed, so
+   * their runs replay with the commands they recorded.
+   */
+  runtime_pass?: true;
 }
 
 export interface CompiledAgent {
@@ -413,6 +425,12 @@ export interface CompiledAgent {
     input: { schema: JsonSchema; examples: JsonValue[]; file_fields?: Record<string, { multiple: boolean; accept?: string[]; max_size_mb?: number }> };
     output: { schema: JsonSchema; render?: JsonObject; provenance?: { citations_required?: boolean } };
   };
+  /**
+   * Seed 003's execution loop for agf.react: `turn` (default) runs every call of a model reply and
+   * then asks the model again; `dependencies` honours `_dependsOn`/`_outputPath` in call arguments
+   * (src/runtime/execution-loop.ts).
+   */
+  execution_loop?: 'turn' | 'dependencies';
   tools: { tool_choice: 'none' | 'auto' | 'required'; refs: CompiledTool[] };
   knowledge: { refs: CompiledKnowledge[]; retrieval?: JsonObject };
   memory: { mode: 'none' | 'session' | 'project' | 'user'; read_collections: CompiledCollection[]; write_collections: CompiledCollection[] };

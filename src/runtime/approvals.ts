@@ -21,11 +21,13 @@ export function approvalReason(p: ApprovalPolicy, tool: string): string | undefi
 }
 
 export type Decision =
-  | { kind: 'approve'; args?: JsonObject; by?: string }
+  | { kind: 'approve'; args?: JsonObject; tool?: string; by?: string }
   | { kind: 'reject'; reason: string; by?: string };
 
 export class ApprovalBook {
   readonly pending: PendingApproval[] = [];
+  /** Tools a pending call may be replaced with at approval (the agent's registry tools; set once it is loaded). */
+  replacementTools?: string[];
   private readonly decisions = new Map<string, Decision>();
 
   add(p: PendingApproval): void {

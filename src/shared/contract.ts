@@ -92,6 +92,8 @@ export interface AgentRunResult {
   warnings: string[];
   /** Set when the run ended with a terminal runtime tool call (e.g. a swarm hand-off). */
   terminal_tool_call?: { name: string; arguments: JsonObject };
+  /** agf.react with runtime.execution_loop `dependencies`: the run's write-once State (`_outputPath` results). */
+  state?: JsonObject;
 }
 
 export type RunState =
@@ -196,7 +198,8 @@ export const QUERIES = {
   status: 'status',
 } as const;
 
-export interface ApproveArgs { call_id: string; args?: JsonObject; by?: string }
+/** approve: optional corrected `args`; `tool` replaces the call with another registry tool of the agent (run with `args`, default `{}`). */
+export interface ApproveArgs { call_id: string; args?: JsonObject; tool?: string; by?: string }
 export interface RejectArgs { call_id: string; reason: string; by?: string }
 /**
  * Payload of the `decide` update (issue 9): answer a decision pending anywhere in the tree of the run

@@ -26,6 +26,7 @@ import { registerApprovalHandlers } from './react/approval';
 import { ReactRun } from './react/context';
 import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
+import { redactInput, refuseModelsOutsideResidency } from './react/policies';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
@@ -48,10 +49,13 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);
 
+  book.replacementTools = [...rx.toolsById.keys()];
   try {
     if (first) prepareFirstRun(rx);
+    refuseModelsOutsideResidency(rx);
     let result: AgentRunResult;
     try {
+      if (first) await redactInput(rx);
       if (first && rx.guarded('input')) await guardInput(rx);
       // runtime.timeout_seconds: a timer racing the loop; escalation happens outside it (the agent's work is over).
       result = await failAfterDeadline(st.deadline_ms, () => runLoop(rx), () => timeoutMessage(rx));
@@ -62,6 +66,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
     return result;
+    if (st.state) result = { ...result, state: st.state };
   } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
     shell.end(isCancellation(e) ? 'cancelled' : 'failed', (e as Error)?.message ?? String(e));

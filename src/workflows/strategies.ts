@@ -20,6 +20,8 @@ import { textOf } from '../shared/expr';
 import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches } from '../strategies';
 import type { BranchOutput, Decision, GraphConfig, Router, RouterState, StrategyConfig, Turn } from '../strategies';
 import { OrchestratorRun } from './orchestrator';
+import { isExecutedPhaseType } from '../strategies/phases';
+import { runPhaseStrategy } from './strategies-phases';
 import { failureMessage } from './shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TRANSCRIPT_STORE_PATCH, TranscriptState } from './strategies-transcript';
 
@@ -346,8 +348,10 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
   if (!pattern || pattern.type !== 'strategies') throw run.fail(`agent '${agent.agent_id}' declares no strategies pattern`, 'WrongPattern');
   const config = pattern.config as unknown as StrategyConfig;
   const type = config.Selection?.Type;
+  // Phase-driven strategies (scattergather, mapreduce, adversarial): strategies-phases.ts.
+  if (isExecutedPhaseType(type)) return run.complete(await runPhaseStrategy(run, input, pattern, type));
   if (!type || !isRoutingType(type)) {
-    throw run.fail(`Selection.Type ${type} is a phase-driven seed 002 strategy: not executed yet (the routing family runs: sequential, roundrobin, keyword, structured, statemachine, graph)`, 'UnsupportedStrategy');
+    throw run.fail(`Selection.Type ${type} is a phase-driven seed 002 strategy: not executed yet (these run: sequential, roundrobin, keyword, structured, statemachine, graph, scattergather, mapreduce, adversarial)`, 'UnsupportedStrategy');
   }
   const names = pattern.agents.map((a) => a.name);
   const carried = (input.carried as { strategies?: Carried } | undefined)?.strategies;

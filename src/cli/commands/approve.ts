@@ -1,6 +1,7 @@
 /**
  * `loom approve ID CALL_ID [--args JSON]`: approve a pending tool call or route, optionally with
- * corrected arguments. ID may be the root of a tree: the call is found in its pending decisions and
+ * corrected arguments; `--tool TOOL [--args JSON]` replaces the call with another tool of the agent
+ * (seed 003 "Correction"; refused by the run with the reason when TOOL or the arguments do not fit). ID may be the root of a tree: the call is found in its pending decisions and
  * answered in the member holding it (CALL_ID or PATH:CALL_ID, see ../decisions.ts).
  */
 import { defineCommand, flagString, UsageError } from '../args';
@@ -10,19 +11,21 @@ import type { ApproveArgs } from '../../shared/contract';
 
 export const run = defineCommand(
   'approve',
-  { usage: 'loom approve ID CALL_ID [--args JSON]', options: { args: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  { usage: 'loom approve ID CALL_ID [--args JSON]', options: { args: { type: 'string' }, tool: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
   async (args) => {
     const [id, callId] = args.positionals;
     const corrected = parseJsonFlag(flagString(args, 'args'), 'args');
+    const tool = flagString(args, 'tool');
+    if (tool !== undefined && !tool.trim()) throw new UsageError(`--tool needs the id of one of the agent's tools, e.g. --tool echo --args '{"text":"hi"}'`);
     if (corrected !== undefined && (corrected === null || typeof corrected !== 'object' || Array.isArray(corrected))) {
       throw new UsageError(`--args must be a JSON object of the tool's arguments, e.g. --args '{"path":"a.md"}'`);
     }
     return withRun(id, { command: 'approve', action: 'approve' }, async (s, wid) => {
       const { approveUpdate } = await import('../../shared/handlers');
       const t = await callTarget(s, wid, callId);
-      const payload: ApproveArgs = { call_id: t.callId, ...(corrected ? { args: corrected } : {}), by: process.env.USER };
+      const payload: ApproveArgs = { call_id: t.callId, ...(corrected ? { args: corrected } : {}), ...(tool ? { tool } : {}), by: process.env.USER };
       await s.client.workflow.getHandle(t.workflowId).executeUpdate(approveUpdate, { args: [payload] });
-      process.stdout.write(`approved ${t.callId}${heldBy(t, wid)}${payload.args ? ' with corrected arguments' : ''}\n`);
+      process.stdout.write(`approved ${t.callId}${heldBy(t, wid)}${tool ? ` replaced by ${tool}` : payload.args ? ' with corrected arguments' : ''}\n`);
       return 0;
     });
   },

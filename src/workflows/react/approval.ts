@@ -33,15 +33,20 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
   setHandler(
     approveUpdate,
     async (a) => {
-      if (a.args) {
+      if (a.args || a.tool !== undefined) {
         const pending = book.pending.find((p) => p.call_id === a.call_id);
-        const chk = await acts.checkToolArgs({ bundle: input.bundle, agent_id: input.agent_id, tool: pending?.tool ?? '', args: a.args });
-        if (!chk.ok) throw ApplicationFailure.nonRetryable(`corrected arguments refused for ${a.call_id}: ${chk.error}`, 'InvalidArguments');
+        const chk = await acts.checkToolArgs({ bundle: input.bundle, agent_id: input.agent_id, tool: a.tool ?? pending?.tool ?? '', args: a.args ?? {} });
+        if (!chk.ok) throw ApplicationFailure.nonRetryable(`${a.tool !== undefined ? `replacement ${a.tool}` : 'corrected arguments'} refused for ${a.call_id}: ${chk.error}`, 'InvalidArguments');
       }
-      if (!book.decide(a.call_id, { kind: 'approve', args: a.args, by: a.by })) throw ApplicationFailure.nonRetryable(book.unknownMessage(a.call_id), 'UnknownCall');
-      return `approved ${a.call_id}${a.args ? ' with corrected arguments' : ''}`;
+      if (!book.decide(a.call_id, { kind: 'approve', args: a.args, ...(a.tool !== undefined ? { tool: a.tool } : {}), by: a.by })) throw ApplicationFailure.nonRetryable(book.unknownMessage(a.call_id), 'UnknownCall');
+      return `approved ${a.call_id}${a.tool !== undefined ? ` replaced by ${a.tool}` : a.args ? ' with corrected arguments' : ''}`;
     },
-    { validator: (a) => validateKnown(a.call_id) },
+    {
+      validator: (a) => {
+        validateKnown(a.call_id);
+        if (a.tool !== undefined) refuseBadReplacement(book, a.call_id, a.tool);
+      },
+    },
   );
   setHandler(
     rejectUpdate,
@@ -58,7 +63,16 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
   );
 }
 
-type Approved = { args: JsonObject } | { error: AppendItem };
+/** A replacement names a registry tool of the agent, for a pending registry-tool call (not a delegation). */
+function refuseBadReplacement(book: ApprovalBook, callId: string, tool: string): void {
+  const tools = book.replacementTools ?? [];
+  const pending = book.pending.find((p) => p.call_id === callId);
+  if (pending && !tools.includes(pending.tool)) throw new Error(`${callId} (${pending.tool}) cannot be replaced: only calls of the agent's registry tools can (approve or reject it)`);
+  if (!tools.includes(tool)) throw new Error(`cannot replace ${callId} with '${tool}': not a tool of this agent; use one of ${tools.join(', ') || '(none)'}`);
+}
+
+/** The arguments to run with; `call` when an operator replaced the call with another tool. */
+type Approved = { args: JsonObject; call?: ToolCall } | { error: AppendItem };
 
 /**
  * Human approval of one call that is ready to run: present it, wait for approve/reject (or the
@@ -95,6 +109,7 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
     }
   }
   if (d.kind === 'reject') return { error: errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`) };
+  if (d.tool !== undefined) return replaceCall(rx, call, initialArgs, d.tool, d.args ?? {}, d.by);
   if (!d.args) return { args: initialArgs };
   // An approver's corrected arguments pass the tool_input guardrails too (patched: older runs did not re-check).
   if (rx.guarded('tool_input') && patched('guard-corrected-args')) {
@@ -116,4 +131,36 @@ function escalateApproval(rx: ReactRun, call: ToolCall): void {
   rx.shell.warn(`approval of ${call.name} (${call.id}) timed out after ${rx.approvalTimeoutS}s: escalated to human queue '${queue}'`);
   rx.shell.enterHumanQueue(queue);
   rx.shell.details(`approval of ${call.name} (${call.id}) escalated to '${queue}'`);
+}
+
+/**
+ * An operator replaced the call (seed 003 "Correction": "replace it with a different one"): the
+ * replacement passes the argument check and tool_input guardrails like any call, and the model is
+ * told what replaced what (a note after the turn's results, operatorNotes).
+ */
+async function replaceCall(rx: ReactRun, call: ToolCall, initialArgs: JsonObject, tool: string, args: JsonObject, by: string | undefined): Promise<Approved> {
+  // The update validator refuses these; a signal cannot be refused, so the model is told.
+  if (!rx.toolsById.has(call.name)) return { error: errorResult(call, `replacement refused: ${call.name} is not a registry tool, only approve or reject applies`) };
+  if (!rx.toolsById.has(tool)) return { error: errorResult(call, `replacement refused: '${tool}' is not a tool of this agent; tools: ${[...rx.toolsById.keys()].join(', ')}`) };
+  const next: ToolCall = { id: call.id, name: tool, arguments: args };
+  const chk = await rx.checkArgs(next, args);
+  if (!chk.ok) return { error: errorResult(call, `replacement by ${tool} refused: ${chk.error ?? 'invalid arguments'}`) };
+  let runArgs = args;
+  if (rx.guarded('tool_input')) {
+    const g = await guardToolInput(rx, next, args);
+    if ('error' in g) return g;
+    runArgs = g.args;
+  }
+  const who = by ?? 'a human reviewer';
+  const note = `${who} replaced your call ${call.id} (${call.name} ${JSON.stringify(initialArgs)}) with ${tool} ${JSON.stringify(runArgs)}; the result of ${call.id} is the result of ${tool}`;
+  (rx.st.operator_notes ??= []).push(note);
+  rx.shell.warn(`call ${call.id} (${call.name}) replaced by ${who} with ${tool}`);
+  return { args: runArgs, call: next };
+}
+
+/** Notes for the model about calls an operator replaced (taken once, after the turn's tool results). */
+export function operatorNotes(rx: ReactRun): AppendItem[] {
+  const notes = rx.st.operator_notes ?? [];
+  delete rx.st.operator_notes;
+  return notes.map((content) => ({ message: { role: 'user', content } }));
 }

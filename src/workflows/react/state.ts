@@ -24,6 +24,10 @@ export interface ReactState {
   tools_blocked?: string;
   /** Output-guardrail correction turns used (on_fail retry: one). */
   guardrail_retries?: number;
+  /** runtime.execution_loop `dependencies`: the run's write-once State (`_outputPath` results; seed 003). */
+  state?: JsonObject;
+  /** Calls an operator replaced this turn: told to the model with the results (react/approval.ts operatorNotes). */
+  operator_notes?: string[];
 }
 
 /** The state of this run: fresh, or carried from the previous run of the chain. */
@@ -41,6 +45,7 @@ export function reactState(carried: JsonObject | undefined): { st: ReactState; f
     ...(c.input_transformed ? { input_transformed: true } : {}),
     ...(c.tools_blocked ? { tools_blocked: c.tools_blocked } : {}),
     ...(c.guardrail_retries ? { guardrail_retries: c.guardrail_retries } : {}),
+    ...(c.state ? { state: c.state } : {}),
   };
   return { st, first: c.head === undefined };
 }

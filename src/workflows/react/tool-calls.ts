@@ -3,6 +3,7 @@
  * checks, tool_input guardrails, approval just before it runs (after any pause), the `runTool`
  * activity or an agent tool's child run, and tool_output guardrails on the result.
  */
+import type { CompiledTool, JsonObject } from '../../compiler/types';
 import { DELEGATE_TOOL } from '../../runtime/agent-view';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import { countToolCall, toolCallBlocked } from '../../runtime/limits';
@@ -12,6 +13,7 @@ import { errorResult } from './tool-result';
 import { awaitApproval } from './approval';
 import { runAgentCall, runDelegation } from './delegation';
 import { guardToolInput, guardToolOutput } from './guardrails';
+import { toolPolicyRefusal } from './policies';
 
 // Arguments that were not a JSON object, as the openai provider marks them (INVALID_ARGUMENTS_KEY in src/activities/openai.ts).
 const INVALID_ARGUMENTS_KEY = '__agentloom_invalid_arguments';
@@ -29,6 +31,9 @@ export async function runCall(rx: ReactRun, call: ToolCall): Promise<AppendItem>
     const names = [...rx.toolsById.keys(), ...rx.modelExtraTools.map((e) => e.name)];
     return errorResult(call, `unknown tool '${call.name}'; available tools: ${names.join(', ') || '(none)'}`);
   }
+  // allowed_connectors / data_residency: refused before arguments, approval or the tool run.
+  const refused = toolPolicyRefusal(rx, tool);
+  if (refused) return errorResult(call, refused);
   const badArgs = (call.arguments as Record<string, unknown> | undefined)?.[INVALID_ARGUMENTS_KEY] as { error?: string } | undefined;
   if (badArgs) return errorResult(call, `arguments for tool ${call.name} are not a valid JSON object (${badArgs.error ?? 'parse error'}); call it again with a JSON object matching its input schema`);
   let args = call.arguments ?? {};
@@ -42,7 +47,14 @@ export async function runCall(rx: ReactRun, call: ToolCall): Promise<AppendItem>
     const approved = await awaitApproval(rx, call, args, reason);
     if ('error' in approved) return approved.error;
     args = approved.args;
+    // An operator replaced the call with another registry tool: that one runs under the same call id.
+    if (approved.call) return execute(rx, approved.call, rx.toolsById.get(approved.call.name)!, args);
   }
+  return execute(rx, call, tool, args);
+}
+
+/** Run an approved (or approval-free) registry tool call: an agent tool's child run or the runTool activity. */
+async function execute(rx: ReactRun, call: ToolCall, tool: CompiledTool, args: JsonObject): Promise<AppendItem> {
   await rx.shell.checkpoint();
   if (tool.kind === 'agent' && tool.agent) {
     const chk = await rx.checkArgs(call, args);

@@ -16,6 +16,9 @@ import { modelEscalation } from './escalation';
 import { guardOutput } from './guardrails';
 import { shouldContinueAsNew } from './limits';
 import { runCall } from './tool-calls';
+import { refuseBlockedContent } from './policies';
+import { runExecutionLoop } from './execution-loop';
+import { operatorNotes } from './approval';
 
 /** What one model turn leads to: another turn, or the run's result. */
 type Next = 'again' | { result: AgentRunResult };
@@ -92,7 +95,10 @@ async function afterTurn(rx: ReactRun, out: ModelTurnOutput, noTools: boolean): 
   const terminal = calls.find((c) => rx.extraTools.some((e) => e.name === c.name && e.terminal));
   if (terminal) return { result: shell.result(out.message.content ?? null, { terminal_tool_call: { name: terminal.name, arguments: terminal.arguments } }) };
   shell.details(`turn ${turn + 1}: ${calls.length} tool call(s): ${calls.map((c) => c.name).join(', ')}`);
-  st.pending_append = await Promise.all(calls.map((c) => runCall(rx, c)));
+  // runtime.execution_loop `dependencies` (new configuration only): calls start as their _dependsOn are met.
+  const results = rx.agent.runtime.execution_loop === 'dependencies' ? await runExecutionLoop(rx, calls) : await Promise.all(calls.map((c) => runCall(rx, c)));
+  // Calls an operator replaced at approval: the model is told what replaced what (empty otherwise).
+  st.pending_append = [...results, ...operatorNotes(rx)];
   return 'again';
 }
 
@@ -101,6 +107,7 @@ async function finalAnswer(rx: ReactRun, out: ModelTurnOutput, turn: number): Pr
   const { agent: ag, st, shell } = rx;
   const check = out.output_check ?? { ok: true as const, value: out.message.content ?? '' };
   if (check.ok) {
+    await refuseBlockedContent(rx, out.head);
     if (!rx.guarded('output')) return { result: shell.result(check.value) };
     const g = await guardOutput(rx, out.head, check.value, turn);
     return g === 'retry' ? 'again' : { result: shell.result(g.output) };

@@ -1,0 +1,32 @@
+/**
+ * Seed 003's execution loop needs to know how a call ended (its dependants are skipped when it
+ * failed) and, for calls with an `_outputPath`, the value to write into the run's State. Tool
+ * results are claim-checked (stored message refs), so the workflow asks for them here — only for
+ * calls that have dependants or write State.
+ */
+import type { JsonValue } from '../compiler/types';
+import type { BlobRef } from '../shared/contract';
+import type { MessageStore } from './message-store';
+
+export interface ToolOutcome {
+  is_error: boolean;
+  /** The result text parsed as JSON when it is JSON, else the text itself. */
+  value: JsonValue;
+}
+
+export function createExecutionStateActivities(deps: { messages: MessageStore }) {
+  return {
+    async readToolOutcome(ref: BlobRef): Promise<ToolOutcome> {
+      const msg = await deps.messages.getLoose(ref);
+      return { is_error: msg.is_error === true, value: parseValue(msg.content) };
+    },
+  };
+}
+
+function parseValue(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Seed 001 policies in a react run (the runtime layer around the model, not prompt text):
+ *  - data_residency: the model (and fallback) must lie in the agent's region: refused before any call;
+ *  - allowed_connectors / data_residency for tools: a refused call gets an error result, the tool never runs;
+ *  - pii_redaction: the first message is redacted (activity) before the model or an input guardrail reads it;
+ *  - blocked_content: a final answer the classifier places in a blocked category fails the run with the reason.
+ * The gates are pure; the two activities run only for bundles compiled with `policies.runtime_pass`
+ * (pii_redaction or blocked_content declared), so runs recorded before this pass replay unchanged.
+ */
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { CompiledTool } from '../../compiler/types';
+import type { BlobRef } from '../../shared/contract';
+import { modelRefusal, toolRefusal } from '../../policies/residency';
+import type { ReactRun } from './context';
+
+/** Fail the run before any model call when its model or fallback model is outside data_residency. */
+export function refuseModelsOutsideResidency(rx: ReactRun): void {
+  const { policies, runtime } = rx.agent;
+  for (const m of [runtime.model, runtime.fallback_model]) {
+    const why = m && modelRefusal(policies, m);
+    if (why) throw ApplicationFailure.nonRetryable(`refused before the model call: ${why}`, 'PolicyViolation');
+  }
+}
+
+/** Why this tool call is refused by allowed_connectors / data_residency (the tool does not run), if it is. */
+export function toolPolicyRefusal(rx: ReactRun, tool: CompiledTool): string | undefined {
+  const why = toolRefusal(rx.agent.policies, tool);
+  if (why) rx.shell.warn(why);
+  return why;
+}
+
+/** pii_redaction on the first message: the model and input guardrails read the redacted, stored copy. */
+export async function redactInput(rx: ReactRun): Promise<void> {
+  const { st, agent } = rx;
+  if (!agent.policies.runtime_pass || !agent.policies.pii_redaction || !st.pending_append.length) return;
+  const out = await rx.acts.redactRunInput.executeWithOptions({ ...rx.guardOpts, summary: 'pii redaction (input)' }, [
+    { bundle: rx.input.bundle, agent_id: rx.input.agent_id, message: st.pending_append[0] },
+  ]);
+  st.pending_append = [{ ref: out.stored }, ...st.pending_append.slice(1)];
+  st.input_transformed = true;
+  const found = Object.entries(out.found).map(([k, n]) => `${n} ${k}`).join(', ');
+  if (found) rx.shell.details(`pii_redaction: input redacted (${found})`);
+}
+
+/** blocked_content on a final answer (stored at `head`): the run fails with the category and what matched. */
+export async function refuseBlockedContent(rx: ReactRun, head: BlobRef): Promise<void> {
+  const { agent } = rx;
+  if (!agent.policies.runtime_pass || !agent.policies.blocked_content?.length) return;
+  const out = await rx.acts.checkBlockedContent.executeWithOptions({ ...rx.guardOpts, summary: 'blocked_content check' }, [
+    { bundle: rx.input.bundle, agent_id: rx.input.agent_id, head },
+  ]);
+  if (out.refused) throw ApplicationFailure.nonRetryable(out.refused.reason, 'ContentBlocked');
+}

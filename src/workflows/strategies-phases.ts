@@ -1,0 +1,33 @@
+/**
+ * The phase-driven seed 002 strategies of a strategies run, as one dispatch table: a top-level
+ * `Selection.Type` of scattergather, mapreduce or adversarial runs as the whole strategies run.
+ */
+import type { JsonValue, StrategiesPattern } from '../compiler/types';
+import type { RunAgentInput } from '../shared/contract';
+import { textOf } from '../shared/expr';
+import type { ExecutedPhaseType } from '../strategies/phases';
+import type { StrategyConfig } from '../strategies/types';
+import type { OrchestratorRun } from './orchestrator';
+import { runAdversarial } from './strategies-adversarial';
+import { runMapReduce } from './strategies-map-reduce';
+import type { MemberReply, PhaseCtx } from './strategies-phase-run';
+import { runScatterGather } from './strategies-scatter-gather';
+
+const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, task: string) => Promise<MemberReply>> = {
+  scattergather: (ctx, c, task) => runScatterGather(ctx, c.Selection.ScatterGather!, task),
+  mapreduce: (ctx, c, task) => runMapReduce(ctx, c.Selection.MapReduce!, task),
+  adversarial: (ctx, c, task) => runAdversarial(ctx, c.Selection.Adversarial!, task),
+};
+
+/** Run a phase strategy as the whole run; returns the terminal output. Termination is not evaluated. */
+export async function runPhaseStrategy(run: OrchestratorRun, input: RunAgentInput, pattern: StrategiesPattern, type: ExecutedPhaseType): Promise<JsonValue> {
+  const config = pattern.config as unknown as StrategyConfig;
+  const ctx: PhaseCtx = { run, input, strategy: type, agentIdOf: agentIdOf(pattern) };
+  const last = await PHASES[type](ctx, config, textOf(input.input));
+  run.status.progress = { ...(run.status.progress ?? {}), stopped: `complete: ${last.agent} gave the terminal output` };
+  return last.output;
+}
+
+function agentIdOf(pattern: StrategiesPattern): (name: string) => string {
+  return (name) => pattern.agents.find((a) => a.name === name)?.agent_id ?? name;
+}

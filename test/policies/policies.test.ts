@@ -1,0 +1,179 @@
+/**
+ * Seed 001 policies enforced at run time, on the real Temporal dev server: pii_redaction (the
+ * model's recorded input, the output and the history after the pass hold placeholders, never the
+ * raw values), blocked_content (refused with the category), allowed_connectors and data_residency
+ * (refused before the call: the tool activity never starts, the model server sees no request).
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import type { CompiledAgent, CompiledModel } from '../../src/compiler/types';
+import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { activityTypes, historyEvents, HistoryEvent } from '../helpers/history';
+import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
+import { agent, AgentSpec, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+
+const KEY_ENV = 'LOOM_TEST_POLICIES_OPENAI_KEY';
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let srv: FakeOpenAIServer;
+
+beforeAll(async () => {
+  process.env[KEY_ENV] = 'sk-test-policies';
+  t = await connectTestTemporal('policies');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+  srv = await startFakeOpenAI();
+}, 120_000);
+afterAll(async () => {
+  worker.shutdown();
+  await running;
+  await t.close();
+  await srv.close();
+});
+
+function openaiModel(over: Partial<CompiledModel> = {}): CompiledModel {
+  return { model_id: 'oa-policies', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 }, supports_tools: true, ...over };
+}
+
+/** An agent whose policies are declared as the compiler emits them (runtime_pass when pii/blocked_content are set). */
+function withPolicies(spec: AgentSpec & { agent_id: string }, policies: Partial<CompiledAgent['policies']>): CompiledAgent {
+  const a = agent({ ...spec, runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) } });
+  const pass = policies.pii_redaction === true || (policies.blocked_content?.length ?? 0) > 0;
+  a.policies = { ...a.policies, ...policies, ...(pass ? { runtime_pass: true as const } : {}) };
+  return a;
+}
+
+async function start(a: CompiledAgent, input: unknown) {
+  const run: RunAgentInput = { bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id, input: input as never };
+  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${Math.random().toString(36).slice(2, 10)}`, args: [run] });
+}
+
+/** An event as text, with every payload decoded (history payloads are bytes). */
+function eventText(e: HistoryEvent): string {
+  return JSON.stringify(e, (k, v: unknown) => {
+    if (k === 'data' && typeof v === 'string') return Buffer.from(v, 'base64').toString('utf8');
+    if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+    const b = v as { type?: string; data?: number[] } | null;
+    if (b && b.type === 'Buffer' && Array.isArray(b.data)) return Buffer.from(b.data).toString('utf8');
+    return v;
+  });
+}
+
+/** Every message of a failure's cause chain. */
+async function failure(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(WorkflowFailedError);
+    const parts: string[] = [];
+    for (let cur = e as { message?: string; cause?: unknown; type?: string } | undefined; cur; cur = cur.cause as typeof cur) parts.push(`${cur.type ? `[${cur.type}] ` : ''}${cur.message ?? ''}`);
+    return parts.join(' <- ');
+  }
+  throw new Error('the run was expected to fail');
+}
+
+const EMAIL = 'maria.lopez@example.com';
+const PHONE = '+1 415 555 0134';
+
+test('pii_redaction: the model, the output and the history after the pass never hold the raw email, phone or name', async () => {
+  const before = srv.requests.length;
+  srv.enqueue(reply(`Dear Maria Lopez, we will write to ${EMAIL} and call ${PHONE} about order 4412.`));
+  const a = withPolicies({ agent_id: 'pii-agent', model: openaiModel() }, { pii_redaction: true });
+  const h = await start(a, `Hi, my name is Maria Lopez. My email is ${EMAIL} and my phone is ${PHONE}. Where is order 4412?`);
+  const result = (await h.result()) as AgentRunResult;
+
+  // What the model received: the placeholders, never the values.
+  const sent = JSON.stringify(srv.requests.slice(before).map((r) => r.body.messages));
+  expect(sent).toContain('[EMAIL]');
+  expect(sent).toContain('[PHONE]');
+  expect(sent).toContain('my name is [PERSON]');
+  for (const raw of [EMAIL, PHONE, 'Maria Lopez']) expect(sent).not.toContain(raw);
+
+  // What the caller gets.
+  expect(result.output).toBe('Dear [PERSON], we will write to [EMAIL] and call [PHONE] about order 4412.');
+
+  // The history: only what was written before the pass (the caller's start event and the pass's
+  // own scheduled input) holds the raw values; every later event holds placeholders.
+  const events = await historyEvents(h);
+  const pass = events.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'redactRunInput');
+  expect(pass).toBeGreaterThan(0);
+  expect(eventText(events[0])).toContain(EMAIL);
+  const after = events.slice(pass + 1);
+  expect(after.map(eventText).join('\n')).toContain('[EMAIL]');
+  const leaks = after.filter((e) => [EMAIL, PHONE, 'Maria Lopez', '415 555'].some((raw) => eventText(e).includes(raw)));
+  expect(leaks.map((e) => `${e.eventId} ${e.eventType}`)).toEqual([]);
+}, 120_000);
+
+test('blocked_content: an answer in a blocked category is refused with the category and what matched', async () => {
+  const a = withPolicies(
+    { agent_id: 'blocked-agent', model: scriptedModel({ turns: [{ content: 'For that headache, take 800 mg of ibuprofen every six hours.' }] }) },
+    { blocked_content: ['legal_advice', 'medical_advice'] },
+  );
+  const h = await start(a, 'I have a headache, what should I take?');
+  const text = await failure(h.result());
+  expect(text).toContain('[ContentBlocked]');
+  expect(text).toContain("policies.blocked_content: it falls in the category 'medical_advice' (gives a dosage: \"take 800 mg\")");
+  const status = await h.query<RunStatus>('status');
+  expect(status.state).toBe('failed');
+  expect(activityTypes(await historyEvents(h))).toContain('checkBlockedContent');
+}, 120_000);
+
+test('blocked_content: a clean answer is delivered', async () => {
+  const a = withPolicies({ agent_id: 'clean-agent', model: scriptedModel({ turns: [{ content: 'Please see a doctor; I cannot give medical advice.' }] }) }, { blocked_content: ['medical_advice'] });
+  const h = await start(a, 'I have a headache');
+  expect(((await h.result()) as AgentRunResult).output).toBe('Please see a doctor; I cannot give medical advice.');
+}, 120_000);
+
+test('allowed_connectors: a tool on another connector is refused before it runs (no runTool activity), the model is told why', async () => {
+  const before = srv.requests.length;
+  srv.enqueue(toolCalls([{ id: 'call_1', name: 'jira_echo', arguments: { text: 'open a ticket' } }]), reply('I could not reach Jira.'));
+  const a = withPolicies(
+    { agent_id: 'connector-agent', model: openaiModel(), tools: [builtinTool('echo', { tool_id: 'jira_echo', connector: 'jira' })] },
+    { allowed_connectors: ['sharepoint'] },
+  );
+  const h = await start(a, 'open a ticket');
+  expect(((await h.result()) as AgentRunResult).output).toBe('I could not reach Jira.');
+  const events = await historyEvents(h);
+  expect(activityTypes(events)).not.toContain('runTool');
+  const toolMsg = srv.requests[before + 1].body.messages?.find((m) => m.role === 'tool');
+  expect(toolMsg?.content).toContain("tool jira_echo uses connector 'jira', which policies.allowed_connectors does not list (allowed: sharepoint)");
+  const status = await h.query<RunStatus>('status');
+  expect(status.warnings.join('\n')).toContain("connector 'jira'");
+}, 120_000);
+
+test('allowed_connectors: a tool on an allowed connector runs', async () => {
+  const a = withPolicies(
+    { agent_id: 'connector-ok', model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sp_echo', arguments: { text: 'hi' } }] }, { content: 'done' }] }), tools: [builtinTool('echo', { tool_id: 'sp_echo', connector: 'sharepoint' })] },
+    { allowed_connectors: ['sharepoint'] },
+  );
+  const h = await start(a, 'echo hi');
+  expect(((await h.result()) as AgentRunResult).output).toBe('done');
+  expect(activityTypes(await historyEvents(h))).toContain('runTool');
+}, 120_000);
+
+test('data_residency: a model outside the region is refused before any request reaches it; a tool outside it never runs', async () => {
+  const before = srv.requests.length;
+  const a = withPolicies({ agent_id: 'residency-agent', model: openaiModel({ region: 'us-east-1' }) }, { data_residency: 'eu' });
+  const h = await start(a, 'hello');
+  const text = await failure(h.result());
+  expect(text).toContain('[PolicyViolation]');
+  expect(text).toContain("model oa-policies is in region 'us-east-1', outside policies.data_residency 'eu'");
+  expect(srv.requests.length).toBe(before);
+  expect(activityTypes(await historyEvents(h))).not.toContain('modelTurn');
+
+  const b = withPolicies(
+    {
+      agent_id: 'residency-tool',
+      model: scriptedModel({ turns: [{ tool_calls: [{ name: 'us_echo', arguments: { text: 'hi' } }] }, { content: 'no tool' }] }),
+      tools: [builtinTool('echo', { tool_id: 'us_echo', region: 'us-east-1' })],
+    },
+    { data_residency: 'eu-west-1' },
+  );
+  const hb = await start(b, 'echo hi');
+  expect(((await hb.result()) as AgentRunResult).output).toBe('no tool');
+  expect(activityTypes(await historyEvents(hb))).not.toContain('runTool');
+}, 120_000);
