@@ -16,6 +16,7 @@ import { schemaError, BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
 import { withHeartbeat } from './react-tools';
 import { redactModelReply, redactModelTurn } from './policies';
+import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
 
 export interface ModelTurnInput {
   bundle: BlobRef;
@@ -66,15 +67,16 @@ export type Provider = (req: ProviderRequest) => Promise<ProviderReply>;
 export function reactInstructions(agent: CompiledAgent): string {
   const cfg = reactConfig(agent);
   const own = typeof cfg.instructions === 'string' && cfg.instructions.trim() ? cfg.instructions : undefined;
-  if (!own) return agent.instructions;
-  return agent.instructions ? `${own}\n\n${agent.instructions}` : own;
+  const base = !own ? agent.instructions : agent.instructions ? `${own}\n\n${agent.instructions}` : own;
+  // runtime.execution_loop dependencies: the model learns the _dependsOn/_outputPath wire form.
+  return agent.runtime.execution_loop === 'dependencies' ? `${base}\n\n${LOOP_INSTRUCTIONS}` : base;
 }
 
 export function toolSpecs(agent: CompiledAgent, extra: ExtraToolSpec[] = [], forbid = false): ProviderRequest['tools'] {
   if (forbid) return [];
   const refs: CompiledTool[] = agent.tools.refs;
   return [
-    ...refs.map((t) => ({ name: t.tool_id, description: t.description, parameters: t.input_schema })),
+    ...refs.map((t) => ({ name: t.tool_id, description: t.description, parameters: agent.runtime.execution_loop === 'dependencies' ? withLoopKeys(t.input_schema) : t.input_schema })),
     ...extra.map((e) => ({ name: e.name, description: e.description, parameters: e.parameters })),
   ];
 }

@@ -321,3 +321,30 @@ export function findCycles(edges: Map<string, string[]>): string[][] {
   for (const v of edges.keys()) if (!idx.has(v)) visit(v);
   return out;
 }
+
+/** What a model is told when its agent runs the dependencies loop (appended to the instructions). */
+export const LOOP_INSTRUCTIONS = [
+  '# Tool call dependencies',
+  'You may return several tool calls at once. Each call may carry two extra arguments:',
+  `- \`${DEPENDS_ON_KEY}\`: the ids of calls in the same reply, or State paths like \`$.state.city\`, that must succeed first; the call starts as soon as they have.`,
+  `- \`${OUTPUT_PATH_KEY}\`: a State path like \`$.state.city\` where the call's result is stored. A path is written once; several calls on one path are alternatives: they are tried in order and the first success wins.`,
+  'A call whose dependency failed is skipped and you are told why.',
+].join('\n');
+
+/**
+ * A tool's input schema as offered to the model on the dependencies loop: the reserved keys are
+ * declared, so models that honour schemas strictly can still send them (they never reach the tool).
+ */
+export function withLoopKeys(schema: JsonObject): JsonObject {
+  if (schema.type !== undefined && schema.type !== 'object') return schema;
+  const props = (schema.properties && typeof schema.properties === 'object' ? schema.properties : {}) as JsonObject;
+  return {
+    ...schema,
+    type: 'object',
+    properties: {
+      ...props,
+      [DEPENDS_ON_KEY]: { type: 'array', items: { type: 'string' }, description: 'call ids of this reply or State paths ($.state.x) that must succeed before this call runs' },
+      [OUTPUT_PATH_KEY]: { type: 'string', pattern: PATH_RE.source, description: 'State path ($.state.x) where the result is stored (write-once)' },
+    },
+  };
+}

@@ -1,7 +1,7 @@
 /** The pure execution-loop scheduler (seed 003): wire form, ready set, skips, cycles, write-once State, alternatives. */
 import fc from 'fast-check';
 import type { JsonObject } from '../../src/compiler/types';
-import { ExecutionPlan, findCycles, planCall, readState, writeState, written } from '../../src/runtime/execution-loop';
+import { ExecutionPlan, findCycles, planCall, readState, withLoopKeys, writeState, written } from '../../src/runtime/execution-loop';
 import type { ToolCall } from '../../src/runtime/messages';
 
 const call = (id: string, args: JsonObject = {}, name = 'echo'): ToolCall => ({ id, name, arguments: args });
@@ -112,6 +112,18 @@ test('state helpers: nested write, read, written sees ancestors and descendants'
   expect(written(s, ['a', 'b', 'z'])).toBe(true);
   expect(written(s, ['a', 'd'])).toBe(false);
   expect(findCycles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+});
+
+test('tool schemas offered to the model declare the reserved keys (strict models can send them); non-object schemas are left alone', () => {
+  const s = withLoopKeys({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false });
+  expect(Object.keys(s.properties as JsonObject)).toEqual(['text', '_dependsOn', '_outputPath']);
+  expect(s.required).toEqual(['text']);
+  expect(s.additionalProperties).toBe(false);
+  expect(withLoopKeys({ type: 'string' })).toEqual({ type: 'string' });
+  // what planCall accepts is what the schema's pattern accepts
+  const re = new RegExp(((s.properties as JsonObject)._outputPath as JsonObject).pattern as string);
+  expect(re.test('$.state.a.b')).toBe(true);
+  expect(re.test('state.a')).toBe(false);
 });
 
 // ---- properties ----------------------------------------------------------------------------
