@@ -20,9 +20,6 @@ import type { TranscriptEntry } from '../strategies/transcript';
 
 export type { TranscriptEntry } from '../strategies/transcript';
 
-/** The patch that moved the transcript into the store (fresh runs only; the mode is then carried). */
-export const TRANSCRIPT_STORE_PATCH = 'strategies-transcript-store';
-
 /** Where the stored chain ends and how many entries it holds. */
 export interface StoredTranscript { head: BlobRef | null; size: number }
 export interface TranscriptState {

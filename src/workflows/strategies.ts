@@ -23,7 +23,7 @@ import { OrchestratorRun } from './orchestrator';
 import { isExecutedPhaseType } from '../strategies/phases';
 import { runPhaseStrategy } from './strategies-phases';
 import { failureMessage } from './shell/failures';
-import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TRANSCRIPT_STORE_PATCH, TranscriptState } from './strategies-transcript';
+import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
@@ -360,7 +360,7 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
   const c: Carried = carried ?? {
     router: first!.state, decision: first!.decision, iterations: 0, approvals: 0,
     // The transcript's home is chosen once per run and carried (runs from before the patch keep theirs in the workflow).
-    transcript: { window: [], omitted: 0, ...(patched(TRANSCRIPT_STORE_PATCH) ? { stored: { head: null, size: 0 } } : {}) },
+    transcript: { window: [], omitted: 0, ...(patched('strategies-transcript-store') ? { stored: { head: null, size: 0 } } : {}) },
     turns: {}, last_output: null, routes: [],
   };
   if (!carried && JSON.stringify(config).match(/"(Validators?|Contracts?|HandoffContext)"/)) {

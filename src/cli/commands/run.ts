@@ -16,10 +16,9 @@ export const run = defineCommand(
     const agentId = args.positionals[0];
     const json = args.flags.json === true;
     // Loaded once the arguments are known good: a usage error never loads the compiler or gRPC.
-    const { prepareRun, runOptionsFromFlags, startPrepared, RunError } = await import('../runs');
-    const { connect, webUiLink } = await import('../connect');
-    const { watchRun, describeFailure } = await import('../progress');
-    const { WorkflowFailedError } = await import('@temporalio/client');
+    const { prepareRun, runOptionsFromFlags, RunError } = await import('../runs');
+    const { connect } = await import('../connect');
+    const { runToEnd } = await import('../run-flow');
     let prepared;
     try {
       prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')));
@@ -32,26 +31,12 @@ export const run = defineCommand(
     const session = await connect({ embedded: 'with-worker', verbose: args.flags.verbose === true });
     try {
       if (session.embedded) say(`embedded Temporal server at ${session.address}${session.uiUrl ? `, Web UI ${session.uiUrl}` : ''}`);
-      const handle = await startPrepared(session.client, prepared);
-      const link = webUiLink(session.uiUrl, session.namespace, handle.workflowId);
-      say(`started ${handle.workflowId}${link ? `\n  ${link}` : ''}`);
-      const watcher = json ? undefined : watchRun(handle, say);
-      let result;
-      try {
-        result = await handle.result();
-      } catch (err) {
-        if (err instanceof WorkflowFailedError) {
-          process.stderr.write(`loom run: ${handle.workflowId} failed: ${describeFailure(err)}\n`);
-          if (link) process.stderr.write(`history: ${link}\n`);
-          return 1;
-        }
-        throw err;
-      } finally {
-        await watcher?.stop();
+      const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say });
+      if (!end.ok) {
+        process.stderr.write(`loom run: ${end.workflowId} failed: ${end.reason}\n`);
+        return 1;
       }
-      for (const w of result?.warnings ?? []) say(`warning: ${w}`);
-      process.stdout.write(JSON.stringify(result?.output ?? result, null, json ? 0 : 2) + '\n');
-      if (link) say(`history: ${link}`);
+      process.stdout.write(JSON.stringify(end.output, null, json ? 0 : 2) + '\n');
       return 0;
     } finally {
       await session.close();

@@ -1,0 +1,35 @@
+/**
+ * Start a prepared run and follow it to its end: live progress on stderr (unless --json), the
+ * output on stdout. Shared by `loom run` and `loom dispatch` (which tries fallback agents when it
+ * fails).
+ */
+import type { Client } from '@temporalio/client';
+import type { JsonValue } from '../compiler/types';
+import { startPrepared, type PreparedRun } from './runs';
+
+export type RunEnd = { ok: true; workflowId: string; output: JsonValue } | { ok: false; workflowId: string; reason: string };
+
+export async function runToEnd(client: Client, prepared: PreparedRun, opts: { json: boolean; uiUrl?: string; namespace: string; say: (line: string) => void }): Promise<RunEnd> {
+  const { webUiLink } = await import('./connect');
+  const { watchRun, describeFailure } = await import('./progress');
+  const { WorkflowFailedError } = await import('@temporalio/client');
+  const handle = await startPrepared(client, prepared);
+  const link = webUiLink(opts.uiUrl, opts.namespace, handle.workflowId);
+  opts.say(`started ${handle.workflowId}${link ? `\n  ${link}` : ''}`);
+  const watcher = opts.json ? undefined : watchRun(handle, opts.say);
+  let result;
+  try {
+    result = await handle.result();
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) {
+      if (link) opts.say(`history: ${link}`);
+      return { ok: false, workflowId: handle.workflowId, reason: describeFailure(err) };
+    }
+    throw err;
+  } finally {
+    await watcher?.stop();
+  }
+  for (const w of result?.warnings ?? []) opts.say(`warning: ${w}`);
+  if (link) opts.say(`history: ${link}`);
+  return { ok: true, workflowId: handle.workflowId, output: (result?.output ?? result) as JsonValue };
+}
