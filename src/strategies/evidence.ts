@@ -79,7 +79,10 @@ function requireShellPass(turn: Turn, opts: ValidatorOptions): Check {
   const pattern = opts.RequiredCommandPattern;
   const ok = passingCommands(turn).some((c) => !pattern || commandMatches(c, pattern));
   if (ok) return OK;
-  return fail(`RequireShellPass: no shell command${pattern ? ` containing one of "${pattern}"` : ''} exited 0 this turn; run it and fix the failures first`);
+  // The last failing run, so the agent sees what to fix (its exit code and the end of its output).
+  const failed = [...(turn.evidence?.shell ?? [])].reverse().find((r) => r.exitCode !== 0 && (!pattern || commandMatches(r.command, pattern)));
+  const last = failed ? ` (\`${failed.command}\` exited ${failed.exitCode}${failed.outputTail?.trim() ? `: ${failed.outputTail.trim().slice(-300)}` : ''})` : '';
+  return fail(`RequireShellPass: no shell command${pattern ? ` containing one of "${pattern}"` : ''} exited 0 this turn${last}; run it and fix the failures first`);
 }
 
 /** Structural checks on test-report.json: `tests` is a non-empty list of {name, status} with status

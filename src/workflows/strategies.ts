@@ -10,6 +10,9 @@
  * member reads its first message by reference), carried in the workflow for older runs.
  * Route approval (`RequireHumanApproval`) waits for `approveCall`/`rejectCall` (call id
  * `route-<n>`), shown in status as a pending approval; pause/resume come from the run shell.
+ * Runs started on patch `strategies-evidence` share one workspace across members; each turn's
+ * evidence (real write_file/shell records, artifact files) is gathered for validators and
+ * contracts, and HandoffContext blocks are injected (strategies-evidence.ts).
  */
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, StrategiesPattern } from '../compiler/types';
@@ -18,12 +21,13 @@ import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../sha
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';
 import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches } from '../strategies';
-import type { BranchOutput, Decision, GraphConfig, Router, RouterState, StrategyConfig, Turn } from '../strategies';
+import type { BranchOutput, Decision, GraphConfig, HandoffContextEntry, Router, RouterState, StrategyConfig, Turn } from '../strategies';
 import { OrchestratorRun } from './orchestrator';
 import { isExecutedPhaseType } from '../strategies/phases';
 import { runPhaseStrategy } from './strategies-phases';
 import { failureMessage } from './shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
+import { RunEvidence, type EvidenceState } from './strategies-evidence';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
@@ -35,6 +39,8 @@ interface Carried {
   turns: Record<string, number>;
   last_output: JsonValue;
   routes: RouteLog[];
+  /** The shared workspace of runs started on patch strategies-evidence. */
+  evidence?: EvidenceState;
 }
 interface RouteLog { iteration: number; agent: string; position?: string; reason: string; keyword?: string }
 
@@ -114,6 +120,7 @@ class Conversation {
     private readonly type: string,
     private readonly c: Carried,
     private readonly agentIdOf: (name: string) => string,
+    private readonly evidence?: RunEvidence,
   ) {
     this.transcript = new Transcript(c.transcript);
     this.usesHandoff = ['keyword', 'statemachine', 'graph'].includes(type);
@@ -179,7 +186,10 @@ class Conversation {
         input: inputRef ? this.input.input : extra.snapshot ?? memberInput(this.input.input, this.transcript),
         role,
         workflowType: WORKFLOW_TYPES['agf.react'],
-        options: { ...(inputRef ? { input_ref: inputRef } : { context }), ...(this.usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}) },
+        options: {
+          ...(inputRef ? { input_ref: inputRef } : { context }), ...(this.usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}),
+          ...(this.evidence ? { workspace: this.evidence.workspace } : {}),
+        },
       });
     } catch (err) {
       this.report(name, extra.position);
@@ -187,7 +197,15 @@ class Conversation {
     }
     const call = res.terminal_tool_call;
     const handoff = call?.name === HANDOFF_TOOL && typeof call.arguments.route_keyword === 'string' ? call.arguments.route_keyword : undefined;
-    return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}) }, result: res };
+    // What the member's tools really did (validators and contracts read it; branches are not evaluated).
+    const evidence = extra.branch ? undefined : await this.evidence?.ofTurn(role);
+    return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}), ...(evidence ? { evidence } : {}) }, result: res };
+  }
+
+  /** Seed HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
+  private async injectHandoffContext(entries: HandoffContextEntry[] | undefined, toAgent: string): Promise<void> {
+    if (!entries?.length || !this.evidence) return;
+    this.transcript.add('orchestrator', await this.evidence.handoff(entries, toAgent), 'context');
   }
 
   /** After every agent turn: count it, record it, check Termination. */
@@ -230,6 +248,7 @@ class Conversation {
           return { stop: { kind: 'stop', outcome: 'failed', reason: `route approval for "${decision.keyword}" without the turn that asked for it` }, last };
         case 'speak': {
           if (decision.message) this.transcript.add('orchestrator', decision.message, 'context');
+          await this.injectHandoffContext(decision.handoffContext, decision.agent);
           this.logRoute(decision);
           this.report(decision.agent, decision.position, decision.keyword);
           const s = await this.speakTurn(decision.agent, `${prefix}turn-${c.iterations + 1}-${decision.agent}`, { position: decision.position });
@@ -290,6 +309,7 @@ class Conversation {
     const c = this.c;
     this.logRoute({ agent: decision.branches.map((b) => b.agent ?? b.subGraphId).join(', '), reason: decision.reason, keyword: decision.keyword });
     this.report(decision.branches.map((b) => b.agent ?? '').join(', '), decision.join.position, decision.keyword);
+    await this.injectHandoffContext(decision.handoffContext, decision.branches.map((b) => b.agent ?? b.position).join(', '));
     const stored = this.transcript.inStore;
     const snapshot = stored ? '' : memberInput(this.input.input, this.transcript);
     const base = c.iterations;
@@ -363,10 +383,13 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
     transcript: { window: [], omitted: 0, ...(patched('strategies-transcript-store') ? { stored: { head: null, size: 0 } } : {}) },
     turns: {}, last_output: null, routes: [],
   };
-  if (!carried && JSON.stringify(config).match(/"(Validators?|Contracts?|HandoffContext)"/)) {
-    run.warn('validators, contracts and HandoffContext read evidence (write_file and shell records, artifact files) that this runtime does not collect yet: a validator or contract sees no evidence and fails, HandoffContext injects nothing');
+  const evidence = await RunEvidence.start(c.evidence, !carried, config, input.options?.workspace);
+  if (evidence) c.evidence = evidence.state();
+  else if (!carried && JSON.stringify(config).match(/"(Validators?|Contracts?|HandoffContext)"/)) {
+    // Runs from before patch strategies-evidence (replayed) have no shared workspace.
+    run.warn('validators, contracts and HandoffContext read evidence (write_file and shell records, artifact files) that this run does not collect (it started before patch strategies-evidence)');
   }
-  const conversation = new Conversation(run, input, config, type, c, (name) => pattern.agents.find((a) => a.name === name)?.agent_id ?? name);
+  const conversation = new Conversation(run, input, config, type, c, (name) => pattern.agents.find((a) => a.name === name)?.agent_id ?? name, evidence);
   const ended = await conversation.drive(router, c.router, c.decision, config.Selection.Graph, true, '');
   conversation.report(ended.last?.agent, undefined, ended.stop.keyword ?? undefined);
   const o = ended.stop.outcome;

@@ -1,0 +1,50 @@
+/**
+ * Evidence for a strategies run, workflow side: the one workspace every member shares (so the
+ * Planner's brief.json is the file the Developer reads and the Tester's command runs against), each
+ * agent turn's TurnEvidence gathered by an activity from what the tools recorded (only when a
+ * validator or contract will read it), and the HandoffContext block of a transition. Runs started
+ * on patch `strategies-evidence` carry the workspace across continue-as-new; older runs have none
+ * and keep their per-member workspaces.
+ */
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { artifactPathsOf, usesEvidence } from '../strategies/evidence';
+import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../strategies';
+
+export const EVIDENCE_PATCH = 'strategies-evidence';
+
+const acts = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+
+/** What continue-as-new carries: the shared workspace (absent for runs from before the patch). */
+export interface EvidenceState { workspace: string }
+
+export class RunEvidence {
+  private readonly files: string[] | undefined;
+
+  private constructor(readonly workspace: string, config: StrategyConfig) {
+    this.files = usesEvidence(config) ? artifactPathsOf(config.Contracts ?? []) : undefined;
+  }
+
+  /** A fresh run decides once (the patch) and resolves its workspace; a continued run reuses its carry. */
+  static async start(carried: EvidenceState | undefined, fresh: boolean, config: StrategyConfig, workspace: string | undefined): Promise<RunEvidence | undefined> {
+    if (carried) return new RunEvidence(carried.workspace, config);
+    if (!fresh || !patched(EVIDENCE_PATCH)) return undefined;
+    const root = await acts.strategyWorkspace({ workflow_id: workflowInfo().workflowId, ...(workspace ? { workspace } : {}) });
+    return new RunEvidence(root, config);
+  }
+
+  state(): EvidenceState {
+    return { workspace: this.workspace };
+  }
+
+  /** The evidence of the turn member run `role` made, when a validator or contract will read it. */
+  async ofTurn(role: string): Promise<TurnEvidence | undefined> {
+    if (!this.files) return undefined;
+    return acts.collectTurnEvidence({ workspace: this.workspace, member_workflow_id: `${workflowInfo().workflowId}/${role}`, files: this.files });
+  }
+
+  /** The block a transition's HandoffContext injects for `toAgent`. */
+  async handoff(entries: HandoffContextEntry[], toAgent: string): Promise<string> {
+    return acts.handoffContext({ workspace: this.workspace, entries, to_agent: toAgent });
+  }
+}

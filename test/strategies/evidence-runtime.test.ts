@@ -1,0 +1,210 @@
+/**
+ * Validators, contracts and HandoffContext over real evidence, on a real Temporal dev server: the
+ * scripted team really writes files (write_file) and runs real commands (the shell builtin) in the
+ * run's one workspace; the runtime reads what the tools recorded (changes.json, shell runs with exit
+ * codes, artifact files), never the model's claims. Keyword validators gate a route on a command
+ * that fails then passes (and on a refused command that never ran); a state-machine contract fails,
+ * its RecoveryAgent fixes it once, the transition fires and its HandoffContext reaches the next
+ * agent's model input; RequireAllFilesWritten passes only once every brief file was really written.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { CompiledTool, JsonObject, ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { AgentRunResult } from '../../src/shared/contract';
+import { statusQuery } from '../../src/shared/handlers';
+import { agent, answers, bundle } from '../orchestration/builders';
+import { childIds, failureOf, Harness, startHarness } from '../orchestration/harness';
+import { replayHistories } from '../helpers/replay';
+import type { WorkflowHandle } from '@temporalio/client';
+
+let h: Harness;
+let tmp: string;
+beforeAll(async () => {
+  h = await startHarness('strat-evidence');
+  tmp = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'strat-evidence-'));
+});
+afterAll(async () => { await h?.close(); });
+
+const started: WorkflowHandle[] = [];
+
+const baseTool = (tool_id: string, builtin: CompiledTool['builtin']): CompiledTool => ({
+  tool_id, version: '1.0.0', status: 'active', description: tool_id, kind: 'builtin', input_schema: { type: 'object' },
+  approval_required: false, sensitive_fields: [], side_effects: true, builtin,
+});
+const WRITE = baseTool('write_file', { name: 'write_file' });
+/** The shell tool the team may use: node one-liners only. */
+const SHELL = baseTool('run_command', { name: 'shell', config: { allowed_commands: ['node -e *', 'node *.test.js'], timeout_seconds: 30 } });
+
+const say = (content: string): ScriptedReply => ({ content });
+const write = (p: string, content: string): ScriptedReply => ({ tool_calls: [{ name: 'write_file', arguments: { path: p, content } }] });
+const run = (command: string): ScriptedReply => ({ tool_calls: [{ name: 'run_command', arguments: { command } }] });
+
+/** A reply given only when the latest message (e.g. the previous tool result) contains `after`. */
+type Step = ScriptedReply | { reply: ScriptedReply; after: string };
+/**
+ * A member whose N-th turn (its `your_turn`, or the input text `when`) makes these model replies in
+ * order; the first matching turn wins, so list turns whose `when` text stays in later inputs last.
+ */
+function script(turns: { turn: number; when?: string; replies: Step[] }[], otherwise = 'nothing to do'): ScriptedModelConfig {
+  return {
+    rules: turns.flatMap((t) => t.replies.map((step, i) => {
+      const { reply, after } = 'after' in step ? step : { reply: step, after: undefined };
+      return { when: { input_contains: t.when ?? `"your_turn": ${t.turn}\n`, turn: i, ...(after ? { last_message_contains: after } : {}) }, reply };
+    })),
+    turns: [say(otherwise)],
+  };
+}
+
+function team(root: string, config: Record<string, unknown>, members: Record<string, ScriptedModelConfig>) {
+  const pattern: StrategiesPattern = { type: 'strategies', agents: Object.keys(members).map((name) => ({ name, agent_id: `ev-${name.toLowerCase()}` })), config: config as StrategiesPattern['config'] };
+  const member = (name: string, model: ScriptedModelConfig) => {
+    const a = agent({ id: `ev-${name.toLowerCase()}`, model, max_turns: 8 });
+    return { ...a, tools: { tool_choice: 'auto' as const, refs: [WRITE, SHELL] } };
+  };
+  return bundle(root, [agent({ id: root, model: answers('orchestrator'), pattern }), ...Object.entries(members).map(([n, m]) => member(n, m))]);
+}
+
+async function start(b: ReturnType<typeof team>, input: string) {
+  const workspace = fs.mkdtempSync(path.join(tmp, 'ws-'));
+  const wf = await h.start(b, input, { options: { workspace } });
+  started.push(wf);
+  return { wf, workspace };
+}
+
+async function turns(wfId: string): Promise<string[]> {
+  const ids = (await childIds(h, wfId)).map((id) => id.slice(wfId.length + 1));
+  const n = (r: string) => Number(/^turn-(\d+)/.exec(r)?.[1] ?? 0);
+  return ids.sort((a, b) => n(a) - n(b) || a.localeCompare(b));
+}
+
+/** Exits 0 only once app.js holds "v2". */
+const CHECK = `node -e "process.exit(require('fs').readFileSync('app.js', 'utf8').includes('v2') ? 0 : 1)"`;
+
+describe('keyword validators over real evidence', () => {
+  test('RequireShellPass blocks the route while the real command fails (a refused command never counts), passes once it exits 0', async () => {
+    const b = team('ev-kw', {
+      Selection: {
+        Type: 'keyword', DefaultAgent: 'Developer',
+        Routes: [
+          { Keyword: 'HANDOFF TO TESTER', Agent: 'Tester', Validators: ['RequireWriteFile', 'RequireShellPass'], RequiredCommandPattern: 'node -e', SourceAgents: ['Developer'] },
+          { Keyword: 'DONE', Agent: 'Tester', SourceAgents: ['Tester'] },
+        ],
+      },
+    }, {
+      Developer: script([
+        // Turn 1: a command the tool does not allow (refused, never run), a write, the real check failing, then the claim.
+        { turn: 1, replies: [run('curl http://example.com'), { reply: write('app.js', 'v1'), after: 'command `curl http://example.com` is not allowed by this tool; allowed patterns: "node -e *", "node *.test.js"' }, run(CHECK), say('All done, tests pass.\nHANDOFF TO TESTER')] },
+        // Turn 2 answers only the validator's correction naming the failed command and its exit code.
+        { turn: 2, when: `RequireShellPass: no shell command containing one of "node -e" exited 0 this turn (\`${CHECK}\` exited 1)`, replies: [write('app.js', 'v2'), run(CHECK), say('Fixed.\nHANDOFF TO TESTER')] },
+      ]),
+      Tester: answers('Checked.\nDONE'),
+    });
+    const { wf, workspace } = await start(b, 'make app.js v2');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('Checked.\nDONE');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Developer', 'turn-2-Developer', 'turn-3-Tester']);
+    // The change log the runtime recorded from the real write_file calls, by turn.
+    const log = JSON.parse(fs.readFileSync(path.join(workspace, 'changes.json'), 'utf8')) as { path: string; workflow_id: string }[];
+    expect(log.map((e) => [e.path, e.workflow_id.slice(wf.workflowId.length + 1)])).toEqual([['app.js', 'turn-1-Developer'], ['app.js', 'turn-2-Developer']]);
+    expect(fs.readFileSync(path.join(workspace, 'app.js'), 'utf8')).toBe('v2');
+    const st = await wf.query(statusQuery);
+    expect(st.warnings ?? []).toEqual([]);
+  });
+
+  test('RequireBrief, then RequireWriteFile refuses a claimed write and RequireAllFilesWritten waits for every brief file across turns', async () => {
+    const brief = JSON.stringify({ goal: 'two files', files_to_change: ['a.js', 'b.js'], acceptance_criteria: ['both exist'] });
+    const b = team('ev-write', {
+      Selection: {
+        Type: 'keyword', DefaultAgent: 'Planner',
+        Routes: [
+          { Keyword: 'HANDOFF TO DEVELOPER', Agent: 'Developer', Validator: 'RequireBrief', SourceAgents: ['Planner'] },
+          { Keyword: 'HANDOFF TO TESTER', Agent: 'Tester', Validators: ['RequireWriteFile', 'RequireAllFilesWritten'], SourceAgents: ['Developer'] },
+          { Keyword: 'DONE', Agent: 'Tester', SourceAgents: ['Tester'] },
+        ],
+      },
+    }, {
+      Planner: script([{ turn: 1, replies: [write('brief.json', brief), say('Planned.\nHANDOFF TO DEVELOPER')] }]),
+      Developer: script([
+        { turn: 3, when: 'RequireAllFilesWritten: not written yet: b.js', replies: [write('b.js', 'b'), say('Both written.\nHANDOFF TO TESTER')] },
+        { turn: 2, when: 'RequireWriteFile: Developer did not call write_file this turn', replies: [write('a.js', 'a'), say('Written.\nHANDOFF TO TESTER')] },
+        { turn: 1, replies: [say('I wrote a.js and b.js.\nHANDOFF TO TESTER')] },
+      ]),
+      Tester: answers('ok\nDONE'),
+    });
+    const { wf } = await start(b, 'write a.js and b.js');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('ok\nDONE');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Planner', 'turn-2-Developer', 'turn-3-Developer', 'turn-4-Developer', 'turn-5-Tester']);
+  });
+
+  test('a validator that never passes stops the run as stuck, naming the agent and what failed', async () => {
+    const b = team('ev-stuck', {
+      Selection: {
+        Type: 'keyword', DefaultAgent: 'Developer',
+        Routes: [{ Keyword: 'HANDOFF TO TESTER', Agent: 'Tester', Validator: 'RequireShellPass', SourceAgents: ['Developer'] }, { Keyword: 'DONE', Agent: 'Tester', SourceAgents: ['Tester'] }],
+      },
+    }, {
+      Developer: { rules: [{ when: { turn: 0 }, reply: run('node -e "process.exit(2)"') }], turns: [say('tests pass\nHANDOFF TO TESTER')] },
+      Tester: answers('DONE'),
+    });
+    const { wf } = await start(b, 'x');
+    await expect(wf.result()).rejects.toThrow();
+    expect(await failureOf(wf)).toMatch(/ValidatorStuck: Developer got stuck after 3 consecutive failed turns .*RequireShellPass: no shell command exited 0 this turn \(`node -e "process.exit\(2\)"` exited 2\)/);
+  });
+});
+
+describe('state machine contracts, RecoveryAgent and HandoffContext', () => {
+  test('RequireAllFilesWritten-style contract fails twice, the RecoveryAgent writes the missing file once, the transition fires and injects its HandoffContext', async () => {
+    const brief = JSON.stringify({ goal: 'greet the user', files_to_change: ['app.js', 'app.test.js'], acceptance_criteria: ['prints hello'], verify_command: 'node app.test.js' });
+    const b = team('ev-sm', {
+      Contracts: [
+        { Name: 'ImplementationComplete', Requires: [{ FilesWritten: { Source: 'brief.json', Field: 'files_to_change' } }, { CommandSucceeded: { PatternField: 'verify_command' } }] },
+      ],
+      Selection: {
+        Type: 'statemachine',
+        StateMachine: {
+          Initial: 'Planning',
+          States: {
+            Planning: { Agent: 'Planner', Transitions: [{ To: 'Implementation', Signal: 'HANDOFF TO DEVELOPER', HandoffContext: [{ Source: 'brief_field:goal', Label: 'Goal' }] }] },
+            Implementation: {
+              Agent: 'Developer',
+              Transitions: [{
+                To: 'Testing', Signal: 'HANDOFF TO TESTER', Contract: 'ImplementationComplete', RecoveryAgent: 'Fixer',
+                HandoffContext: [{ Source: 'changes_recent:2', Label: 'Recent changes' }, { Source: 'file:app.js', MaxChars: 40, Label: 'The code' }, { Source: 'session_context' }],
+              }],
+            },
+            Testing: { Agent: 'Tester', Terminal: true },
+          },
+        },
+      },
+      Termination: { Type: 'regex', Pattern: 'VERIFIED', AgentNames: ['Tester'], MaxIterations: 12 },
+    }, {
+      Planner: script([{ turn: 1, replies: [write('brief.json', brief), say('Brief written.\nHANDOFF TO DEVELOPER')] }]),
+      Developer: script([
+        { turn: 2, replies: [say('Really done.\nHANDOFF TO TESTER')] },
+        // After the recovery turn: run the verify command for real, leave a handoff summary, hand off.
+        { turn: 3, replies: [run('node app.test.js'), write('session_context.md', 'app.js prints hello; app.test.js checks it'), say('Verified locally.\nHANDOFF TO TESTER')] },
+        // First turn (the rules above do not match it): sees the Goal the Planner's transition injected; writes one of the two files and claims done.
+        { turn: 1, when: '## Goal\ngreet the user', replies: [write('app.js', 'console.log("hello")'), say('Implemented.\nHANDOFF TO TESTER')] },
+      ]),
+      Fixer: script([{ turn: 1, when: 'contract ImplementationComplete: FilesWritten: not written yet: app.test.js', replies: [write('app.test.js', "require('./app.js');"), say('Wrote the missing test file.')] }]),
+      // The Tester verifies only when the handoff block is the latest history entry of its input.
+      Tester: script([{ turn: 1, when: '## Recent changes\n- app.test.js (overwrite by turn-4-Fixer)\n- session_context.md (overwrite by turn-5-Developer)\n\n## The code\nconsole.log("hello")\n\n## session_context\napp.js prints hello; app.test.js checks it', replies: [say('Saw the handoff context.\nVERIFIED')] }], 'no handoff context'),
+    });
+    const { wf, workspace } = await start(b, 'greet');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('Saw the handoff context.\nVERIFIED');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Planner', 'turn-2-Developer', 'turn-3-Developer', 'turn-4-Fixer', 'turn-5-Developer', 'turn-6-Tester']);
+    const st = await wf.query(statusQuery);
+    const reasons = (st.progress as { routes: { reason: string }[] }).routes.map((r) => r.reason);
+    expect(reasons).toContain('RecoveryAgent for Implementation → Testing after 2 contract failures');
+    expect(reasons.filter((r) => r.startsWith('RecoveryAgent'))).toHaveLength(1);
+    expect(fs.existsSync(path.join(workspace, 'app.test.js'))).toBe(true);
+  });
+});
+
+// Last in the file: every run above (its latest execution) replays deterministically on this code.
+test('every run of this file replays without nondeterminism', async () => {
+  expect(started.length).toBe(4);
+  const histories = await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() })));
+  const outcomes = await replayHistories(histories);
+  expect(outcomes.filter((o) => o.error)).toEqual([]);
+}, 120_000);
