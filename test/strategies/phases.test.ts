@@ -15,6 +15,7 @@ import { agent, answers, bundle, byInput } from '../orchestration/builders';
 import { childIds, failureOf, Harness, startHarness } from '../orchestration/harness';
 import { historyEvents, type HistoryEvent } from '../helpers/history';
 import { replayHistories } from '../helpers/replay';
+import { builtinTool } from '../runtime/builders';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 import type { WorkflowHandle } from '@temporalio/client';
 
@@ -112,6 +113,32 @@ describe('mapreduce', () => {
     expect((await members(wf.workflowId)).sort()).toEqual(['reduce-Reducer', 'split-1-Splitter', 'split-2-Splitter']);
     const st = await wf.query(statusQuery);
     expect(st.progress).toMatchObject({ strategy: 'mapreduce', phase: 'reduce', reducer: 'Reducer', items: 3 });
+  });
+
+  test('outputs stay in item order when the items finish in reverse order', async () => {
+    const b = team('mr-reverse', {
+      Selection: { Type: 'mapreduce', MapReduce: { Splitter: 'Splitter', Mapper: 'Mapper', Reducer: 'Reducer' } },
+    }, {
+      Splitter: answers('{"items": ["slow one", "medium one", "fast one"]}'),
+      // The first item sleeps longest before answering, the second less, the third not at all.
+      Mapper: {
+        rules: [
+          { when: { input_contains: 'slow', turn: 0 }, reply: { tool_calls: [{ name: 'sleep', arguments: { ms: 1500 } }] } },
+          { when: { input_contains: 'medium', turn: 0 }, reply: { tool_calls: [{ name: 'sleep', arguments: { ms: 500 } }] } },
+        ],
+        turns: [say('mapped {{input}}')],
+      },
+      Reducer: echo(''),
+    });
+    b.agents['m-mapper'].tools.refs = [builtinTool('sleep')];
+    const wf = await start(b, 'reverse');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toBe(reducerInput('reverse', ['mapped slow one', 'mapped medium one', 'mapped fast one']));
+    const completed = (await historyEvents(wf))
+      .map((e) => e.childWorkflowExecutionCompletedEventAttributes?.workflowExecution?.workflowId)
+      .filter((id): id is string => !!id && /\/map-\d+$/.test(id))
+      .map((id) => id.slice(wf.workflowId.length + 1));
+    expect(completed).toEqual(['map-3', 'map-2', 'map-1']);
   });
 
   test('splitter retries exhausted: the run fails saying what was wrong and what to write', async () => {
