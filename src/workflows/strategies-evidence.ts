@@ -11,8 +11,6 @@ import type { Activities } from '../activities';
 import { artifactPathsOf, usesEvidence } from '../strategies/evidence';
 import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../strategies';
 
-export const EVIDENCE_PATCH = 'strategies-evidence';
-
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
 
 /** What continue-as-new carries: the shared workspace (absent for runs from before the patch). */
@@ -28,7 +26,8 @@ export class RunEvidence {
   /** A fresh run decides once (the patch) and resolves its workspace; a continued run reuses its carry. */
   static async start(carried: EvidenceState | undefined, fresh: boolean, config: StrategyConfig, workspace: string | undefined): Promise<RunEvidence | undefined> {
     if (carried) return new RunEvidence(carried.workspace, config);
-    if (!fresh || !patched(EVIDENCE_PATCH)) return undefined;
+    // A literal id: the compat guard scans the source for patch ids.
+    if (!fresh || !patched('strategies-evidence')) return undefined;
     const root = await acts.strategyWorkspace({ workflow_id: workflowInfo().workflowId, ...(workspace ? { workspace } : {}) });
     return new RunEvidence(root, config);
   }
