@@ -1,0 +1,73 @@
+/**
+ * `loom mcp` driven by the official SDK client over stdio against the real dev server: start a run of
+ * the published demo agent, see it wait for approval in the pending decisions, approve it, get the
+ * result; a refusal (unknown call id, unpublished agent) comes back as an MCP error result with the reason.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { compileBundle, publishBundle } from '../../src/compiler';
+import { CliHarness, DEMO_REGISTRY, LOOM_BIN, ROOT, startCliHarness, until } from '../cli/harness';
+
+let h: CliHarness;
+let client: Client;
+let registry: string;
+
+beforeAll(async () => {
+  h = await startCliHarness('mcp');
+  registry = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-mcp-reg-'));
+  fs.cpSync(DEMO_REGISTRY, registry, { recursive: true });
+  const { bundle } = compileBundle(registry, 'trip-planner');
+  expect(publishBundle(registry, bundle!).ok).toBe(true);
+  client = new Client({ name: 'loom-mcp-test', version: '1.0.0' });
+  const env = Object.fromEntries(Object.entries(h.env).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  await client.connect(new StdioClientTransport({ command: 'node', args: [LOOM_BIN, 'mcp', '--registry', registry], env, cwd: ROOT, stderr: 'inherit' }));
+});
+afterAll(async () => {
+  await client?.close();
+  await h.close();
+  fs.rmSync(registry, { recursive: true, force: true });
+});
+
+type Result = { structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[]; isError?: boolean };
+const call = async (name: string, args: Record<string, unknown> = {}): Promise<Result> => (await client.callTool({ name, arguments: args })) as Result;
+
+test('lists its tools', async () => {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(['approve', 'get_result', 'get_run', 'list_pending_decisions', 'reject', 'start_run']);
+});
+
+test('start a published agent, see it wait for approval, approve, get the result', async () => {
+  const started = await call('start_run', { agent_id: 'trip-planner', input: { destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50 } });
+  expect(started.isError).toBeFalsy();
+  const id = String(started.structuredContent!.workflow_id);
+  expect(started.structuredContent).toMatchObject({ agent_id: 'trip-planner', version: '1.0.0' });
+  const pending = await until('the approval in list_pending_decisions', async () => {
+    const r = await call('list_pending_decisions');
+    const mine = (r.structuredContent!.decisions as { root_workflow_id: string; call_id: string; tool: string }[]).filter((d) => d.root_workflow_id === id);
+    return mine.length ? mine : undefined;
+  });
+  expect(pending).toHaveLength(1);
+  expect(pending[0].tool).toBe('save-itinerary');
+  const st = await call('get_run', { workflow_id: id });
+  expect(st.structuredContent).toMatchObject({ temporal_status: 'RUNNING', state: 'waiting_for_approval' });
+  expect((await call('get_result', { workflow_id: id })).structuredContent).toMatchObject({ done: false });
+  const refused = await call('approve', { workflow_id: id, ref: 'no-such-call' });
+  expect(refused.isError).toBe(true);
+  expect(refused.content[0].text).toMatch(/^error: no pending approval 'no-such-call' in the tree of .*; pending: /);
+  const ok = await call('approve', { workflow_id: id, ref: pending[0].call_id });
+  expect(ok.structuredContent).toMatchObject({ approved: pending[0].call_id, workflow_id: id });
+  const res = await call('get_result', { workflow_id: id, wait: true });
+  expect(res.structuredContent).toMatchObject({ done: true });
+  const output = res.structuredContent!.output as Record<string, unknown>;
+  expect(output).toMatchObject({ destination: 'Porto', total_cost_eur: 350 });
+  expect(output.itinerary_saved).toMatchObject({ path: 'itinerary.md' });
+});
+
+test('an agent that is not published is refused with what to run', async () => {
+  const r = await call('start_run', { agent_id: 'nope' });
+  expect(r.isError).toBe(true);
+  expect(r.content[0].text).toBe(`error: agent nope is not published in ${registry}; run \`loom publish nope --registry ${registry}\` first`);
+});
