@@ -8,6 +8,10 @@ import { DEFAULT_TASK_QUEUE, RunAgentInput, RunOptions, SEARCH_ATTRIBUTES } from
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
 import { fileInputErrors } from './file-inputs';
+import { SessionState, SessionStore } from '../activities/session';
+import { sessionPrompt, SESSION_ID } from '../activities/session-history';
+import { renderUserPrompt } from '../runtime/template';
+import { reactConfig } from '../runtime/agent-view';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -16,6 +20,8 @@ export interface PreparedRun {
   inputFromExample: boolean;
   workflowType: string;
   runInput: RunAgentInput;
+  /** `--session ID`: the session this run continues (recorded with recordSessionRun once it succeeds). */
+  session?: { id: string; prev: SessionState; prompt: string; kept: number; dropped: number };
 }
 
 export class RunError extends Error {}
@@ -62,7 +68,7 @@ export function runOptionsFromFlags(approvalTimeout: string | undefined, onTimeo
   return Object.keys(o).length ? o : undefined;
 }
 
-export async function prepareRun(agentId: string, registry: string, rawInput: string | undefined, options?: RunOptions): Promise<PreparedRun> {
+export async function prepareRun(agentId: string, registry: string, rawInput: string | undefined, options?: RunOptions, sessionId?: string): Promise<PreparedRun> {
   const { compileBundle, formatDiagnostic } = await import('../compiler');
   await (await import('../mcp/discover')).pinMcpServers(registry); // MCP tool schemas pinned into the bundle
   const { bundle, diagnostics } = compileBundle(registry, agentId);
@@ -83,7 +89,38 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   const workflowType = workflowTypeFor(root);
   if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
   const ref = await storeBundle(openBlobStore(), bundle);
-  return { bundle, root, input, inputFromExample, workflowType, runInput: { bundle: ref, agent_id: agentId, input, ...(options ? { options } : {}) } };
+  let runOptions = options;
+  let session: Awaited<ReturnType<typeof prepareSession>> | undefined;
+  if (sessionId !== undefined) {
+    session = await prepareSession(root, workflowType, input, sessionId);
+    runOptions = { ...(options ?? {}), input_ref: session.inputRef };
+  }
+  return {
+    bundle, root, input, inputFromExample, workflowType,
+    runInput: { bundle: ref, agent_id: agentId, input, ...(runOptions ? { options: runOptions } : {}) },
+    ...(session ? { session: { id: session.id, prev: session.prev, prompt: session.prompt, kept: session.kept, dropped: session.dropped } } : {}),
+  };
+}
+
+/** `--session ID`: the first message of the run is the session's earlier exchanges (trimmed) and the new prompt, stored. */
+async function prepareSession(root: CompiledAgent, workflowType: string, input: JsonValue, id: string) {
+  if (!SESSION_ID.test(id)) throw new RunError(`--session must be letters, digits, '.', '_', ':' or '-' (up to 128 characters), e.g. --session support-42 (got '${id}')`);
+  if (workflowType !== 'agfReactWorkflow') throw new RunError(`--session continues a conversation of an agf.react agent; ${root.agent_id} uses ${patternOf(root)}`);
+  if (root.state?.session_history === 'ephemeral') {
+    throw new RunError(`${root.agent_id} declares state.session_history: ephemeral (no history across runs): remove --session, or set state.session_history: session`);
+  }
+  const sessions = new SessionStore(openBlobStore());
+  const prev = await sessions.load(root.agent_id, id);
+  const prompt = renderUserPrompt(input, reactConfig(root).user_prompt_template);
+  const sp = sessionPrompt(prev.messages, prompt, root.state?.max_state_tokens);
+  return { id, prev, prompt, kept: sp.kept, dropped: sp.dropped, inputRef: await sessions.putFirstMessage(sp.text) };
+}
+
+/** After a successful run of a session: its prompt and answer join the session. */
+export async function recordSessionRun(p: PreparedRun, workflowId: string, output: unknown): Promise<void> {
+  if (!p.session) return;
+  const answer = typeof output === 'string' ? output : JSON.stringify(output);
+  await new SessionStore(openBlobStore()).recordRun(p.root.agent_id, p.session.id, p.session.prev, p.session.prompt, answer, workflowId);
 }
 
 export function newWorkflowId(agentId: string): string {

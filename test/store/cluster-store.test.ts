@@ -150,3 +150,43 @@ test('a wrong store setting in the CLI is refused naming the store, not the pass
   expect(r.err).not.toMatch(STACK_TRACE);
   expect(r.err).toMatch(/^loom( run)?: the store postgres:\/\/\S+ is unreachable: password authentication failed/m);
 }, 120_000);
+
+describe('chat sessions (loom run --session)', () => {
+  const runIn = (agent: string, note: string, session: string, cwd = cliCwd) =>
+    spawnCli(['run', agent, '--registry', REGISTRY, '--input', JSON.stringify({ note }), '--session', session], cliEnv(), cwd).done;
+
+  test('the second run of a session sees the first exchange; another session does not; the session lives in the store', async () => {
+    const first = await runIn('store-echo', 'first-note-7', 'chat-1');
+    expect({ code: first.code, out: first.out && JSON.parse(first.out) }).toEqual({ code: 0, out: { echoed: 'first-note-7' } });
+    expect(first.err).toContain('session chat-1: 0 earlier run(s), 0 earlier message(s) given to the model');
+
+    // From another working folder: the session is found through LOOM_STORE_URL alone.
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-cwd2-'));
+    try {
+      const second = await runIn('store-echo', 'second-note', 'chat-1', elsewhere);
+      expect({ code: second.code, out: second.out && JSON.parse(second.out) }).toEqual({ code: 0, out: { echoed: 'continued: second-note' } });
+      expect(second.err).toContain('session chat-1: 1 earlier run(s), 2 earlier message(s) given to the model');
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+    // The model's first message of the second run: the first exchange, then the new prompt.
+    const firsts = await sql<{ t: string }>("SELECT convert_from(data, 'UTF8') AS t FROM loom_blobs WHERE convert_from(data, 'UTF8') LIKE '%agentloom.loose/v1%# Earlier in this session%second-note%'");
+    expect(firsts).toHaveLength(1);
+    const msg = JSON.parse(firsts[0].t).msg.content as string;
+    expect(msg).toMatch(/^# Earlier in this session\n\[user\] .*first-note-7.*\n\[assistant\] \{"echoed":"first-note-7"\}\n\n# Now\n.*second-note/s);
+
+    const other = await runIn('store-echo', 'third-note', 'chat-2');
+    expect(JSON.parse(other.out)).toEqual({ echoed: 'third-note' });
+    const recs = await sql<{ key: string; value: string }>("SELECT key, value FROM loom_records WHERE kind = 'session' ORDER BY key");
+    expect(recs.map((r) => [r.key, JSON.parse(r.value).runs])).toEqual([['store-echo/chat-1', 2], ['store-echo/chat-2', 1]]);
+  }, 240_000);
+
+  test('an agent with state.session_history: ephemeral, and a bad session id, are refused before anything starts', async () => {
+    const eph = await runIn('store-forgetful', 'x', 'chat-1');
+    expect(eph.code).toBe(1);
+    expect(eph.err).toBe('loom run: store-forgetful declares state.session_history: ephemeral (no history across runs): remove --session, or set state.session_history: session\n');
+    const bad = await runIn('store-echo', 'x', 'a/b');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("loom run: --session must be letters, digits, '.', '_', ':' or '-' (up to 128 characters), e.g. --session support-42 (got 'a/b')");
+  }, 120_000);
+});

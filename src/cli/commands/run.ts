@@ -1,33 +1,37 @@
 /**
  * `loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout S]
- * [--on-approval-timeout reject|escalate]`: compile, check the input (refused before anything
+ * [--on-approval-timeout reject|escalate] [--session ID]`: compile, check the input (refused before anything
  * starts), start the run, show live progress (turn, tool calls, approvals awaited), print the output.
+ * `--session ID` continues a chat session: the run sees the session's earlier exchanges, and its
+ * own prompt and answer join the session when it succeeds (src/activities/session.ts).
  */
 import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
 
 export const run = defineCommand(
   'run',
   {
-    usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate]',
-    options: { ...RUN_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
+    usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID]',
+    options: { ...RUN_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean' }, session: { type: 'string' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {
     const agentId = args.positionals[0];
     const json = args.flags.json === true;
     // Loaded once the arguments are known good: a usage error never loads the compiler or gRPC.
-    const { prepareRun, runOptionsFromFlags, RunError } = await import('../runs');
+    const { prepareRun, runOptionsFromFlags, recordSessionRun, RunError } = await import('../runs');
     const { connect } = await import('../connect');
     const { runToEnd } = await import('../run-flow');
     let prepared;
     try {
-      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')));
+      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')), flagString(args, 'session'));
     } catch (err) {
       if (err instanceof RunError) { process.stderr.write(`loom run: ${err.message}\n`); return 1; }
       throw err;
     }
     const say = (line: string) => { if (!json) process.stderr.write(line + '\n'); };
     if (prepared.inputFromExample) say(`input (first of interface.input.examples): ${JSON.stringify(prepared.input)}`);
+    const sess = prepared.session;
+    if (sess) say(`session ${sess.id}: ${sess.prev.runs} earlier run(s), ${sess.kept} earlier message(s) given to the model${sess.dropped ? `, ${sess.dropped} left out (session budget)` : ''}`);
     const session = await connect({ embedded: 'with-worker', verbose: args.flags.verbose === true });
     try {
       if (session.embedded) say(`embedded Temporal server at ${session.address}${session.uiUrl ? `, Web UI ${session.uiUrl}` : ''}`);
@@ -37,6 +41,12 @@ export const run = defineCommand(
         return 1;
       }
       process.stdout.write(JSON.stringify(end.output, null, json ? 0 : 2) + '\n');
+      try {
+        await recordSessionRun(prepared, end.workflowId, end.output);
+      } catch (err) {
+        process.stderr.write(`loom run: the answer was not added to session ${sess?.id}: ${(err as Error).message}\n`);
+        return 1;
+      }
       return 0;
     } finally {
       await session.close();
