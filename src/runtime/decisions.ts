@@ -53,6 +53,9 @@ export function approvalsAsDecisions(
   }));
 }
 
+/** One member's newest report as a continue-as-new carries it (its decisions' paths already prefixed with its role). */
+export interface CarriedMemberDecisions { workflow_id: string; at: number; seq: number; decisions: PendingDecision[] }
+
 /** What a parent keeps of its members' reports: the newest report of each member, paths prefixed with its role. */
 export class DescendantDecisions {
   private readonly members = new Map<string, { at: number; seq: number; decisions: PendingDecision[] }>();
@@ -73,6 +76,16 @@ export class DescendantDecisions {
   closed(workflowId: string, now: number): boolean {
     this.closedAt.set(workflowId, now);
     return this.members.delete(workflowId);
+  }
+
+  /** What a continue-as-new carries: each member's newest report (paths already prefixed). */
+  snapshot(): CarriedMemberDecisions[] {
+    return [...this.members.entries()].map(([workflow_id, m]) => ({ workflow_id, at: m.at, seq: m.seq, decisions: m.decisions }));
+  }
+
+  /** Take back what the previous run carried (before any report of this run). */
+  restore(carried: readonly CarriedMemberDecisions[]): void {
+    for (const m of carried) this.members.set(m.workflow_id, { at: m.at, seq: m.seq, decisions: m.decisions });
   }
 
   /** Every member's decisions, members in workflow-id order (a stable listing whatever order the reports came in). */

@@ -131,3 +131,16 @@ describe('the decide update (resolveEscalation, decideArgsProblem, resolveDecide
     expect(resolveDecide([], { ref: 'x', decision: 'approve' }, 'T')).toEqual({ ok: false, message: "no pending approval 'x' in T; no approval is pending" });
   });
 });
+
+test('DescendantDecisions: a continue-as-new carries each open member\'s newest report; the next run lists them and takes newer reports', () => {
+  const kept = new DescendantDecisions();
+  kept.accept(report({ workflow_id: 'root/a', role: 'a', at: 5, seq: 2, decisions: [d({ call_id: 'x' })] }));
+  const carried = JSON.parse(JSON.stringify(kept.snapshot()));
+  const next = new DescendantDecisions();
+  next.restore(carried);
+  expect(next.list().map(decisionRef)).toEqual(['a:x']);
+  expect(next.accept(report({ workflow_id: 'root/a', role: 'a', at: 5, seq: 1, decisions: [] }))).toBe(false);
+  expect(next.accept(report({ workflow_id: 'root/a', role: 'a', at: 6, seq: 1, decisions: [] }))).toBe(true);
+  expect(next.list()).toEqual([]);
+  expect(new DescendantDecisions().snapshot()).toEqual([]);
+});

@@ -20,7 +20,8 @@
  * `descendantDecisions` signal — shows them in status (`pending_decisions`) and in its Current
  * Details, and on every change signals the whole list to its parent (behind patch
  * `tree-pending-decisions`; a parent that has closed is ignored). A member's entry is dropped when
- * its run closes (memberClosed).
+ * its run closes (memberClosed). A continue-as-new carries the entries of members still open
+ * (`pending_members`; none at today's continue-as-new points, which wait for their members).
  *
  * The `decide` update (issue 9, for operators with only the Temporal CLI or Web UI): sent to any run
  * (the root), it names a decision of that tree as `loom inbox` prints it; the validator refuses one
@@ -36,7 +37,7 @@ import type { Activities } from '../../activities';
 import type { AgentRunResult, DecideArgs, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/handlers';
-import { approvalsAsDecisions, decisionsDetails, decisionsKey, DescendantDecisions, resolveDecide } from '../../runtime/decisions';
+import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { HumanQueue, HumanResponse } from './human-queue';
 
@@ -89,10 +90,12 @@ export class RunShell {
 
   constructor(readonly input: RunAgentInput, private readonly opts: ShellOptions) {
     // usage, warnings and paused are carried at the top level of `carried` (see carry()).
-    const carried = (input.carried ?? {}) as { usage?: TokenUsage; warnings?: string[]; paused?: boolean };
+    const carried = (input.carried ?? {}) as { usage?: TokenUsage; warnings?: string[]; paused?: boolean; pending_members?: CarriedMemberDecisions[] };
     this.usage = carried.usage ?? emptyUsage();
     this.warnings = [...(carried.warnings ?? [])];
     this.paused = carried.paused === true;
+    // Members still open when the previous run continued-as-new keep their entries until they report again or close.
+    this.descendants.restore(carried.pending_members ?? []);
     this.status = { pattern: opts.pattern, version: '', step: 0, turn: 0, tool_calls_made: 0 };
     setHandler(statusQuery, () => this.snapshot());
     setHandler(pauseSignal, () => {
@@ -331,9 +334,16 @@ export class RunShell {
     return { agent_id: this.input.agent_id, output, usage: { ...this.usage }, warnings: [...this.warnings], ...extra };
   }
 
-  /** `extra` plus what the shell carries: usage, warnings, and a pause that holds in the next run. */
+  /** `extra` plus what the shell carries: usage, warnings, a pause that holds in the next run, and the pending decisions of members still open. */
   carry(extra: JsonObject): JsonObject {
-    return { ...extra, usage: { ...this.usage } as unknown as JsonObject, warnings: [...this.warnings], ...(this.paused ? { paused: true } : {}) };
+    const members = this.descendants.snapshot();
+    return {
+      ...extra,
+      usage: { ...this.usage } as unknown as JsonObject,
+      warnings: [...this.warnings],
+      ...(this.paused ? { paused: true } : {}),
+      ...(members.length ? { pending_members: members as unknown as JsonObject } : {}),
+    };
   }
 
   /** Continue-as-new with `extra` carried (once every update handler has finished). */
