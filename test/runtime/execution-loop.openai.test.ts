@@ -1,0 +1,77 @@
+/**
+ * The execution loop's wire form through the real `openai` provider path: the local
+ * OpenAI-compatible server (test/helpers/openai-server.ts) sees the reserved keys declared in the
+ * tool schemas and explained in the instructions, and answers with calls that use them; the tools
+ * (one with `additionalProperties: false`) never see them, and the results land in State.
+ */
+import { randomBytes } from 'crypto';
+import type { Worker } from '@temporalio/worker';
+import type { AgentRunResult } from '../../src/shared/contract';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { historyEvents } from '../helpers/history';
+import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
+
+jest.setTimeout(120000);
+
+const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let srv: FakeOpenAIServer;
+
+beforeAll(async () => {
+  process.env[KEY_ENV] = `sk-test-${randomBytes(12).toString('hex')}`;
+  t = await connectTestTemporal('exec-loop-openai');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+  srv = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await srv.close();
+  worker.shutdown();
+  await running;
+  await t.close();
+  delete process.env[KEY_ENV];
+});
+
+test('a model sends _dependsOn/_outputPath as plain JSON arguments; the loop honours them and the tools never see them', async () => {
+  srv.enqueue(
+    toolCalls([
+      { id: 'sum', name: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul', _outputPath: '$.state.product' } },
+      { id: 'say', name: 'echo', arguments: JSON.stringify({ text: 'product ready', _dependsOn: ['$.state.product'] }) },
+    ]),
+    reply('the product is 42'),
+  );
+  const a = agent({
+    agent_id: 'loop-openai',
+    model: { model_id: 'oa-test', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 }, supports_tools: true },
+    tools: [builtinTool('arithmetic'), builtinTool('echo')],
+    runtime: { execution_loop: 'dependencies' },
+  });
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `loop-openai-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'loop-openai', input: 'what is 6 times 7?' }] });
+  const res = (await h.result()) as AgentRunResult;
+  expect(res.output).toBe('the product is 42');
+  expect(res.state).toEqual({ product: 42 });
+
+  const first = srv.requests[0].body;
+  const arith = first.tools!.find((x) => x.function.name === 'arithmetic')!.function.parameters as { properties: Record<string, unknown>; additionalProperties: boolean };
+  expect(Object.keys(arith.properties)).toEqual(['a', 'b', 'op', '_dependsOn', '_outputPath']);
+  expect(arith.additionalProperties).toBe(false);
+  expect(first.messages!.find((m) => m.role === 'system')?.content).toMatch(/# Tool call dependencies[\s\S]*_dependsOn[\s\S]*_outputPath/);
+  // the second request carries both results, in reply order
+  const tools = srv.requests[1].body.messages!.filter((m) => m.role === 'tool');
+  expect(tools.map((m) => [m.tool_call_id, m.content])).toEqual([
+    ['sum', '42'],
+    ['say', 'product ready'],
+  ]);
+  const decode = (p: { data?: Uint8Array | null } | undefined) => JSON.parse(Buffer.from(p?.data ?? []).toString('utf8'));
+  const runs = (await historyEvents(h)).map((e) => e.activityTaskScheduledEventAttributes).filter((s) => s?.activityType?.name === 'runTool').map((s) => decode(s!.input?.payloads?.[0]));
+  expect(runs.map((r) => [r.call_id, r.args])).toEqual([
+    ['sum', { a: 6, b: 7, op: 'mul' }],
+    ['say', { text: 'product ready' }],
+  ]);
+});
