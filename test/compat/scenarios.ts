@@ -16,6 +16,7 @@ import { agent as member, answers, bundle, byInput, handoff, locals } from '../o
 import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/builders';
 import { Member, WIRE, waitForTree } from './tree';
 import { evidenceScenarios } from './scenarios-evidence';
+import { phaseScenarios } from './scenarios-phases';
 
 export interface Scenario {
   name: string;
@@ -472,6 +473,7 @@ export const SCENARIOS: Scenario[] = [
   },
   ...strategiesScenarios(),
   ...evidenceScenarios(),
+  ...phaseScenarios(),
 ];
 
 /** A seed 002 strategies team: the root runs `config` over `members` (name -> agent). */

@@ -1,0 +1,77 @@
+/**
+ * Compat scenarios for the seed 002 phase strategies (scattergather, mapreduce, adversarial in
+ * strategiesWorkflow): each stopped while a member waits for a tool approval mid-phase, recorded,
+ * then finished on another version. No patch: they guard the phase code paths against
+ * nondeterministic changes from here on.
+ */
+import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiler/types';
+import { agent as member, answers, bundle } from '../orchestration/builders';
+import { builtinTool } from '../runtime/builders';
+import type { Scenario } from './scenarios';
+import type { Member } from './tree';
+
+/** Calls `arithmetic` (approval required) once, then answers `reply` ({{last_tool_result}} filled in). */
+function approvingSpeaker(id: string, reply: string): CompiledAgent {
+  const m = member({ id, model: { turns: [{ tool_calls: [{ id: `${id}-c1`, name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }] }, { content: reply }] } });
+  m.tools = { ...m.tools, refs: [builtinTool('arithmetic', { approval_required: true })] };
+  m.runtime = { ...m.runtime, timeout_seconds: 3600 };
+  return m;
+}
+
+function team(root: string, selection: Record<string, unknown>, members: Record<string, CompiledAgent>): CompiledBundle {
+  const pattern: StrategiesPattern = { type: 'strategies', agents: Object.entries(members).map(([name, a]) => ({ name, agent_id: a.agent_id })), config: { Selection: selection } as StrategiesPattern['config'] };
+  return bundle(root, [member({ id: root, model: answers('orchestrator'), pattern }), ...Object.values(members)]);
+}
+
+const waiting = (t: Member[], suffix: string): boolean =>
+  t.some((m) => m.open && m.workflowId.endsWith(suffix) && (m.status?.pending_approvals.length ?? 0) === 1);
+
+export function phaseScenarios(): Scenario[] {
+  return [
+    {
+      name: 'phases-scatter-gather-mid-scatter',
+      waitsAt: 'scattergather: one participant answered, the other waiting for tool approval, the synthesizer not started',
+      patches: [],
+      workflowType: 'strategiesWorkflow',
+      bundle: () => team('c-sg', { Type: 'scattergather', ScatterGather: { Participants: ['Fast', 'Careful'], Synthesizer: 'Lead', MaxConcurrency: 0 } }, {
+        Fast: member({ id: 'sg-fast', model: answers('fast view') }),
+        Careful: approvingSpeaker('sg-careful', 'careful view {{last_tool_result}}'),
+        Lead: member({ id: 'sg-lead', model: { turns: [{ content: '{{message}}' }] } }),
+      }),
+      input: 'review it',
+      ready: (t) => waiting(t, '/scatter-2-Careful') && t.some((m) => m.workflowId.endsWith('/scatter-1-Fast') && !m.open),
+      expected: '# Task\nreview it\n\n# Participant outputs\n\n[Participant: Fast]\nfast view\n\n[Participant: Careful]\ncareful view 5',
+    },
+    {
+      name: 'phases-map-reduce-mid-map',
+      waitsAt: 'mapreduce: split done, the first mapper run waiting for tool approval (MaxConcurrency 1), the other items not started',
+      patches: [],
+      workflowType: 'strategiesWorkflow',
+      bundle: () => team('c-mr', { Type: 'mapreduce', MapReduce: { Splitter: 'Splitter', Mapper: 'Mapper', Reducer: 'Reducer', MaxConcurrency: 1 } }, {
+        Splitter: member({ id: 'mr-splitter', model: answers('{"items": ["a", "b"]}') }),
+        Mapper: approvingSpeaker('mr-mapper', 'mapped {{input}} {{last_tool_result}}'),
+        Reducer: member({ id: 'mr-reducer', model: { turns: [{ content: '{{message}}' }] } }),
+      }),
+      input: 'map it',
+      ready: (t) => waiting(t, '/map-1'),
+      expected: '# Task\nmap it\n\n# Mapper outputs (2 items, in item order)\n\n[Item 1]\nmapped a 5\n\n[Item 2]\nmapped b 5',
+    },
+    {
+      name: 'phases-adversarial-mid-critique',
+      waitsAt: 'adversarial: the generator produced v1, the critic (round 1) waiting for tool approval before it rejects; a revision and a second critique follow',
+      patches: [],
+      workflowType: 'strategiesWorkflow',
+      bundle: () => team('c-adv', { Type: 'adversarial', Adversarial: { Rounds: 2, Stages: [{ Generator: 'Writer', Critic: 'Critic' }] } }, {
+        Writer: member({ id: 'adv-writer', model: { rules: [{ when: { input_contains: '# Critique from Critic' }, reply: { content: 'draft v2' } }], turns: [{ content: 'draft v1' }] } }),
+        Critic: (() => {
+          const c = approvingSpeaker('adv-critic', 'too short ({{last_tool_result}})');
+          c.runtime.model.scripted = { rules: [{ when: { input_contains: 'draft v2' }, reply: { content: 'APPROVED' } }], turns: c.runtime.model.scripted!.turns };
+          return c;
+        })(),
+      }),
+      input: 'write it',
+      ready: (t) => waiting(t, '/stage-1-critique-1-Critic'),
+      expected: 'draft v2',
+    },
+  ];
+}
