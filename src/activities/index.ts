@@ -10,6 +10,7 @@ import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
 import { createPolicyActivities } from './policies';
+import { createAuditActivities } from './audit';
 import { createEvidenceActivities } from './evidence';
 import { createTranscriptActivities } from './transcript';
 import { createExecutionStateActivities } from './execution-state';
@@ -70,6 +71,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
     ...createPolicyActivities({ bundles, messages }),
+    ...createAuditActivities({ bundles, messages }),
     ...createEvidenceActivities(),
     ...createTranscriptActivities({ bundles, messages }),
     ...createExecutionStateActivities({ messages }),

@@ -685,6 +685,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
       data_residency: asStr(pol.data_residency),
       audit_level: (pol.audit_level === 'none' || pol.audit_level === 'full' ? pol.audit_level : 'standard'),
       runtime_pass: pol.pii_redaction === true || asArr(pol.blocked_content).length > 0 ? true : undefined,
+      audit_trail: pol.audit_level === 'standard' || pol.audit_level === 'full' ? true : undefined,
     }),
     role,
     guardrails: { ...gOut, tool_calls: { require_user_confirmation_for: confirm, block_tools_on_input_fail: tcalls.block_tools_on_input_fail === true } },

@@ -20,9 +20,12 @@ export interface FieldRule {
   note: string;
   /** `warned` fields: warn only for these values (default: any declared value). */
   warnWhen?: (value: unknown, doc: Record<string, unknown>) => boolean;
+  /** Enforced by the react loop only: warned on an agent that orchestrates members instead. */
+  reactOnly?: true;
 }
 
 const E = (note: string): FieldRule => ({ status: 'enforced', note });
+const R = (note: string): FieldRule => ({ status: 'enforced', note, reactOnly: true });
 const D = (note = 'metadata; the runtime does not act on it'): FieldRule => ({ status: 'descriptive', note });
 const W = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ status: 'warned', note, ...(warnWhen ? { warnWhen } : {}) });
 
@@ -72,13 +75,13 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'artifacts.save_output': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
   'artifacts.save_intermediate': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
   'artifacts.retention_class': W('no artifact store is written', artifactsOn),
-  'policies.pii_redaction': E('runtime PII pass on the input before the model and on every model reply (src/policies/pii.ts)'),
+  'policies.pii_redaction': R('runtime PII pass on the input before the model and on every model reply (src/policies/pii.ts)'),
   'policies.allow_external_http': E('tool HTTP egress check (src/activities/net-policy.ts)'),
   'policies.require_human_approval': E('approval before every tool call'),
-  'policies.blocked_content': E('builtin classifier on the final answer, refused with the category (src/policies/content.ts)'),
+  'policies.blocked_content': R('builtin classifier on the final answer, refused with the category (src/policies/content.ts)'),
   'policies.allowed_connectors': E('tools declaring a `connector` outside the list are refused before they run'),
-  'policies.data_residency': E('models and tools declaring a `region` outside it are refused before the call'),
-  'policies.audit_level': W('no audit log is written yet', (v) => v !== 'none'),
+  'policies.data_residency': R('models and tools declaring a `region` outside it are refused before the call'),
+  'policies.audit_level': R('standard/full: one hash-chained entry per run in <LOOM_HOME>/audit/<agent_id>.jsonl (src/activities/audit.ts)'),
   role: E('compiler: tools checked against the role ceilings'),
   ...Object.fromEntries(['input', 'tool_input', 'tool_output', 'output'].flatMap((p) => [
     [`guardrails.${p}[].ref`, E(`runGuardrails at ${p}`)],
@@ -111,6 +114,13 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'local_agents[].alias': E('policy steps by alias'), 'local_agents[].agent_ref': E('policy steps by alias'),
 };
 
+/** The agent drives members (an orchestration pattern or a multi-agent execution policy) instead of a react loop. */
+function orchestrates(doc: Record<string, unknown>): boolean {
+  const orch = doc.orchestration as { pattern?: unknown } | undefined;
+  const policy = (doc.execution_policy as { id?: unknown } | undefined)?.id;
+  return orch?.pattern !== undefined || (typeof policy === 'string' && policy !== 'agf.react');
+}
+
 /** An observability section counts as switched on unless `enabled: false` or `exporter: none`. */
 function sectionOn(doc: Record<string, unknown>, section: string): boolean {
   const s = ((doc.observability ?? {}) as Record<string, Record<string, unknown> | undefined>)[section];
@@ -128,16 +138,20 @@ export interface UnenforcedField {
 /** Every declared `warned` field of a front matter, grouped by the object that holds them. */
 export function unenforcedFields(doc: Record<string, unknown>): UnenforcedField[] {
   const groups = new Map<string, UnenforcedField>();
+  const members = orchestrates(doc);
   for (const [field, rule] of Object.entries(AGENT_FIELDS)) {
-    if (rule.status !== 'warned') continue;
+    const reactOnly = rule.reactOnly === true && members;
+    if (rule.status !== 'warned' && !reactOnly) continue;
     for (const { path, value } of resolve(doc, field.split('.'))) {
       if (rule.warnWhen && !rule.warnWhen(value, doc)) continue;
+      if (reactOnly && (value === false || value === 'none' || (Array.isArray(value) && !value.length))) continue;
+      const note = reactOnly ? 'enforced in agf.react runs only: this agent orchestrates members, each applies its own policies' : rule.note;
       const at = path.length > 1 ? path.slice(0, -1) : path;
       const key = JSON.stringify(at);
       const g = groups.get(key) ?? { at, fields: [], notes: [] };
       const name = path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
       g.fields.push(name);
-      if (!g.notes.includes(rule.note)) g.notes.push(rule.note);
+      if (!g.notes.includes(note)) g.notes.push(note);
       groups.set(key, g);
     }
   }

@@ -405,6 +405,8 @@ export interface CompiledPolicies {
    * their runs replay with the commands they recorded.
    */
   runtime_pass?: true;
+  /** Set when audit_level is declared standard or full: the react loop writes the run's audit entry (src/activities/audit.ts). */
+  audit_trail?: true;
 }
 
 export interface CompiledAgent {

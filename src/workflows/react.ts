@@ -26,7 +26,7 @@ import { registerApprovalHandlers } from './react/approval';
 import { ReactRun } from './react/context';
 import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
-import { redactInput, refuseModelsOutsideResidency } from './react/policies';
+import { auditRun, redactInput, refuseModelsOutsideResidency } from './react/policies';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
@@ -63,12 +63,14 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       if (!(e instanceof EscalationRequest)) throw e;
       result = await escalate(rx, e);
     }
+    await auditRun(rx, 'completed');
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
     return result;
     if (st.state) result = { ...result, state: st.state };
   } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
+    await auditRun(rx, isCancellation(e) ? 'cancelled' : 'failed', e);
     shell.end(isCancellation(e) ? 'cancelled' : 'failed', (e as Error)?.message ?? String(e));
     throw e;
   }

@@ -36,10 +36,17 @@ describe('enforcement inventory', () => {
   });
 
   it('classifies the seven policy keys, with the four runtime policies enforced', () => {
-    for (const k of ['pii_redaction', 'blocked_content', 'allowed_connectors', 'data_residency', 'require_human_approval', 'allow_external_http']) {
+    for (const k of ['pii_redaction', 'blocked_content', 'allowed_connectors', 'data_residency', 'require_human_approval', 'allow_external_http', 'audit_level']) {
       expect(AGENT_FIELDS[`policies.${k}`].status).toBe('enforced');
     }
-    expect(AGENT_FIELDS['policies.audit_level']).toBeDefined();
+  });
+
+  it('policies the react loop enforces are warned on an orchestrator (its members apply their own)', () => {
+    const doc = { orchestration: { pattern: { type: 'graph' } }, policies: { pii_redaction: true, blocked_content: [], audit_level: 'full', allow_external_http: false } };
+    expect(unenforcedFields(doc)).toEqual([
+      { at: ['policies'], fields: ['policies.pii_redaction', 'policies.audit_level'], notes: ['enforced in agf.react runs only: this agent orchestrates members, each applies its own policies'] },
+    ]);
+    expect(unenforcedFields({ policies: { pii_redaction: true, audit_level: 'full' } })).toEqual([]);
   });
 
   it('names every declared unenforced field, grouped by the object holding it, honouring warnWhen', () => {
@@ -49,7 +56,7 @@ describe('enforcement inventory', () => {
       state: { session_history: 'ephemeral', working_state: 'session' },
       knowledge: { refs: [{ ref: 'a' }, { ref: 'b', required: true, citations_required: false }] },
       observability: { tracing: { enabled: false, endpoint: 'http://x' }, logs: { enabled: true, level: 'info' } },
-      policies: { pii_redaction: true, audit_level: 'none' },
+      policies: { pii_redaction: true, audit_level: 'full' },
     };
     const got = unenforcedFields(doc).map((u) => ({ at: u.at, fields: u.fields }));
     expect(got).toEqual([
@@ -70,6 +77,6 @@ describe('enforcement inventory', () => {
       expect(d.message).toMatch(/is declared but not enforced|are declared but not enforced/);
     }
     // The policies the runtime enforces are never in an AGL030 warning.
-    expect(diags.map((d) => d.message).join('\n')).not.toMatch(/pii_redaction|blocked_content|allowed_connectors|data_residency/);
+    expect(diags.map((d) => d.message).join('\n')).not.toMatch(/pii_redaction|blocked_content|allowed_connectors|data_residency|audit_level/);
   });
 });

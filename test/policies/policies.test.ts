@@ -4,6 +4,9 @@
  * raw values), blocked_content (refused with the category), allowed_connectors and data_residency
  * (refused before the call: the tool activity never starts, the model server sees no request).
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { CompiledAgent, CompiledModel } from '../../src/compiler/types';
@@ -14,6 +17,8 @@ import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/
 import { activityTypes, historyEvents, HistoryEvent } from '../helpers/history';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agent, AgentSpec, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { auditLogPath } from '../../src/activities/audit';
+import { AuditEntry, verifyChain } from '../../src/policies/audit';
 
 const KEY_ENV = 'LOOM_TEST_POLICIES_OPENAI_KEY';
 let t: TestTemporal;
@@ -23,6 +28,8 @@ let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
   process.env[KEY_ENV] = 'sk-test-policies';
+  // The audit log is written under LOOM_HOME/audit by the in-process worker.
+  process.env.LOOM_HOME = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'policies-home-'));
   t = await connectTestTemporal('policies');
   worker = await createTestWorker(t, createActivities({ store: testStore() }));
   running = worker.run();
@@ -43,7 +50,8 @@ function openaiModel(over: Partial<CompiledModel> = {}): CompiledModel {
 function withPolicies(spec: AgentSpec & { agent_id: string }, policies: Partial<CompiledAgent['policies']>): CompiledAgent {
   const a = agent({ ...spec, runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) } });
   const pass = policies.pii_redaction === true || (policies.blocked_content?.length ?? 0) > 0;
-  a.policies = { ...a.policies, ...policies, ...(pass ? { runtime_pass: true as const } : {}) };
+  const audit = policies.audit_level === 'standard' || policies.audit_level === 'full';
+  a.policies = { ...a.policies, audit_level: 'none', ...policies, ...(pass ? { runtime_pass: true as const } : {}), ...(audit ? { audit_trail: true as const } : {}) };
   return a;
 }
 
@@ -176,4 +184,53 @@ test('data_residency: a model outside the region is refused before any request r
   const hb = await start(b, 'echo hi');
   expect(((await hb.result()) as AgentRunResult).output).toBe('no tool');
   expect(activityTypes(await historyEvents(hb))).not.toContain('runTool');
+}, 120_000);
+
+test('audit_level full: one hash-chained entry per run (tools, arguments, results, outcome, refusal reason), PII redacted, tampering detected', async () => {
+  const spec = {
+    agent_id: 'audited-agent',
+    model: scriptedModel({
+      rules: [{ when: { input_contains: 'headache' }, reply: { content: 'Take 800 mg of ibuprofen.' } }],
+      turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'mail bob@example.org' } }] }, { content: 'Sent to bob@example.org.' }],
+    }),
+    tools: [builtinTool('echo')],
+  };
+  const a = withPolicies(spec, { pii_redaction: true, blocked_content: ['medical_advice'], audit_level: 'full' });
+  const ok = await start(a, 'please mail bob@example.org');
+  expect(((await ok.result()) as AgentRunResult).output).toBe('Sent to [EMAIL].');
+  const refused = await start(a, 'I have a headache');
+  expect(await failure(refused.result())).toContain('[ContentBlocked]');
+
+  const file = auditLogPath('audited-agent');
+  const text = fs.readFileSync(file, 'utf8');
+  expect(text).not.toContain('bob@example.org');
+  const lines = text.split('\n').filter((l) => l.trim());
+  expect(verifyChain(lines)).toEqual({ ok: true, entries: 2 });
+  const [first, second] = lines.map((l) => JSON.parse(l) as AuditEntry);
+  expect(first).toMatchObject({
+    seq: 1, prev: '', level: 'full', agent_id: 'audited-agent', workflow_id: ok.workflowId, outcome: 'success', tools: ['echo'],
+    tool_calls: [{ name: 'echo', arguments: { text: 'mail [EMAIL]' } }],
+    output: 'Sent to [EMAIL].',
+  });
+  expect(first.tool_results?.[0].content).toContain('[EMAIL]');
+  expect(second).toMatchObject({ seq: 2, prev: first.hash, workflow_id: refused.workflowId, outcome: 'refused', tools: [] });
+  expect(second.reason).toContain("category 'medical_advice'");
+  expect(activityTypes(await historyEvents(ok))).toContain('appendAudit');
+
+  // Tampering: an edited entry, or a removed one, no longer verifies.
+  expect(verifyChain([lines[0].replace('"outcome":"success"', '"outcome":"error"'), lines[1]])).toMatchObject({ ok: false, line: 1 });
+  expect(verifyChain([lines[1]])).toMatchObject({ ok: false, line: 1 });
+}, 120_000);
+
+test('audit_level standard: outcome and tool names only, no arguments, results or output', async () => {
+  const a = withPolicies(
+    { agent_id: 'audited-standard', model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'secret plan' } }] }, { content: 'done' }] }), tools: [builtinTool('echo')] },
+    { audit_level: 'standard' },
+  );
+  const h = await start(a, 'go');
+  await h.result();
+  const [entry] = fs.readFileSync(auditLogPath('audited-standard'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AuditEntry);
+  expect(entry).toMatchObject({ level: 'standard', outcome: 'success', tools: ['echo'], workflow_id: h.workflowId });
+  expect(entry.tool_calls).toBeUndefined();
+  expect(JSON.stringify(entry)).not.toContain('secret plan');
 }, 120_000);

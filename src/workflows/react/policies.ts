@@ -3,14 +3,17 @@
  *  - data_residency: the model (and fallback) must lie in the agent's region: refused before any call;
  *  - allowed_connectors / data_residency for tools: a refused call gets an error result, the tool never runs;
  *  - pii_redaction: the first message is redacted (activity) before the model or an input guardrail reads it;
- *  - blocked_content: a final answer the classifier places in a blocked category fails the run with the reason.
- * The gates are pure; the two activities run only for bundles compiled with `policies.runtime_pass`
- * (pii_redaction or blocked_content declared), so runs recorded before this pass replay unchanged.
+ *  - blocked_content: a final answer the classifier places in a blocked category fails the run with the reason;
+ *  - audit_level: one hash-chained audit entry per run as it ends (src/activities/audit.ts).
+ * The gates are pure; the activities run only for bundles compiled with `policies.runtime_pass`
+ * (pii_redaction or blocked_content declared) or `policies.audit_trail` (audit_level declared), so
+ * runs recorded before these passes existed replay unchanged.
  */
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, workflowInfo } from '@temporalio/workflow';
 import type { CompiledTool } from '../../compiler/types';
 import type { BlobRef } from '../../shared/contract';
 import { modelRefusal, toolRefusal } from '../../policies/residency';
+import { failureMessage } from '../shell/failures';
 import type { ReactRun } from './context';
 
 /** Fail the run before any model call when its model or fallback model is outside data_residency. */
@@ -50,4 +53,34 @@ export async function refuseBlockedContent(rx: ReactRun, head: BlobRef): Promise
     { bundle: rx.input.bundle, agent_id: rx.input.agent_id, head },
   ]);
   if (out.refused) throw ApplicationFailure.nonRetryable(out.refused.reason, 'ContentBlocked');
+}
+
+/** Failures that are a policy's refusal rather than an error (audit outcome `refused`). */
+const REFUSALS = ['ContentBlocked', 'PolicyViolation', 'GuardrailBlocked'];
+
+/**
+ * policies.audit_level: one hash-chained entry for this run in the agent's audit log (activity),
+ * written as the run ends — also when it fails or is cancelled (nonCancellable). Only for bundles
+ * compiled with `policies.audit_trail` (audit_level declared standard or full).
+ */
+export async function auditRun(rx: ReactRun, ended: 'completed' | 'failed' | 'cancelled', err?: unknown): Promise<void> {
+  if (!rx.agent.policies.audit_trail) return;
+  const refused = err instanceof ApplicationFailure && REFUSALS.includes(err.type ?? '');
+  const outcome = ended === 'completed' ? 'success' : ended === 'cancelled' ? 'cancelled' : refused ? 'refused' : 'error';
+  const info = workflowInfo();
+  await CancellationScope.nonCancellable(() =>
+    rx.acts.appendAudit.executeWithOptions({ ...rx.guardOpts, summary: `audit (${rx.agent.policies.audit_level})` }, [
+      {
+        bundle: rx.input.bundle,
+        agent_id: rx.input.agent_id,
+        workflow_id: info.workflowId,
+        run_id: info.runId,
+        started_at: info.startTime.toISOString(),
+        outcome,
+        ...(err !== undefined ? { reason: failureMessage(err) } : {}),
+        head: rx.st.head,
+        warnings: [...rx.shell.warnings],
+      },
+    ]),
+  );
 }
