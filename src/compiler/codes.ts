@@ -22,6 +22,7 @@ export const CODES: Record<string, CodeInfo> = {
   REG005: { severity: 'error', title: 'Tool input_schema/output_schema is not a valid JSON Schema' },
   REG006: { severity: 'error', title: 'Role grants the same tool twice' },
   REG007: { severity: 'error', title: '`shell` builtin tool config invalid: no `allowed_commands`, a bad pattern, timeout/output cap out of range, an unknown field or a bad env name' },
+  REG008: { severity: 'error', title: '`tenant.md` invalid: unknown field, missing tenant_id, a secret that is not `{env}`/`{file}`, a queue without description, an undeclared credentials_ref' },
   // agent: hard validation failures (seed 001 "Validation rules")
   AGF001: { severity: 'error', title: 'Missing required top-level field', seed: 'Missing any required top-level field' },
   AGF002: { severity: 'error', title: 'Unknown or unsupported spec_version', seed: 'Unknown or unsupported spec_version' },
@@ -92,6 +93,8 @@ export const CODES: Record<string, CodeInfo> = {
   AGF090: { severity: 'error', title: '`ui` block invalid: unknown field, missing `display_name`/`short_description`, wrong type', seed: 'ui field reference' },
   AGF091: { severity: 'error', title: '`ui.ui_hints` invalid: names no input field, widget outside the vocabulary, `select` without `options`, `accept`/`max_size_mb` on a non-file widget' },
   AGF092: { severity: 'error', title: '`localization` invalid: locale not BCP 47, `default_locale` not among `supported_locales`, a locale block overriding a non-localizable field' },
+  AGF093: { severity: 'error', title: '`credentials_ref` does not resolve to a secret store entry (tenant.md `secrets`)', seed: 'Unresolvable references are hard compile errors' },
+  AGF094: { severity: 'error', title: 'Escalation `human_queue` target not in the tenant\'s queue registry (tenant.md `human_queues`)' },
   // recommended lint rules (seed 001) and other warnings
   AGL001: { severity: 'warning', title: 'meta.description too long (>200 chars) or too vague (<20 chars / missing)', seed: 'Description is too long or too vague' },
   AGL002: { severity: 'warning', title: 'No input examples for an externally facing agent', seed: 'No input examples for an externally facing agent' },
@@ -120,4 +123,5 @@ export const CODES: Record<string, CodeInfo> = {
   AGF140: { severity: 'error', title: 'A model or tool declares a `region` outside `policies.data_residency`', seed: 'any referenced resource ... provisioned in a non-compliant region' },
   AGL040: { severity: 'warning', title: '`ui.short_description` longer than 120 characters' },
   AGL041: { severity: 'warning', title: '`localized_ui` block for a locale outside `supported_locales`, for the default locale, or without a `ui` block' },
+  AGL042: { severity: 'warning', title: 'Escalation `human_queue` target cannot be checked: no tenant.md declares `human_queues`' },
 };

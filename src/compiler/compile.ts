@@ -16,6 +16,7 @@ import { expandMcpTools } from './mcp-tools';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
 import { withinResidency } from '../policies/residency';
 import { checkUi } from './ui';
+import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
 
 type Obj = Record<string, unknown>;
 
@@ -240,6 +241,8 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const ctx = new Ctx(src, reg, {});
   const d = normalize(ctx, src.data);
   ctx.data = d;
+  // Seed 001 data_residency: "If omitted, the tenant's default residency setting applies."
+  if (reg.tenant?.data_residency && (d.policies === undefined || (isObj(d.policies) && d.policies.data_residency === undefined))) d.policies = { ...asObj(d.policies), data_residency: reg.tenant.data_residency };
   const policyId = asStr(asObj(d.execution_policy).id);
   const numericSpec = typeof d.spec_version === 'number';
   if (numericSpec) {
@@ -627,8 +630,26 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
         ctx.disabledAgent([...p, 'target', 'id'], tgt.id, 'escalation target');
       }
     }
+    if (tgt.type === 'human_queue' && typeof tgt.id === 'string') {
+      const queues = reg.tenant?.human_queues;
+      if (queues && !queues[tgt.id]) ctx.err([...p, 'target', 'id'], 'AGF094', `human queue \`${tgt.id}\` is not in the tenant's queue registry (tenant.md \`human_queues\`: ${Object.keys(queues).sort().join(', ') || 'none'}); declare it there or use one of those`);
+      else if (!queues) ctx.warn([...p, 'target', 'id'], 'AGL042', `human queue \`${tgt.id}\` cannot be checked: the registry has no tenant.md declaring \`human_queues\`; declare the queues operators answer there`);
+    }
     escalation.push(strip({ on: on as EscalationRule['on'], guardrail: g, node, target: { type: tgt.type === 'agent' ? 'agent' : 'human_queue', id: String(tgt.id ?? '') } } as EscalationRule & Obj));
   });
+
+  // credentials_ref (seed 001): must resolve to a secret store entry (hard error); only the
+  // reference, and where a worker reads it, is compiled — never the value.
+  const refs = credentialRefs(d);
+  for (const r of refs) if (!reg.tenant?.secrets[r.ref]) ctx.err(r.path, 'AGF093', unresolvedRefMessage(r.ref, reg.tenant));
+  for (const e of ctx.touched) {
+    for (const r of credentialRefs(e.data)) {
+      refs.push(r);
+      if (reg.tenant?.secrets[r.ref] || !e.src) continue;
+      const at = posOf(e.src, r.path);
+      ctx.diags.push(diag(e.file, at.line, at.column, 'error', 'AGF093', fieldPath(r.path), unresolvedRefMessage(r.ref, reg.tenant)));
+    }
+  }
 
   // routing + manifest
   const routing = asObj(d.routing);
@@ -691,6 +712,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     guardrails: { ...gOut, tool_calls: { require_user_confirmation_for: confirm, block_tools_on_input_fail: tcalls.block_tools_on_input_fail === true } },
     observability: isObj(obs) ? jsonObj(obs) : undefined,
     routing: isObj(d.routing) ? (json(routing) as CompiledAgent['routing']) : undefined,
+    tenant: reg.tenant ? compiledTenant(reg.tenant, refs.map((r) => r.ref)) : undefined,
     orchestration: strip({ can_delegate: orch.can_delegate === true, allowed_delegates: delegates, can_be_invoked_as_tool: invocable, escalation, pattern }),
     execution_policy,
       execution_loop: rt.execution_loop === 'dependencies' || rt.execution_loop === 'turn' ? rt.execution_loop : undefined,

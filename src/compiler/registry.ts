@@ -4,6 +4,7 @@ import * as path from 'path';
 import type { Diagnostic } from './types';
 import { diag, fieldPath, posOf, readSource, type PathPart, type SourceFile } from './source';
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
+import { loadTenant, type TenantConfig } from './tenant';
 import { parseShellConfig, SHELL_BUILTIN } from '../activities/shell-policy';
 
 export type Kind = 'agent' | 'model' | 'tool' | 'kb' | 'guardrail' | 'collection' | 'role';
@@ -35,6 +36,8 @@ export interface Registry {
   diags: Diagnostic[];
   /** Per-registry compile cache (agent_id -> result), filled by the compiler. */
   cache: Map<string, unknown>;
+  /** `tenant.md` at the registry root: secrets, human queues, artifact store, telemetry, residency. */
+  tenant?: TenantConfig;
 }
 
 export function kindOfFile(file: string): Kind | undefined {
@@ -226,6 +229,7 @@ export function emptyRegistry(root: string): Registry {
 export function loadRegistryDir(dir: string): Registry {
   const root = path.resolve(dir);
   const reg = emptyRegistry(root);
+  reg.tenant = loadTenant(root, reg.diags);
   for (const kind of Object.keys(KINDS) as Kind[]) {
     const sub = path.join(root, KINDS[kind].dir);
     let names: string[];

@@ -449,6 +449,8 @@ export interface CompiledAgent {
   };
   observability?: JsonObject;
   routing?: { intents?: string[]; trigger_phrases?: string[]; priority?: number; fallback_agents?: string[]; tool_description?: string };
+  /** Injected from the registry's tenant.md: artifact store, telemetry defaults, residency, where each credentials_ref is read. */
+  tenant?: import('./tenant').CompiledTenant;
   orchestration: CompiledOrchestration;
   /** Defaults to `{ id: 'agf.react', config: {} }` when the file declares none. */
   execution_policy: ExecutionPolicy;

@@ -1,0 +1,155 @@
+/**
+ * The tenant configuration seed 001 implies but leaves to "the platform team": one optional file,
+ * `tenant.md` at the registry root (YAML front matter like every registry file; the body is notes),
+ * holding what agent files must never contain:
+ *
+ *   tenant_id: acme
+ *   data_residency: eu                 # default for agents that declare none ("tenant default")
+ *   artifact_store: {type: s3, bucket: acme-artifacts, credentials_ref: artifact-store-key, encryption: aws:kms}
+ *   telemetry: {exporter: otlp, endpoint: "https://otel.acme.internal:4317", credentials_ref: otel-collector-token}
+ *   human_queues:                      # the human-in-the-loop routing registry
+ *     billing-disputes: {description: "Disputed charges", answered_by: "Billing team"}
+ *   secrets:                           # the secret store: where each credentials_ref is read from
+ *     otel-collector-token: {env: OTEL_COLLECTOR_TOKEN}
+ *     artifact-store-key: {file: /run/secrets/artifact-store-key}
+ *
+ * The compiler validates it, resolves every `credentials_ref` against `secrets` (an unresolved
+ * reference is a hard error, seed 001), checks `human_queue` escalation targets against
+ * `human_queues`, and injects the tenant's artifact store, telemetry defaults and residency into
+ * each compiled agent. Secrets are injected as *references* (env var name or file path), never
+ * values: a deliberate deviation from the seed's "resolved secret is injected into the compiled
+ * payload" (docs/spec-decisions.md), since payloads land in workflow histories.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Diagnostic, JsonObject } from './types';
+import { diag, posOf, readSource, type PathPart, type SourceFile } from './source';
+
+export const TENANT_FILE = 'tenant.md';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const isStr = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+export interface SecretRef { env?: string; file?: string }
+export interface HumanQueue { description: string; answered_by?: string }
+
+export interface TenantConfig {
+  file: string;
+  src: SourceFile;
+  tenant_id: string;
+  data_residency?: string;
+  artifact_store?: JsonObject;
+  telemetry?: JsonObject;
+  /** Undefined when the tenant declares no queue registry (then any queue name is only a warning). */
+  human_queues?: Record<string, HumanQueue>;
+  secrets: Record<string, SecretRef>;
+}
+
+/** What the compiler injects into a compiled agent (`tenant`), visible in `loom compile`. */
+export interface CompiledTenant {
+  tenant_id: string;
+  data_residency?: string;
+  artifact_store?: JsonObject;
+  telemetry?: JsonObject;
+  /** credentials_ref → where a worker reads it (env var name or file path), for the refs this agent uses. */
+  secrets?: Record<string, SecretRef>;
+}
+
+const TOP = ['tenant_id', 'data_residency', 'artifact_store', 'telemetry', 'human_queues', 'secrets'];
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ID = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** Reads `<registry>/tenant.md` when present; every problem is a diagnostic on its line. */
+export function loadTenant(root: string, diags: Diagnostic[]): TenantConfig | undefined {
+  const file = path.join(root, TENANT_FILE);
+  if (!fs.existsSync(file)) return undefined;
+  const own: Diagnostic[] = [];
+  const src = readSource(file, TENANT_FILE, own);
+  diags.push(...own);
+  if (!src?.data) return undefined;
+  const d = src.data;
+  const err = (p: PathPart[], message: string, key = false): void => {
+    const at = posOf(src, p, key);
+    diags.push(diag(TENANT_FILE, at.line, at.column, 'error', 'REG008', p.join('.'), message));
+  };
+  for (const k of Object.keys(d)) if (!TOP.includes(k)) err([k], `unknown tenant field \`${k}\`; a tenant.md holds ${TOP.join(', ')}`, true);
+  if (!isStr(d.tenant_id)) err(d.tenant_id === undefined ? [] : ['tenant_id'], '`tenant_id` is required: the tenant\'s name, e.g. `tenant_id: acme`');
+  if (d.data_residency !== undefined && !isStr(d.data_residency)) err(['data_residency'], '`data_residency` must be a region string, e.g. `eu`');
+  for (const k of ['artifact_store', 'telemetry'] as const) {
+    if (d[k] === undefined) continue;
+    if (!isObj(d[k])) { err([k], `\`${k}\` must be a mapping`); continue; }
+    const o = d[k] as Obj;
+    const need = k === 'artifact_store' ? 'type' : 'exporter';
+    if (!isStr(o[need])) err([k], `\`${k}.${need}\` is required`, true);
+  }
+  let queues: Record<string, HumanQueue> | undefined;
+  if (d.human_queues !== undefined) {
+    queues = {};
+    if (!isObj(d.human_queues)) err(['human_queues'], '`human_queues` maps a queue name to `{description, answered_by}`');
+    else for (const [name, q] of Object.entries(d.human_queues)) {
+      if (!ID.test(name)) err(['human_queues', name], `queue name \`${name}\` must be lowercase (letters, digits, \`.\`, \`_\`, \`-\`)`, true);
+      if (!isObj(q) || !isStr(q.description)) { err(['human_queues', name], `queue \`${name}\` needs a \`description\` (what it is for, shown to operators)`, true); continue; }
+      for (const k of Object.keys(q)) if (k !== 'description' && k !== 'answered_by') err(['human_queues', name, k], `unknown queue field \`${k}\`; a queue has description and answered_by`, true);
+      queues[name] = { description: q.description as string, ...(isStr(q.answered_by) ? { answered_by: q.answered_by } : {}) };
+    }
+  }
+  const secrets: Record<string, SecretRef> = {};
+  if (d.secrets !== undefined) {
+    if (!isObj(d.secrets)) err(['secrets'], '`secrets` maps a credentials_ref name to `{env: VAR}` or `{file: PATH}`');
+    else for (const [name, s] of Object.entries(d.secrets)) {
+      const at: PathPart[] = ['secrets', name];
+      if (!isObj(s) || (s.env === undefined) === (s.file === undefined)) { err(at, `secret \`${name}\` needs exactly one of \`env: VAR_NAME\` or \`file: /path\` (never the value itself)`, true); continue; }
+      if (s.env !== undefined && (!isStr(s.env) || !ENV_NAME.test(s.env))) { err([...at, 'env'], `\`env\` must be an environment variable name, e.g. \`OTEL_COLLECTOR_TOKEN\``); continue; }
+      if (s.file !== undefined && (!isStr(s.file) || !path.isAbsolute(s.file))) { err([...at, 'file'], '`file` must be an absolute path, e.g. `/run/secrets/otel-token`'); continue; }
+      for (const k of Object.keys(s)) if (k !== 'env' && k !== 'file') err([...at, k], `unknown secret field \`${k}\`; a secret is \`{env: VAR}\` or \`{file: PATH}\``, true);
+      secrets[name] = s.env !== undefined ? { env: s.env as string } : { file: s.file as string };
+    }
+  }
+  // The tenant's own references resolve against its own secret store too.
+  for (const k of ['artifact_store', 'telemetry'] as const) {
+    for (const r of credentialRefs(d[k], [k])) if (!secrets[r.ref]) err(r.path, `credentials_ref \`${r.ref}\` is not declared under \`secrets\`; add \`secrets: {${r.ref}: {env: VAR_NAME}}\``);
+  }
+  return {
+    file: TENANT_FILE,
+    src,
+    tenant_id: isStr(d.tenant_id) ? d.tenant_id : '',
+    ...(isStr(d.data_residency) ? { data_residency: d.data_residency } : {}),
+    ...(isObj(d.artifact_store) ? { artifact_store: d.artifact_store as JsonObject } : {}),
+    ...(isObj(d.telemetry) ? { telemetry: d.telemetry as JsonObject } : {}),
+    ...(queues ? { human_queues: queues } : {}),
+    secrets,
+  };
+}
+
+/** Every `credentials_ref` value in a data tree, with its path. */
+export function credentialRefs(data: unknown, at: PathPart[] = []): { ref: string; path: PathPart[] }[] {
+  const out: { ref: string; path: PathPart[] }[] = [];
+  if (Array.isArray(data)) data.forEach((v, i) => out.push(...credentialRefs(v, [...at, i])));
+  else if (isObj(data)) {
+    for (const [k, v] of Object.entries(data)) {
+      if (k === 'credentials_ref' && typeof v === 'string') out.push({ ref: v, path: [...at, k] });
+      else out.push(...credentialRefs(v, [...at, k]));
+    }
+  }
+  return out;
+}
+
+/** The message for a credentials_ref the secret store does not hold. */
+export function unresolvedRefMessage(ref: string, tenant: TenantConfig | undefined): string {
+  const known = tenant ? Object.keys(tenant.secrets).sort() : [];
+  return `credentials_ref \`${ref}\` does not resolve to a secret store entry; declare it in the registry's ${TENANT_FILE}: \`secrets: {${ref}: {env: VAR_NAME}}\`${known.length ? ` (declared: ${known.join(', ')})` : tenant ? ' (it declares no secrets)' : ' (this registry has no tenant.md)'}`;
+}
+
+/** The tenant block a compiled agent carries; `refs` are the credentials_refs it uses. */
+export function compiledTenant(t: TenantConfig, refs: string[]): CompiledTenant {
+  const secrets: Record<string, SecretRef> = {};
+  for (const r of [...new Set(refs)].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];
+  return {
+    tenant_id: t.tenant_id,
+    ...(t.data_residency ? { data_residency: t.data_residency } : {}),
+    ...(t.artifact_store ? { artifact_store: t.artifact_store } : {}),
+    ...(t.telemetry ? { telemetry: t.telemetry } : {}),
+    ...(Object.keys(secrets).length ? { secrets } : {}),
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The registry's tenant.md: validated on its own lines (REG008), credentials_ref resolved against its
+ * secret store (AGF093; the compiled agent carries where a worker reads each reference, never a
+ * value), human_queue targets checked against its queue registry (AGF094, AGL042 without one), and
+ * its defaults (artifact store, telemetry, residency) injected into the compiled agent.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as YAML from 'yaml';
+import { compileBundle, canonicalJson, validatePaths } from '../../src/compiler';
+import { BODY, baseAgent, tempRegistry } from './helpers';
+
+const TOKEN_VALUE = 'sk-live-tenant-test-9f8e7d';
+
+function withAgent(reg: string, id: string, extra: Record<string, unknown>): void {
+  fs.writeFileSync(path.join(reg, 'agents', `${id}.agent.md`), `---\n${YAML.stringify({ ...baseAgent(id), ...extra })}---\n${BODY}`);
+}
+
+const tracing = (ref: string) => ({ observability: { tracing: { enabled: true, exporter: 'otlp', endpoint: 'https://otel.acme.internal:4317', auth: { type: 'bearer', credentials_ref: ref } } } });
+
+test('tenant defaults and secret references are injected into the compiled agent; the secret value never is', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), `---
+tenant_id: acme
+data_residency: eu
+artifact_store: { type: s3, bucket: acme-artifacts, credentials_ref: artifact-key, encryption: "aws:kms" }
+telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4317", credentials_ref: otel-collector-token }
+human_queues:
+  billing-disputes: { description: "Disputed charges", answered_by: "Billing team" }
+secrets:
+  otel-collector-token: { env: OTEL_COLLECTOR_TOKEN }
+  artifact-key: { file: /run/secrets/artifact-key }
+---
+`);
+  withAgent(reg, 'acme-agent', { ...tracing('otel-collector-token'), orchestration: { escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'billing-disputes' } }] } });
+  process.env.OTEL_COLLECTOR_TOKEN = TOKEN_VALUE;
+  try {
+    const { bundle, diagnostics } = compileBundle(reg, 'acme-agent');
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const a = bundle!.agents['acme-agent'];
+    expect(a.tenant).toEqual({
+      tenant_id: 'acme',
+      data_residency: 'eu',
+      artifact_store: { type: 's3', bucket: 'acme-artifacts', credentials_ref: 'artifact-key', encryption: 'aws:kms' },
+      telemetry: { exporter: 'otlp', endpoint: 'https://otel.acme.internal:4317', credentials_ref: 'otel-collector-token' },
+      secrets: { 'otel-collector-token': { env: 'OTEL_COLLECTOR_TOKEN' } },
+    });
+    // "If omitted, the tenant's default residency setting applies."
+    expect(a.policies.data_residency).toBe('eu');
+    expect(canonicalJson(bundle)).not.toContain(TOKEN_VALUE);
+  } finally {
+    delete process.env.OTEL_COLLECTOR_TOKEN;
+  }
+});
+
+test('an agent that declares its own residency keeps it', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
+  withAgent(reg, 'us-agent', { policies: { data_residency: 'us' } });
+  expect(compileBundle(reg, 'us-agent').bundle!.agents['us-agent'].policies.data_residency).toBe('us');
+});
+
+test('an unresolved credentials_ref is a hard error naming the ref and the declared ones', () => {
+  const reg = tempRegistry();
+  withAgent(reg, 'typo-agent', tracing('otel-colector-token'));
+  const { bundle, diagnostics } = compileBundle(reg, 'typo-agent');
+  expect(bundle).toBeUndefined();
+  const d = diagnostics.find((x) => x.code === 'AGF093')!;
+  expect(d.message).toBe('credentials_ref `otel-colector-token` does not resolve to a secret store entry; declare it in the registry\'s tenant.md: `secrets: {otel-colector-token: {env: VAR_NAME}}` (declared: otel-collector-token)');
+  expect(d.field).toBe('observability.tracing.auth.credentials_ref');
+  // without any tenant.md the same reference cannot resolve either
+  fs.rmSync(path.join(reg, 'tenant.md'));
+  withAgent(reg, 'ok-ref', tracing('otel-collector-token'));
+  expect(compileBundle(reg, 'ok-ref').diagnostics.find((x) => x.code === 'AGF093')?.message).toMatch(/\(this registry has no tenant.md\)$/);
+});
+
+test('without a queue registry a human_queue target is a warning (AGL042); with one, an unknown queue is an error', () => {
+  const reg = tempRegistry();
+  fs.rmSync(path.join(reg, 'tenant.md'));
+  withAgent(reg, 'q-agent', { orchestration: { escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'anything' } }] } });
+  const w = compileBundle(reg, 'q-agent');
+  expect(w.bundle).toBeDefined();
+  expect(w.diagnostics.find((x) => x.code === 'AGL042')?.message).toMatch(/human queue `anything` cannot be checked/);
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\nhuman_queues:\n  billing: { description: "Billing" }\n---\n');
+  const e = compileBundle(reg, 'q-agent');
+  expect(e.bundle).toBeUndefined();
+  expect(e.diagnostics.find((x) => x.code === 'AGF094')?.message).toBe("human queue `anything` is not in the tenant's queue registry (tenant.md `human_queues`: billing); declare it there or use one of those");
+});
+
+test('tenant.md problems are REG008 on their own lines, and block every compile', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), [
+    '---',
+    'tenant_id: acme',
+    'regions: [eu]',
+    'telemetry: { exporter: otlp, credentials_ref: nope }',
+    'human_queues:',
+    '  Billing: { answered_by: "x" }',
+    'secrets:',
+    '  literal: { value: "sk-123" }',
+    '  both: { env: A, file: /x }',
+    '  rel: { file: secrets/x }',
+    '---',
+    '',
+  ].join('\n'));
+  const ds = validatePaths([reg]).filter((d) => d.code === 'REG008');
+  expect(ds.map((d) => `${path.basename(d.file)}:${d.line} ${d.message.slice(0, 40)}`)).toEqual([
+    'tenant.md:3 unknown tenant field `regions`; a tenant',
+    'tenant.md:4 credentials_ref `nope` is not declared u',
+    'tenant.md:6 queue name `Billing` must be lowercase (',
+    'tenant.md:6 queue `Billing` needs a `description` (w',
+    'tenant.md:8 secret `literal` needs exactly one of `e',
+    'tenant.md:9 secret `both` needs exactly one of `env:',
+    'tenant.md:10 `file` must be an absolute path, e.g. `/',
+  ]);
+  withAgent(reg, 'any-agent', {});
+  expect(compileBundle(reg, 'any-agent').bundle).toBeUndefined();
+});
