@@ -10,6 +10,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { compileBundle } from '../../src/compiler';
 import type { CompiledTool, JsonObject, ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
@@ -201,9 +202,34 @@ describe('state machine contracts, RecoveryAgent and HandoffContext', () => {
   });
 });
 
+describe('examples/strategies/evidence-team (offline, scripted team, real files and commands)', () => {
+  const dir = path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'evidence-team');
+  test.each([
+    ['dev-team-keyword', 'RequireShellPass: no shell command containing one of "node slugify.test.js" exited 0 this turn (`node slugify.test.js` exited 1: expected hello-world, got hello,--world!); run it and fix the failures first: re-invoked'],
+    ['dev-team-statemachine', 'contract ImplementationComplete: CommandSucceeded: run `node slugify.test.js` until it exits 0: re-invoked'],
+  ])('%s: the failing test blocks the handoff, the fixed helper passes, the Reviewer approves', async (root, blocked) => {
+    const { bundle: compiled, diagnostics } = compileBundle(dir, root);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const workspace = fs.mkdtempSync(path.join(tmp, `${root}-`));
+    const wf = await h.start(compiled!, compiled!.agents[root].interface.input.examples![0], { options: { workspace } });
+    started.push(wf);
+    expect(String(((await wf.result()) as AgentRunResult).output)).toMatch(/"review".*\n```\nAPPROVED$/s);
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Planner', 'turn-2-Developer', 'turn-3-Developer', 'turn-4-Tester', 'turn-5-Reviewer']);
+    // The real files: the fixed helper, the test the Developer wrote, the report, the change log.
+    const slugify = require(path.join(workspace, 'slugify.js')) as (s: string) => string;
+    expect(slugify('Hello,  World!')).toBe('hello-world');
+    expect(JSON.parse(fs.readFileSync(path.join(workspace, 'test-report.json'), 'utf8'))).toMatchObject({ summary: { passed: 1, failed: 0 } });
+    const log = JSON.parse(fs.readFileSync(path.join(workspace, 'changes.json'), 'utf8')) as { path: string }[];
+    expect(log.map((e) => e.path)).toEqual(['brief.json', 'slugify.js', 'slugify.test.js', 'slugify.js', 'test-report.json']);
+    const st = await wf.query(statusQuery);
+    // Turn 3 is the Developer re-invoked because the real test run failed.
+    expect((st.progress as { routes: { iteration: number; reason: string }[] }).routes.find((r) => r.iteration === 2)?.reason).toBe(blocked);
+  });
+});
+
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(started.length).toBe(4);
+  expect(started.length).toBe(6);
   const histories = await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() })));
   const outcomes = await replayHistories(histories);
   expect(outcomes.filter((o) => o.error)).toEqual([]);
