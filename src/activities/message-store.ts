@@ -8,6 +8,8 @@ import type { AppendItem, ChainNode, Message } from '../runtime/messages';
 import { openBlobStore, BlobStore } from './blob-store';
 
 const MAX_CACHE = 20000;
+/** Nodes fetched per round trip when the store can walk a chain itself (PostgreSQL). */
+const CHAIN_BATCH = 500;
 
 export class MessageStore {
   private readonly nodes = new Map<string, ChainNode>();
@@ -27,6 +29,22 @@ export class MessageStore {
   private remember(hash: string, n: ChainNode): void {
     if (this.nodes.size >= MAX_CACHE) this.nodes.clear();
     this.nodes.set(hash, n);
+  }
+
+  /** Cache up to CHAIN_BATCH nodes ending at `hash` in one read, when the store supports it. */
+  private async prefetch(hash: string): Promise<void> {
+    if (!this.blobs.chain) return;
+    let batch: Map<string, Buffer>;
+    try {
+      batch = await this.blobs.chain({ hash }, CHAIN_BATCH);
+    } catch (e) {
+      if ((e as Error)?.name === 'StoreUnavailable') throw e;
+      return; // not a chain the database can walk (e.g. not JSON): read node by node
+    }
+    for (const [h, data] of batch) {
+      const n = JSON.parse(data.toString('utf8')) as ChainNode;
+      if (n?.format === 'agentloom.msg/v1') this.remember(h, n);
+    }
   }
 
   /** Append one message after `head` (null: start a conversation); returns the new head. */
@@ -79,6 +97,7 @@ export class MessageStore {
         base = c;
         break;
       }
+      if (!this.nodes.has(cur)) await this.prefetch(cur);
       const n: ChainNode = await this.node({ hash: cur });
       stack.push(n.msg);
       cur = n.prev;

@@ -135,6 +135,22 @@ export class PostgresBlobStore implements BlobStore {
     return JSON.parse((await this.get(ref)).toString('utf8')) as T;
   }
 
+  async chain(head: BlobRef, max: number): Promise<Map<string, Buffer>> {
+    return this.withClient(async (c) => {
+      // Follows the `prev` field of each JSON message node (agentloom.msg/v1) inside the database.
+      const r = await c.query<{ hash: string; data: Buffer }>(
+        `WITH RECURSIVE walk(hash, data, prev, depth) AS (
+           SELECT hash, data, convert_from(data, 'UTF8')::jsonb->>'prev', 1 FROM loom_blobs WHERE hash = $1
+           UNION ALL
+           SELECT b.hash, b.data, convert_from(b.data, 'UTF8')::jsonb->>'prev', w.depth + 1
+           FROM loom_blobs b JOIN walk w ON b.hash = w.prev WHERE w.depth < $2)
+         SELECT hash, data FROM walk`,
+        [head.hash, max],
+      );
+      return new Map(r.rows.map((row) => [row.hash, row.data]));
+    });
+  }
+
   async getRecord(kind: string, key: string): Promise<string | null> {
     return this.withClient(async (c) => {
       const r = await c.query<{ value: string }>('SELECT value FROM loom_records WHERE kind = $1 AND key = $2', [kind, key]);

@@ -15,6 +15,11 @@ export interface BlobStore {
   has(ref: BlobRef): Promise<boolean>;
   putJson(value: unknown): Promise<BlobRef>;
   getJson<T>(ref: BlobRef): Promise<T>;
+  /**
+   * Optional: the blob at `head` and up to `max - 1` ancestors along a message chain's `prev` links,
+   * in one round trip (a backend with per-read latency; the message store walks one by one without it).
+   */
+  chain?(head: BlobRef, max: number): Promise<Map<string, Buffer>>;
   /** A named, mutable record (`kind`/`key` → text), null when absent. */
   getRecord(kind: string, key: string): Promise<string | null>;
   /** Write a named record (last write wins). */

@@ -9,6 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { BlobStore, FileBlobStore, PostgresBlobStore, parseStoreUrl, redactStoreUrl, storeLocationFromEnv, hashOf } from '../../src/store';
 import { startTestPostgres, TestPostgres, freePort } from '../helpers/postgres';
+import { MessageStore } from '../../src/activities/message-store';
+import type { BlobRef } from '../../src/shared/contract';
 
 jest.setTimeout(180_000);
 
@@ -77,6 +79,24 @@ describe.each([
     await s.setRecord('session', key, 'two');
     expect(await s.getRecord('session', key)).toBe('two');
   });
+});
+
+test('a cold read of a long conversation on PostgreSQL walks the chain in batches and returns every message in order', async () => {
+  const s = pgStore(url);
+  const writer = new MessageStore(s);
+  let head: BlobRef | null = null;
+  const tag = Math.random().toString(36).slice(2);
+  for (let i = 0; i < 1200; i++) head = await writer.append(head, { role: i % 2 ? 'assistant' : 'user', content: `${tag} message ${i}` });
+  const chained = await s.chain(head!, 500);
+  expect(chained.size).toBe(500);
+  expect(chained.has(head!.hash)).toBe(true);
+  const cold = await new MessageStore(s).conversation(head);
+  expect(cold.map((m) => m.content)).toEqual(Array.from({ length: 1200 }, (_, i) => `${tag} message ${i}`));
+  // The folder backend has no chain walk: the same conversation read node by node.
+  const f = new FileBlobStore(dir);
+  let fh: BlobRef | null = null;
+  for (const m of cold.slice(0, 30)) fh = await new MessageStore(f).append(fh, m);
+  expect((await new MessageStore(f).conversation(fh)).map((m) => m.content)).toEqual(cold.slice(0, 30).map((m) => m.content));
 });
 
 test('two stores creating the tables at once on a fresh database both succeed', async () => {
