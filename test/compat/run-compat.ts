@@ -10,6 +10,7 @@
  *      checking that no workflow task fails and that each run returns exactly its expected output.
  * This is what a deploy does to in-flight runs, so a change that would break one fails here.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Client } from '@temporalio/client';
@@ -196,6 +197,16 @@ export async function finishOn(version: CodeVersion, envFor: EnvFor, runs: Recor
   return out;
 }
 
+/** Is commit `a` an ancestor of (or equal to) commit `b`? */
+function isAncestor(a: string, b: string): boolean {
+  try {
+    execFileSync('git', ['merge-base', '--is-ancestor', a, b], { cwd: path.resolve(__dirname, '..', '..'), stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function endsRun(h: temporal.api.history.v1.IHistory): boolean {
   const last = h.events?.[h.events.length - 1];
   return Boolean(last?.workflowExecutionCompletedEventAttributes || last?.workflowExecutionFailedEventAttributes || last?.workflowExecutionContinuedAsNewEventAttributes);
@@ -203,6 +214,8 @@ function endsRun(h: temporal.api.history.v1.IHistory): boolean {
 
 export interface CompatResult {
   base: string;
+  /** Scenarios whose `since` the base predates (not run, not failures). */
+  skipped?: string[];
   reports: ScenarioReport[];
   failures: number;
 }
@@ -214,14 +227,17 @@ export async function runCompat(base: CodeVersion, current: CodeVersion, envFor:
     const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
     throw new Error(`unknown scenario(s): ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
   }
+  // A scenario of a feature the base predates (`since` not an ancestor of it) cannot run there: skipped, not failed.
+  const skipped = scenarios.filter((s) => s.since && base.commit && !isAncestor(s.since, base.commit)).map((s) => s.name);
+  const runnable = scenarios.filter((s) => !skipped.includes(s.name));
   const taskQueue = `compat-${base.label}-${shortId()}`;
-  const { runs, errors } = await recordOn(base, envFor, scenarios, taskQueue);
+  const { runs, errors } = await recordOn(base, envFor, runnable, taskQueue);
   const replay = await replayOn(current, runs);
   // A run that does not replay cannot finish either (its workflow task fails on every attempt).
   const replayable = runs.filter((r) => !replay.get(r.scenario.name)?.length);
   const finish = await finishOn(current, envFor, replayable, taskQueue);
   for (const r of runs) if (!replayable.includes(r)) finish.set(r.scenario.name, 'not attempted: the recorded histories do not replay');
-  const reports: ScenarioReport[] = scenarios.filter((s) => errors.has(s.name)).map((s) => ({
+  const reports: ScenarioReport[] = runnable.filter((s) => errors.has(s.name)).map((s) => ({
     scenario: s.name,
     waitsAt: s.waitsAt,
     histories: 0,
@@ -238,7 +254,7 @@ export async function runCompat(base: CodeVersion, current: CodeVersion, envFor:
     finishError: finish.get(r.scenario.name),
   })));
   const failures = reports.filter((r) => r.recordError || r.replayFailures.length || r.finishError).length;
-  return { result: { base: base.label, reports, failures }, runs };
+  return { result: { base: base.label, reports, failures, skipped }, runs };
 }
 
 /** A fixed-width table of the reports, for people and CI logs. */
@@ -253,6 +269,7 @@ export function formatReport(res: CompatResult, current: string): string {
   }
   const total = res.reports.reduce((n, r) => n + r.histories, 0);
   lines.push('', `${res.reports.length} scenarios, ${total} histories recorded, ${total} replayed, ${res.failures} failure(s)`);
+  if (res.skipped?.length) lines.push(`skipped (the base predates them): ${res.skipped.join(', ')}`);
   for (const r of res.reports) {
     if (r.recordError) lines.push(`  RECORD ${r.scenario}: ${r.recordError}`);
     for (const f of r.replayFailures) lines.push(`  REPLAY ${r.scenario}: ${f}`);

@@ -2,7 +2,7 @@
  * Compat scenarios for the seed 002 phase strategies (scattergather, mapreduce, adversarial in
  * strategiesWorkflow): each stopped while a member waits for a tool approval mid-phase, recorded,
  * then finished on another version. No patch: they guard the phase code paths against
- * nondeterministic changes from here on.
+ * nondeterministic changes from here on; `since` skips them on a base before the phase strategies.
  */
 import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiler/types';
 import { agent as member, answers, bundle } from '../orchestration/builders';
@@ -32,6 +32,7 @@ export function phaseScenarios(): Scenario[] {
       name: 'phases-scatter-gather-mid-scatter',
       waitsAt: 'scattergather: one participant answered, the other waiting for tool approval, the synthesizer not started',
       patches: [],
+      since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-sg', { Type: 'scattergather', ScatterGather: { Participants: ['Fast', 'Careful'], Synthesizer: 'Lead', MaxConcurrency: 0 } }, {
         Fast: member({ id: 'sg-fast', model: answers('fast view') }),
@@ -46,6 +47,7 @@ export function phaseScenarios(): Scenario[] {
       name: 'phases-map-reduce-mid-map',
       waitsAt: 'mapreduce: split done, the first mapper run waiting for tool approval (MaxConcurrency 1), the other items not started',
       patches: [],
+      since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-mr', { Type: 'mapreduce', MapReduce: { Splitter: 'Splitter', Mapper: 'Mapper', Reducer: 'Reducer', MaxConcurrency: 1 } }, {
         Splitter: member({ id: 'mr-splitter', model: answers('{"items": ["a", "b"]}') }),
@@ -60,6 +62,7 @@ export function phaseScenarios(): Scenario[] {
       name: 'phases-adversarial-mid-critique',
       waitsAt: 'adversarial: the generator produced v1, the critic (round 1) waiting for tool approval before it rejects; a revision and a second critique follow',
       patches: [],
+      since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-adv', { Type: 'adversarial', Adversarial: { Rounds: 2, Stages: [{ Generator: 'Writer', Critic: 'Critic' }] } }, {
         Writer: member({ id: 'adv-writer', model: { rules: [{ when: { input_contains: '# Critique from Critic' }, reply: { content: 'draft v2' } }], turns: [{ content: 'draft v1' }] } }),
@@ -72,6 +75,28 @@ export function phaseScenarios(): Scenario[] {
       input: 'write it',
       ready: (t) => waiting(t, '/stage-1-critique-1-Critic'),
       expected: 'draft v2',
+    },
+    {
+      name: 'phases-map-shard-suggested-continue-as-new',
+      waitsAt: "none: mapreduce map shards (12 items each) continue-as-new on Temporal's own suggestion (server limit 40 events)",
+      patches: [],
+      since: '7dd80b2',
+      workflowType: 'strategiesWorkflow',
+      server: { 'limit.historyCount.suggestContinueAsNew': 40 },
+      bundle: () => {
+        const mapper = member({ id: 'can-mapper', model: { turns: [{ content: 'mapped {{input}}' }] } });
+        // A plain single-turn mapper runs inline in its shard (no run timeout).
+        delete (mapper.runtime as { timeout_seconds?: number }).timeout_seconds;
+        return team('c-mr-can', { Type: 'mapreduce', MapReduce: { Splitter: 'Splitter', Mapper: 'Mapper', Reducer: 'Reducer', MaxConcurrency: 2 } }, {
+          Splitter: member({ id: 'can-splitter', model: answers(JSON.stringify({ items: Array.from({ length: 24 }, (_, i) => `v${i + 1}`) })) }),
+          Mapper: mapper,
+          Reducer: member({ id: 'can-reducer', model: { turns: [{ content: '{{message}}' }] } }),
+        });
+      },
+      input: 'map all',
+      options: { scale: { batch_shard_size: 12 } },
+      ready: (t) => !t[0]?.open,
+      expected: `# Task\nmap all\n\n# Mapper outputs (24 items, in item order)\n\n${Array.from({ length: 24 }, (_, i) => `[Item ${i + 1}]\nmapped v${i + 1}`).join('\n\n')}`,
     },
   ];
 }

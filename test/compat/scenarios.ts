@@ -24,6 +24,8 @@ export interface Scenario {
   waitsAt: string;
   /** Patch ids whose code path the scenario reaches. */
   patches: string[];
+  /** The commit that introduced what the scenario runs: a base that predates it skips the scenario. */
+  since?: string;
   workflowType: string;
   bundle(): CompiledBundle;
   input: JsonValue;
