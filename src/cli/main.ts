@@ -33,6 +33,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   escalations: { module: 'escalations', summary: 'list runs waiting on a human queue' },
   respond: { module: 'respond', summary: 'answer an escalation: --queue Q --output JSON | --close' },
   inbox: { module: 'inbox', summary: 'every decision waiting on a human in every open run, with the command that answers it' },
+  audit: { module: 'audit', summary: 'print the audit log of an agent or a run and verify its hash chain' },
   mcp: { module: 'mcp', summary: 'serve runs as MCP tools (start, status, result, pending decisions, approve/reject) over stdio or --http PORT' },
   diagram: { module: 'diagram', summary: 'print the topology of AGENT_ID (policy, pattern or strategy, tools) as Mermaid or --format dot' },
   describe: { module: 'describe', summary: 'the input form an external UI renders for AGENT_ID (ui, ui_hints, --locale)' },

@@ -95,6 +95,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF092: { severity: 'error', title: '`localization` invalid: locale not BCP 47, `default_locale` not among `supported_locales`, a locale block overriding a non-localizable field' },
   AGF093: { severity: 'error', title: '`credentials_ref` does not resolve to a secret store entry (tenant.md `secrets`)', seed: 'Unresolvable references are hard compile errors' },
   AGF094: { severity: 'error', title: 'Escalation `human_queue` target not in the tenant\'s queue registry (tenant.md `human_queues`)' },
+  AGF095: { severity: 'error', title: '`release` invalid: channel outside stable|beta|internal, replaces_version not a lower semver, or a changelog entry without a semver version, an ISO date or notes' },
   // recommended lint rules (seed 001) and other warnings
   AGL001: { severity: 'warning', title: 'meta.description too long (>200 chars) or too vague (<20 chars / missing)', seed: 'Description is too long or too vague' },
   AGL002: { severity: 'warning', title: 'No input examples for an externally facing agent', seed: 'No input examples for an externally facing agent' },
@@ -124,4 +125,6 @@ export const CODES: Record<string, CodeInfo> = {
   AGL040: { severity: 'warning', title: '`ui.short_description` longer than 120 characters' },
   AGL041: { severity: 'warning', title: '`localized_ui` block for a locale outside `supported_locales`, for the default locale, or without a `ui` block' },
   AGL042: { severity: 'warning', title: 'Escalation `human_queue` target cannot be checked: no tenant.md declares `human_queues`' },
+  AGL043: { severity: 'warning', title: '`release.changelog` not newest first, or an entry newer than the agent version' },
+  AGL044: { severity: 'warning', title: 'All three observability signals disabled on an active agent', seed: 'Disabling all three signal types for a production agent' },
 };

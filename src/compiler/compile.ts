@@ -16,6 +16,7 @@ import { expandMcpTools } from './mcp-tools';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
 import { withinResidency } from '../policies/residency';
 import { checkUi } from './ui';
+import { checkRelease } from './release';
 import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
 
 type Obj = Record<string, unknown>;
@@ -552,6 +553,10 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   if (active && isObj(obs)) for (const sig of ['tracing', 'metrics', 'logs']) {
     if (asObj(obs[sig]).exporter === 'console') ctx.err(['observability', sig, 'exporter'], 'AGF033', '`exporter: console` is not permitted on an active agent; use `otlp` (or `none`)');
   }
+  const signalOff = (s: string): boolean => !isObj(asObj(obs)[s]) || asObj(asObj(obs)[s]).enabled === false || asObj(asObj(obs)[s]).exporter === 'none';
+  if (active && isObj(obs) && ['tracing', 'metrics', 'logs'].every(signalOff))
+    ctx.warn(['observability'], 'AGL044', 'tracing, metrics and logs are all disabled on an active (production) agent; enable at least one with `exporter: otlp`', true);
+  checkRelease(ctx, d.release, asStr(d.version));
 
   // local agents (seed 000)
   const aliases = new Map<string, string>();
