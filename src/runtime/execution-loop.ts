@@ -8,8 +8,9 @@
  * Wire form (reserved argument keys, stripped before the tool sees its arguments):
  *   `_dependsOn`: a call id of the same reply, a State path `$.state.a.b`, or a list of them;
  *   `_outputPath`: the State path `$.state.a.b` the call's result is written to (write-once).
- * Calls whose output paths overlap (equal, or one inside the other) are alternatives: at most one
- * runs at a time, in reply order, and the first success wins; the rest are skipped.
+ * Calls whose output paths overlap (equal, or one inside the other) are alternatives: tried one at
+ * a time in reply order (a later one waits until every earlier one has ended), the first success
+ * wins and the rest are skipped.
  */
 import type { JsonObject, JsonValue } from '../compiler/types';
 import type { ToolCall } from './messages';
@@ -174,21 +175,13 @@ export class ExecutionPlan {
     return this.unreported.splice(0);
   }
 
-  /** Pending calls whose dependencies are met and whose output slot is free, in reply order. */
+  /** Pending calls whose dependencies are met and whose earlier alternatives have all ended, in reply order. */
   ready(): string[] {
-    const out: string[] = [];
-    const busy = this.calls.filter((c) => this.status.get(c.id) === 'running' && c.outputPath).map((c) => c.outputPath!);
-    for (const c of this.pendingCalls()) {
-      if (!c.dependsOnCalls.every((d) => this.status.get(d) === 'succeeded')) continue;
-      if (!c.dependsOnPaths.every((p) => readState(this.stateNow, p) !== undefined)) continue;
-      if (c.outputPath) {
-        const op = c.outputPath;
-        if (busy.some((b) => overlaps(b, op))) continue;
-        busy.push(op);
-      }
-      out.push(c.id);
-    }
-    return out;
+    return this.pendingCalls()
+      .filter((c) => c.dependsOnCalls.every((d) => this.status.get(d) === 'succeeded'))
+      .filter((c) => c.dependsOnPaths.every((p) => readState(this.stateNow, p) !== undefined))
+      .filter((c) => earlierAlternatives(c, this.calls).every((o) => !['pending', 'running'].includes(this.status.get(o.id)!)))
+      .map((c) => c.id);
   }
 
   start(id: string): void {
@@ -257,7 +250,7 @@ export class ExecutionPlan {
     const edges = new Map<string, string[]>(pending.map((c) => [c.id, dependencyIds(c, pending)]));
     for (const cycle of findCycles(edges)) {
       for (const id of cycle) {
-        if (this.status.get(id) === 'pending') this.end(id, 'refused', `dependency cycle ${[...cycle, cycle[0]].join(' -> ')}; a call can only depend on calls that do not depend on it`);
+        if (this.status.get(id) === 'pending') this.end(id, 'refused', `dependency cycle ${[...cycle, cycle[0]].join(' -> ')}; a call can only depend on calls that do not depend on it (alternatives on one ${OUTPUT_PATH_KEY} wait for the earlier ones)`);
       }
     }
   }
@@ -281,9 +274,18 @@ export class ExecutionPlan {
   }
 }
 
+/** Calls before `c` in the reply whose output paths overlap its own: tried before it. */
+function earlierAlternatives(c: PlannedCall, all: PlannedCall[]): PlannedCall[] {
+  if (!c.outputPath) return [];
+  const i = all.indexOf(c);
+  return all.slice(0, i).filter((o) => o.outputPath && overlaps(o.outputPath, c.outputPath!));
+}
+
+/** What `c` waits for: named calls, every call that may write a path it reads, its earlier alternatives. */
 function dependencyIds(c: PlannedCall, all: PlannedCall[]): string[] {
   const out = new Set(c.dependsOnCalls);
   for (const p of c.dependsOnPaths) for (const o of all) if (o.outputPath && overlaps(o.outputPath, p)) out.add(o.id);
+  for (const o of earlierAlternatives(c, all)) out.add(o.id);
   return [...out];
 }
 

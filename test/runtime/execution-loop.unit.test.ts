@@ -205,3 +205,16 @@ test('property: no call on a dependency cycle ever runs', () => {
     }),
   );
 });
+
+test('alternatives keep reply order even when a later one is ready first; an earlier alternative depending on a later one is a cycle', () => {
+  const plan = new ExecutionPlan([call('a'), call('alt1', { _dependsOn: 'a', _outputPath: '$.state.s' }), call('alt2', { _outputPath: '$.state.s' })], {});
+  expect(plan.ready()).toEqual(['a']);
+  plan.start('a');
+  plan.complete('a', true);
+  expect(plan.ready()).toEqual(['alt1']);
+  plan.start('alt1');
+  plan.complete('alt1', true, 1);
+  expect(plan.settle()).toEqual([{ id: 'alt2', status: 'skipped', reason: 'skipped: alternative not needed, $.state.s was already written by call alt1' }]);
+  const cyc = new ExecutionPlan([call('x1', { _dependsOn: 'x2', _outputPath: '$.state.t' }), call('x2', { _outputPath: '$.state.t' })], {});
+  expect(cyc.settle().map((s) => s.reason)).toEqual([expect.stringMatching(/dependency cycle .*alternatives on one _outputPath wait for the earlier ones/), expect.stringMatching(/dependency cycle/)]);
+});
