@@ -25,7 +25,7 @@ export function watchRun(
   let stopped = false;
   let wake: (() => void) | undefined;
   const show = (s: RunStatus) => {
-    const line = `[${s.state}] ${s.pattern} step ${s.step}, turn ${s.turn}, tool calls ${s.tool_calls_made}, tokens ${s.token_usage?.total_tokens ?? 0}`;
+    const line = progressLine(s);
     if (line !== last) { say(line); last = line; }
     for (const p of s.pending_approvals ?? []) {
       if (announced.has(p.call_id)) continue;
@@ -73,6 +73,18 @@ export function watchRun(
       await done;
     },
   };
+}
+
+/**
+ * One progress line. Strategies runs (seed 002) also name who speaks, where (state or node) and the
+ * route that led there: the keyword or signal, else the router's reason.
+ */
+export function progressLine(s: RunStatus): string {
+  const base = `[${s.state}] ${s.pattern} step ${s.step}, turn ${s.turn}, tool calls ${s.tool_calls_made}, tokens ${s.token_usage?.total_tokens ?? 0}`;
+  const p = s.progress as { speaker?: string; position?: string; last_signal?: string; routes?: { reason?: string }[] } | undefined;
+  if (!p?.speaker) return base;
+  const route = p.last_signal ? `"${p.last_signal}"` : p.routes?.[p.routes.length - 1]?.reason;
+  return `${base}, speaker ${p.speaker}${p.position ? ` at ${p.position}` : ''}${route ? ` (route: ${route})` : ''}`;
 }
 
 /** The innermost failure message: what an operator can act on. */
