@@ -47,7 +47,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'runtime.temperature': E('model preferences'), 'runtime.top_p': E('model preferences'),
   'runtime.timeout_seconds': E('react loop deadline'), 'runtime.max_input_chars': E('first-run check'),
   'runtime.max_output_tokens': E('model preferences (hard cap)'), 'runtime.max_turns': E('react limits'), 'runtime.max_tool_calls': E('react limits'),
-  'runtime.execution_loop': E('react loop: `dependencies` schedules calls by `_dependsOn`/`_outputPath` (src/workflows/react/execution-loop.ts)'),
+  'runtime.execution_loop': R('react loop: `dependencies` schedules calls by `_dependsOn`/`_outputPath` (src/workflows/react/execution-loop.ts)'),
   'runtime.retry_policy.max_attempts': E('model activity retry options'), 'runtime.retry_policy.backoff_seconds': E('model activity retry options'),
   'interface.input.schema': E('input refused before a run starts'),
   'interface.input.examples': D('the default input of `loom run`'),

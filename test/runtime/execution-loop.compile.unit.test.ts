@@ -5,9 +5,9 @@ import YAML from 'yaml';
 import { compileBundle, formatDiagnostic } from '../../src/compiler';
 import { baseAgent, BODY, tempRegistry } from '../compiler/helpers';
 
-function compileWith(runtime: Record<string, unknown>) {
+function compileWith(runtime: Record<string, unknown>, over: Record<string, unknown> = {}) {
   const reg = tempRegistry();
-  const data = baseAgent('loop-agent');
+  const data = { ...baseAgent('loop-agent'), ...over };
   data.runtime = { ...(data.runtime as object), ...runtime };
   const file = path.join(reg, 'agents', 'loop-agent.agent.md');
   fs.writeFileSync(file, `---\n${YAML.stringify(data)}---\n${BODY}`);
@@ -31,4 +31,11 @@ test('an unknown execution_loop value is a hard error naming the field, its line
   expect(text).toMatch(/loop-agent\.agent\.md:\d+/);
   expect(text).toMatch(/execution_loop/);
   expect(text).toMatch(/turn.*dependencies|dependencies.*turn/);
+});
+
+test('on an agent that orchestrates members (not the react loop) the field has no effect: warning AGL030 naming it', () => {
+  const r = compileWith({ execution_loop: 'dependencies' }, { execution_policy: { id: 'x-acme.custom-loop' } });
+  const w = r.diagnostics.filter((d) => d.code === 'AGL030').map(formatDiagnostic);
+  expect(w.join('\n')).toMatch(/runtime\.execution_loop.*agf\.react runs only/);
+  expect(compileWith({ execution_loop: 'dependencies' }).diagnostics.filter((d) => d.code === 'AGL030').map(formatDiagnostic).join('\n')).not.toMatch(/execution_loop/);
 });
