@@ -904,7 +904,7 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
       type: 'graph', execution_timeout: asNum(p.execution_timeout) ?? 900, max_node_executions: asNum(p.max_node_executions), node_timeout: asNum(p.node_timeout) ?? 300,
       reset_on_revisit: p.reset_on_revisit === true,
       nodes: nodes.map((n) => ({ id: String(asObj(n).id ?? ''), agent_ref: String(asObj(n).agent_ref ?? '') })),
-      edges: edges.map((e) => strip({ from: String(asObj(e).from ?? ''), to: String(asObj(e).to ?? ''), condition: asStr(asObj(e).condition) })),
+      edges: edges.map((e) => strip({ from: String(asObj(e).from ?? ''), to: String(asObj(e).to ?? ''), condition: asStr(asObj(e).condition), on: asObj(e).on === 'error' ? ('error' as const) : undefined })),
     } as Obj) as unknown as OrchestrationPattern;
   }
   if (type === 'swarm') {

@@ -77,7 +77,7 @@ export const PATTERN_SCHEMAS: Record<string, S> = {
   graph: closed({
     type: { const: 'graph' }, execution_timeout: int1, max_node_executions: int1, node_timeout: int1, reset_on_revisit: bool,
     nodes: { type: 'array', minItems: 1, items: closed({ id: nodeId, agent_ref: nonEmpty }, ['id', 'agent_ref']) },
-    edges: { type: 'array', items: closed({ from: nodeId, to: nodeId, condition: str }, ['from', 'to']) },
+    edges: { type: 'array', items: closed({ from: nodeId, to: nodeId, condition: str, on: { enum: ['error'] } }, ['from', 'to']) },
   }, ['type', 'nodes']),
   swarm: closed({
     type: { const: 'swarm' }, max_handoffs: int1, max_iterations: int1, execution_timeout: int1, node_timeout: int1,

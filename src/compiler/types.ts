@@ -302,7 +302,8 @@ export interface GraphPattern {
   node_timeout: number;
   reset_on_revisit: boolean;
   nodes: { id: string; agent_ref: string }[];
-  edges: { from: string; to: string; condition?: string }[];
+  /** `on: error`: an error edge, traversed only when `from` fails (seed 001 "explicit error edges"). */
+  edges: { from: string; to: string; condition?: string; on?: 'error' }[];
 }
 export interface SwarmPattern {
   type: 'swarm';

@@ -8,7 +8,10 @@
  *    branch that was never taken does not block it). Back-edges (found by a depth-first search
  *    from `$self`, edges in declaration order) close cycles: their sources never block the
  *    target, since they can only complete again after the target itself has run;
- *  - `max_node_executions` bounds the total number of node executions ($self included).
+ *  - `max_node_executions` bounds the total number of node executions ($self included);
+ *  - error edges (`on: error`, seed 001 "explicit error edges") are traversed only when their
+ *    source fails: the target receives `{error, node}` as that source's input. They take no part
+ *    in joins or cycle detection (a failed source never runs again in that wave).
  */
 import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
 import { Ast, evaluateExpr, parseExpr, textOf } from '../shared/expr';
@@ -40,6 +43,8 @@ export class GraphScheduler {
   readonly nodeIds: string[];
   readonly inbound: Record<string, string[]> = {};
   readonly outbound: Record<string, { to: string; cond?: Ast; condition?: string }[]> = {};
+  /** Error edges by source: targets to activate when the source fails (condition evaluated on the error). */
+  readonly errorOut: Record<string, { to: string; cond?: Ast }[]> = {};
   readonly state: GraphSnapshot;
   /** Edges `from -> to` that close a cycle (DFS from `$self` in declaration order), as `from\u0000to`. */
   readonly backEdges: Set<string>;
@@ -51,11 +56,12 @@ export class GraphScheduler {
 
   constructor(readonly pattern: Pick<GraphPattern, 'nodes' | 'edges' | 'max_node_executions'>, snapshot?: GraphSnapshot) {
     this.nodeIds = [SELF, ...pattern.nodes.map((n) => n.id)];
-    for (const id of this.nodeIds) { this.inbound[id] = []; this.outbound[id] = []; }
+    for (const id of this.nodeIds) { this.inbound[id] = []; this.outbound[id] = []; this.errorOut[id] = []; }
     for (const e of pattern.edges) {
       if (!(e.from in this.outbound)) throw new Error(`graph edge from unknown node '${e.from}'`);
       if (!(e.to in this.inbound)) throw new Error(`graph edge to unknown node '${e.to}'`);
       if (e.to === SELF) throw new Error(`graph edge into '${SELF}': the orchestrator is only the entry node`);
+      if (e.on === 'error') { this.errorOut[e.from].push({ to: e.to, cond: e.condition ? parseExpr(e.condition) : undefined }); continue; }
       this.outbound[e.from].push({ to: e.to, condition: e.condition, cond: e.condition ? parseExpr(e.condition) : undefined });
       if (!this.inbound[e.to].includes(e.from)) this.inbound[e.to].push(e.from);
     }
@@ -206,6 +212,35 @@ export class GraphScheduler {
 
   fail(id: string): void {
     this.node(id).status = 'failed';
+  }
+
+  /** Whether `id` has error edges (the workflow then routes its failure instead of escalating). */
+  hasErrorEdges(id: string): boolean {
+    return this.errorOut[id].length > 0;
+  }
+
+  /**
+   * Record a failure that error edges handle: the node is failed, its `{error, node}` becomes what
+   * its error targets receive from it, and every error edge whose condition holds (evaluated with
+   * `result` = that object) activates its target. Returns the activated targets (edge order).
+   */
+  failInto(id: string, error: string, input: JsonValue): string[] {
+    const n = this.node(id);
+    const failure: JsonObject = { error, node: id };
+    n.status = 'failed';
+    n.last_output = failure;
+    n.activated_by = [];
+    const scope = this.scopeFor(id, failure, input);
+    const activated: string[] = [];
+    for (const e of this.errorOut[id]) {
+      if (e.cond && !evaluateExpr(e.cond, scope)) continue;
+      const t = this.node(e.to);
+      if (!t.activated_by.includes(id)) t.activated_by.push(id);
+      if (t.status !== 'running') t.status = 'activated';
+      if (!activated.includes(e.to)) activated.push(e.to);
+    }
+    n.last_activated = activated;
+    return activated;
   }
 
   /** True when nothing is running or waiting to run. */

@@ -8,7 +8,8 @@
  * `max_node_executions` stops cycles, `node_timeout` is each child's execution timeout (the whole
  * continue-as-new chain of the member, not reset by it),
  * `execution_timeout` is a durable timer, `reset_on_revisit: false` hands a revisited node its
- * earlier outputs. Node failures and timeouts go through the orchestrator's escalation rules.
+ * earlier outputs. A failed or timed-out node follows its error edges (`on: error`) when it has
+ * any whose condition holds; otherwise it goes through the orchestrator's escalation rules.
  */
 import { CancellationScope, condition, patched } from '@temporalio/workflow';
 import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
@@ -101,8 +102,16 @@ export async function graphWorkflow(input: RunAgentInput): Promise<AgentRunResul
         g.complete(d.id, d.output, input.input);
         continue;
       }
-      g.fail(d.id);
       const what = d.timeout ? `timed out after node_timeout (${nodeTimeout}s)` : `failed: ${d.error}`;
+      // Explicit error edges route the failure before any escalation rule (graphs without them: unchanged).
+      if (g.hasErrorEdges(d.id)) {
+        const to = g.failInto(d.id, what, input.input);
+        if (to.length) {
+          run.warn(`graph node '${d.id}' ${what}; followed its error edge(s) to ${to.map((t) => `'${t}'`).join(', ')}`);
+          continue;
+        }
+      }
+      g.fail(d.id);
       const esc = d.id === SELF ? { handled: false as const } : await run.escalate({ on: 'node_failure', node: d.id }, { error: what, input: d.input });
       if (esc.handled && 'output' in esc) {
         g.complete(d.id, esc.output, input.input);

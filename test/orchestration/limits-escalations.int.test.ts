@@ -154,3 +154,26 @@ test('top_k, which OpenAI-compatible providers lack, is reported as ignored in t
   expect(res.output).toBe('fine');
   expect(res.warnings).toContain('execution_policy.config.top_k is not supported by OpenAI-compatible providers: ignored');
 });
+
+describe('graph error edges', () => {
+  test('a failing node follows its error edge before any escalation rule; its target gets the error', async () => {
+    const esc: EscalationRule[] = [{ on: 'node_failure', target: { type: 'agent', id: 'wrong-rescue' } }];
+    const b = bundle('pay', [
+      agent({ id: 'pay', model: answers('go'), escalation: esc, pattern: graph({
+        nodes: [{ id: 'charge', agent_ref: 'pay-charge' }, { id: 'receipt', agent_ref: 'pay-receipt' }, { id: 'refund-desk', agent_ref: 'pay-refund' }],
+        edges: [{ from: '$self', to: 'charge' }, { from: 'charge', to: 'receipt' }, { from: 'charge', to: 'refund-desk', on: 'error' }],
+      }) }),
+      agent({ id: 'pay-charge', model: failingModel('card declined') }),
+      agent({ id: 'pay-receipt', model: answers('receipt sent') }),
+      agent({ id: 'pay-refund', model: { turns: [{ content: 'refund desk got {{input}}' }] } }),
+      rescuer('wrong-rescue'),
+    ]);
+    const wf = await h.start(b, 'x');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(String(res.output)).toMatch(/^refund desk got .*"inputs":\{"charge":\{"error":"failed: .*card declined.*","node":"charge"\}\}/);
+    expect(res.warnings.join('\n')).toMatch(/graph node 'charge' failed: .*; followed its error edge\(s\) to 'refund-desk'/);
+    const kids = childWorkflowIds(await historyEvents(wf));
+    expect(kids.some((id) => id.includes('receipt') || id.includes('wrong-rescue'))).toBe(false);
+    expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ nodes: { charge: { status: 'failed' }, 'refund-desk': { status: 'completed' }, receipt: { executions: 0 } } });
+  });
+});
