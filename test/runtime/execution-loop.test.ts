@@ -225,6 +225,24 @@ async function refusal(p: Promise<unknown>): Promise<string> {
   return String((e as WorkflowUpdateFailedError).cause?.message);
 }
 
+test('State is carried across continue-as-new: a later execution reads it, still refuses a second write, and returns it whole', async () => {
+  const bundle = await storeTestBundle(
+    bundleOf(
+      loopAgent('can-state', [
+        { tool_calls: [{ id: 's1', name: 'echo', arguments: { text: 'one', _outputPath: '$.state.one' } }] },
+        { tool_calls: [{ id: 's2', name: 'echo', arguments: { text: 'two', _dependsOn: '$.state.one', _outputPath: '$.state.two' } }] },
+        { tool_calls: [{ id: 's3', name: 'echo', arguments: { text: 'again', _outputPath: '$.state.one' } }] },
+        { content: 'model saw: {{last_tool_result}}' },
+      ]),
+    ),
+  );
+  const h = await H.start({ bundle, agent_id: 'can-state', input: 'go', carried: { continue_as_new_every: 1 } });
+  const res = await h.result();
+  expect(res.state).toEqual({ one: 'one', two: 'two' });
+  expect(res.output).toBe('model saw: error: $.state.one is already written and State is write-once; choose a new _outputPath or read the value from State');
+  expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
+});
+
 function progressCall(s: RunStatus, id: string): { status: string } | undefined {
   return (s.progress as { calls?: { call_id: string; status: string }[] } | undefined)?.calls?.find((c) => c.call_id === id);
 }
