@@ -22,6 +22,8 @@ export interface ChildRunSpec {
    * timeout: it covers the whole chain of runs, so a member that continues-as-new does not reset it.
    */
   timeoutSeconds?: number;
+  /** One line for the Web UI (user metadata, not part of the commands Temporal compares on replay). */
+  summary?: string;
 }
 
 /** Runs recorded before patch `node-timeout-execution` started members with a run timeout (reset by continue-as-new). */
@@ -44,6 +46,7 @@ function childOptions(spec: ChildRunSpec): ChildWorkflowOptions & { args: [RunAg
     parentClosePolicy: ParentClosePolicy.TERMINATE,
     ...timeoutOptions(spec.timeoutSeconds),
     searchAttributes: { [SEARCH_ATTRIBUTES.agentId]: [spec.agent_id] },
+    ...(spec.summary ? { staticSummary: spec.summary } : {}),
   };
 }
 

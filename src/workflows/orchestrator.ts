@@ -69,7 +69,7 @@ export class OrchestratorRun extends RunShell {
    * qualifies (inlineMemberBlocker) runs as model-turn activities of this workflow instead
    * (shell/inline-member.ts; patch `inline-single-turn-members`).
    */
-  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean }): Promise<AgentRunResult> {
+  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean; summary?: string }): Promise<AgentRunResult> {
     await this.checkpoint();
     const member = await this.load(spec.agent_id);
     const workflowType = spec.workflowType ?? workflowTypeFor(member);
@@ -96,6 +96,7 @@ export class OrchestratorRun extends RunShell {
         role: spec.role,
         options: spec.options,
         timeoutSeconds: spec.timeoutSeconds,
+        ...(spec.summary ? { summary: spec.summary } : {}),
       });
     } finally {
       // Whatever the member last reported as pending (descendantDecisions) ends with its run.

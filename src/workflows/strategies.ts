@@ -172,7 +172,7 @@ class Conversation {
   private async speakTurn(
     name: string,
     role: string,
-    extra: { position?: string; message?: string; branch?: boolean; snapshot?: string; inputRef?: BlobRef; context?: JsonObject } = {},
+    extra: { position?: string; message?: string; branch?: boolean; snapshot?: string; inputRef?: BlobRef; context?: JsonObject; route?: string } = {},
   ): Promise<{ turn: Turn; result: AgentRunResult }> {
     const { run, c } = this;
     const context = extra.context ?? this.contextFor(name, extra);
@@ -186,6 +186,8 @@ class Conversation {
         input: inputRef ? this.input.input : extra.snapshot ?? memberInput(this.input.input, this.transcript),
         role,
         workflowType: WORKFLOW_TYPES['agf.react'],
+        // Web UI: who speaks (agent id), where, and the route taken.
+        summary: `${where} (${this.agentIdOf(name)})${extra.route ? `, route: ${extra.route}` : ''}`,
         options: {
           ...(inputRef ? { input_ref: inputRef } : { context }), ...(this.usesHandoff && !extra.branch ? { extra_tools: [handoffTool()] } : {}),
           ...(this.evidence ? { workspace: this.evidence.workspace } : {}),
@@ -251,7 +253,7 @@ class Conversation {
           await this.injectHandoffContext(decision.handoffContext, decision.agent);
           this.logRoute(decision);
           this.report(decision.agent, decision.position, decision.keyword);
-          const s = await this.speakTurn(decision.agent, `${prefix}turn-${c.iterations + 1}-${decision.agent}`, { position: decision.position });
+          const s = await this.speakTurn(decision.agent, `${prefix}turn-${c.iterations + 1}-${decision.agent}`, { position: decision.position, route: decision.reason });
           turn = s.turn;
           output = s.result.output;
           break;
@@ -323,7 +325,7 @@ class Conversation {
     const results = await Promise.all(decision.branches.map((b, i) => {
       if (!b.agent) throw this.run.fail(`parallel branch ${b.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
       const role = `${prefix}turn-${base + 1}-branch-${i}-${b.position}`;
-      return this.speakTurn(b.agent, role, stored ? { position: b.position, branch: true, inputRef: refs[i], context: contexts[i] } : { position: b.position, branch: true, snapshot });
+      return this.speakTurn(b.agent, role, stored ? { position: b.position, branch: true, inputRef: refs[i], context: contexts[i], route: 'parallel branch' } : { position: b.position, branch: true, snapshot });
     }));
     const outputs: BranchOutput[] = results.map((x, i) => ({ position: decision.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
     c.iterations += results.length;
@@ -335,7 +337,7 @@ class Conversation {
       if (stored) {
         const context = this.contextFor(merged.agent, { branch: true });
         const [inputRef] = await this.storedInputs([{ name: merged.agent, context, extra: `# Merge\n${merged.prompt}` }], `merge by ${merged.agent}: input`);
-        m = await this.speakTurn(merged.agent, mergeRole, { branch: true, inputRef, context });
+        m = await this.speakTurn(merged.agent, mergeRole, { branch: true, inputRef, context, route: 'merge' });
       } else m = await this.speakTurn(merged.agent, mergeRole, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
       text = m.turn.text.trim();
       if (!text) {
