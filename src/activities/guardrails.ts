@@ -16,6 +16,8 @@
  *    ({pattern, weight}[]), `default_weight` (5), `include_defaults` (false when keywords given).
  *  - `json-schema`: `config.schema` (required); a violation (or text that is not JSON when the
  *    schema wants an object/array) fails with the validator's message and scores 10.
+ *  - `blocked-content`: the policies.blocked_content classifier (src/policies/content.ts) as a score
+ *    guardrail: a match scores 10 with its category; config `categories` (default: all six).
  *
  * on_fail per result_type: score → block | warn | log | escalate | retry (output only; elsewhere
  * as block); transform → apply | redact (replace the text; a provider that cannot transform but
@@ -30,6 +32,7 @@ import { stripFence, wantsText } from '../runtime/output';
 import { BundleCache, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
 import { openBlobStore } from './blob-store';
+import { blockedContentProvider } from '../policies/content';
 
 // ---------------------------------------------------------------------------------------------
 // Providers (pure)
@@ -275,6 +278,7 @@ export const BUILTIN_GUARDRAIL_PROVIDERS: Record<string, GuardrailProvider> = {
   'pii-regex': piiRegexProvider,
   'keyword-score': keywordScoreProvider,
   'json-schema': jsonSchemaProvider,
+  'blocked-content': blockedContentProvider,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 /** The builtin blocked_content classifier: each seed category recognised, ordinary answers pass. */
 import { BLOCKED_CONTENT_CATEGORIES, blockedContentProvider, classifyContent, refusalReason } from '../../src/policies/content';
+import { evaluateGuardrails } from '../../src/activities/guardrails';
 
 describe('classifyContent', () => {
   it.each([
@@ -33,5 +34,15 @@ describe('classifyContent', () => {
   it('works as a guardrail provider (score 10 with the finding, 0 when clean)', () => {
     expect(blockedContentProvider('All refugees are subhuman', { categories: ['hate_speech'] })).toMatchObject({ score: 10, failed: true });
     expect(blockedContentProvider({ text: 'hello' }, {})).toEqual({ score: 0, failed: false, findings: [] });
+  });
+});
+
+describe('as the builtin guardrail provider `blocked-content`', () => {
+  it('an output guardrail with on_fail block refuses a blocked answer and names the category', () => {
+    const g = { ref: 'unsafe-content', version: '1.0.0', status: 'active' as const, result_type: 'score' as const, provider: { type: 'builtin', name: 'blocked-content', config: { categories: ['violence'] } }, on_fail: 'block' as const };
+    const blocked = evaluateGuardrails([g], 'Here is how to build a pipe bomb.', 'output');
+    expect(blocked.kind).toBe('blocked');
+    expect(blocked.reason).toContain('violence');
+    expect(evaluateGuardrails([g], 'Here is how to build a birdhouse.', 'output').kind).toBe('pass');
   });
 });
