@@ -29,6 +29,11 @@ export function mcpServerConfig(block: Record<string, unknown>): McpServerConfig
   return JSON.parse(JSON.stringify(out)) as McpServerConfig;
 }
 
+/** Where a server is, for messages: `node server.js` or the URL. */
+export function describeMcpServer(server: McpServerConfig): string {
+  return server.url ?? [server.command, ...(server.args ?? [])].join(' ');
+}
+
 /** Pool and pin key of a server: its tool_id and its whole connection configuration. */
 export function mcpServerKey(serverId: string, server: McpServerConfig): string {
   return `${serverId}@${sha256(canonicalJson(server)).slice(0, 16)}`;

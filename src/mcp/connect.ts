@@ -22,10 +22,7 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-/** Where a server is, for messages: `node server.js` or the URL. */
-export function describeServer(server: McpServerConfig): string {
-  return server.url ?? [server.command, ...(server.args ?? [])].join(' ');
-}
+export { describeMcpServer as describeServer } from '../compiler/mcp-tools';
 
 function envValue(name: string, env: NodeJS.ProcessEnv, what: string): string {
   const v = env[name];

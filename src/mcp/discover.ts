@@ -5,12 +5,14 @@
  */
 import type { McpServerConfig } from '../compiler/types';
 import { loadRegistry } from '../compiler';
-import { mcpServerConfig, recordMcpPin, type McpListedTool, type McpPin } from '../compiler/mcp-tools';
-import { connectMcp, describeServer } from './connect';
+import { describeMcpServer, mcpServerConfig, recordMcpPin, type McpListedTool, type McpPin } from '../compiler/mcp-tools';
+import type { McpConnection } from './connect';
 
 /** Lists one server's tools (one short session). */
 export async function listMcpTools(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<McpListedTool[]> {
-  const conn = await connectMcp(server, opts);
+  // Loaded only when a registry has an MCP server: plain compiles do not load the SDK.
+  const { connectMcp } = await import('./connect');
+  const conn: McpConnection = await connectMcp(server, opts);
   try {
     const tools: McpListedTool[] = [];
     let cursor: string | undefined;
@@ -38,7 +40,7 @@ export async function pinMcpServers(registryDir: string, opts: { env?: NodeJS.Pr
     try {
       pin = { tools: await listMcpTools(server, opts) };
     } catch (err) {
-      pin = { error: `${describeServer(server)}: ${(err as Error)?.message ?? String(err)}` };
+      pin = { error: `${describeMcpServer(server)}: ${(err as Error)?.message ?? String(err)}` };
     }
     recordMcpPin(e.id, server, pin);
     out[e.id] = pin;
