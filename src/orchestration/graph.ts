@@ -196,17 +196,21 @@ export class GraphScheduler {
     n.outputs.push(output);
     n.activated_by = [];
     this.state.completed_order = [...this.state.completed_order.filter((x) => x !== id), id];
-    const scope = this.scopeFor(id, output, input);
+    return this.activate(id, this.outbound[id], output, input);
+  }
+
+  /** Activate the target of every edge of `edges` whose condition holds for `source`'s `result`. */
+  private activate(source: string, edges: { to: string; cond?: Ast }[], result: JsonValue, input: JsonValue): string[] {
+    const scope = this.scopeFor(source, result, input);
     const activated: string[] = [];
-    for (const e of this.outbound[id]) {
-      const ok = e.cond ? evaluateExpr(e.cond, scope) : true;
-      if (!ok) continue;
+    for (const e of edges) {
+      if (e.cond && !evaluateExpr(e.cond, scope)) continue;
       const t = this.node(e.to);
-      if (!t.activated_by.includes(id)) t.activated_by.push(id);
+      if (!t.activated_by.includes(source)) t.activated_by.push(source);
       if (t.status !== 'running') t.status = 'activated';
       if (!activated.includes(e.to)) activated.push(e.to);
     }
-    n.last_activated = activated;
+    this.node(source).last_activated = activated;
     return activated;
   }
 
@@ -230,17 +234,7 @@ export class GraphScheduler {
     n.status = 'failed';
     n.last_output = failure;
     n.activated_by = [];
-    const scope = this.scopeFor(id, failure, input);
-    const activated: string[] = [];
-    for (const e of this.errorOut[id]) {
-      if (e.cond && !evaluateExpr(e.cond, scope)) continue;
-      const t = this.node(e.to);
-      if (!t.activated_by.includes(id)) t.activated_by.push(id);
-      if (t.status !== 'running') t.status = 'activated';
-      if (!activated.includes(e.to)) activated.push(e.to);
-    }
-    n.last_activated = activated;
-    return activated;
+    return this.activate(id, this.errorOut[id], failure, input);
   }
 
   /** True when nothing is running or waiting to run. */
