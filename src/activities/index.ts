@@ -12,9 +12,11 @@ import { createGuardrailActivities } from './guardrails';
 import { createPolicyActivities } from './policies';
 import { createAuditActivities } from './audit';
 import { createEvidenceActivities } from './evidence';
-import { createTranscriptActivities } from './transcript';
 import { createExecutionStateActivities } from './execution-state';
+import { createTranscriptActivities } from './transcript';
+import { createStrategySelectorActivities } from './strategy-selector';
 import type { AgentView } from '../runtime/agent-view';
+import type { ContentClassifier } from '../policies/content';
 import { createMcpToolExecutor } from './mcp-tools';
 import { McpPool } from '../mcp/pool';
 
@@ -26,6 +28,8 @@ export interface ActivityDeps {
   toolExecutor?: ExternalToolExecutor;
   /** The worker's MCP sessions (`kind: mcp` tools); one per worker by default. */
   mcpPool?: McpPool;
+  /** Replaces the builtin policies.blocked_content classifier (src/policies/content.ts). */
+  contentClassifier?: ContentClassifier;
 }
 
 function optionalModule(name: string): Record<string, unknown> | undefined {
@@ -70,11 +74,12 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
     ...createGuardrailActivities({ bundles, messages }),
-    ...createPolicyActivities({ bundles, messages }),
+    ...createPolicyActivities({ bundles, messages, classifier: deps.contentClassifier }),
     ...createAuditActivities({ bundles, messages }),
     ...createEvidenceActivities(),
-    ...createTranscriptActivities({ bundles, messages }),
     ...createExecutionStateActivities({ messages }),
+    ...createTranscriptActivities({ bundles, messages }),
+    ...createStrategySelectorActivities({ bundles, providers }),
   };
 }
 

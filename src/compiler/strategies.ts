@@ -5,7 +5,9 @@
  * the strategy's agent names to registry agents and turns every `validateStrategyConfig` problem
  * into a file:line diagnostic with its own code.
  */
-import type { JsonValue, StrategiesPattern } from './types';
+import type { CompiledModel, JsonValue, StrategiesPattern } from './types';
+// compile.ts imports this file too; compileModel is only called at compile time (no load-order use).
+import { compileModel } from './compile';
 import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
@@ -132,5 +134,13 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     const kind = isObj(spec) ? ['MapReduce', 'ScatterGather'].find((k) => spec[k] !== undefined) : undefined;
     if (kind) ctx.warn(where(['Selection', 'Graph', 'SubGraphs', id, kind]), 'AGL017', `sub-graph \`${id}\` is a \`${kind}\` sub-graph: it compiles but the runtime does not execute it yet (the run fails when the graph reaches it); use a \`Graph:\` sub-graph, or run ${kind === 'MapReduce' ? '`Type: mapreduce`' : '`Type: scattergather`'} as its own agent`);
   }
-  return { type: 'strategies', agents, config: JSON.parse(JSON.stringify(config)) as { [k: string]: JsonValue } };
+  // llm selection / magentic manager models travel compiled with the pattern (decision 119): the bundle holds agents only.
+  const selectionModels: Record<string, CompiledModel> = {};
+  const magentic = isObj(sel.Magentic) ? sel.Magentic : {};
+  for (const ref of [sel.Type === 'llm' ? sel.Model : undefined, sel.Type === 'magentic' ? magentic.Model : undefined]) {
+    const id = typeof ref === 'string' ? ref : isObj(ref) && typeof ref.ModelId === 'string' ? ref.ModelId : undefined;
+    const entry = id === undefined ? undefined : ctx.reg.entries.model.get(id);
+    if (id !== undefined && entry) selectionModels[id] = compileModel(entry);
+  }
+  return { type: 'strategies', agents, config: JSON.parse(JSON.stringify(config)) as { [k: string]: JsonValue }, ...(Object.keys(selectionModels).length ? { models: selectionModels } : {}) } as StrategiesPattern;
 }

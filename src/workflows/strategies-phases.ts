@@ -1,6 +1,6 @@
 /**
  * The phase-driven seed 002 strategies of a strategies run, as one dispatch table: a top-level
- * `Selection.Type` of scattergather, mapreduce or adversarial runs as the whole strategies run.
+ * `Selection.Type` of scattergather, mapreduce, adversarial or llm runs as the whole strategies run.
  */
 import type { JsonValue, StrategiesPattern } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
@@ -9,22 +9,25 @@ import type { ExecutedPhaseType } from '../strategies/phases';
 import type { StrategyConfig } from '../strategies/types';
 import type { OrchestratorRun } from './orchestrator';
 import { runAdversarial } from './strategies-adversarial';
+import { runLlmSelection } from './strategies-llm';
 import { runMapReduce } from './strategies-map-reduce';
 import type { MemberReply, PhaseCtx } from './strategies-phase-run';
 import { runScatterGather } from './strategies-scatter-gather';
 
-const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, task: string) => Promise<MemberReply>> = {
+const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, task: string, names: string[]) => Promise<MemberReply>> = {
   scattergather: (ctx, c, task) => runScatterGather(ctx, c.Selection.ScatterGather!, task),
   mapreduce: (ctx, c, task) => runMapReduce(ctx, c.Selection.MapReduce!, task),
   adversarial: (ctx, c, task) => runAdversarial(ctx, c.Selection.Adversarial!, task),
+  llm: (ctx, c, task, names) => runLlmSelection(ctx, c, names, task),
 };
 
 /** Run a phase strategy as the whole run; returns the terminal output. Termination is not evaluated. */
 export async function runPhaseStrategy(run: OrchestratorRun, input: RunAgentInput, pattern: StrategiesPattern, type: ExecutedPhaseType): Promise<JsonValue> {
   const config = pattern.config as unknown as StrategyConfig;
   const ctx: PhaseCtx = { run, input, strategy: type, agentIdOf: agentIdOf(pattern) };
-  const last = await PHASES[type](ctx, config, textOf(input.input));
-  run.status.progress = { ...(run.status.progress ?? {}), stopped: `complete: ${last.agent} gave the terminal output` };
+  const last = await PHASES[type](ctx, config, textOf(input.input), pattern.agents.map((a) => a.name));
+  // llm selection says itself which termination stopped it.
+  run.status.progress = { ...(run.status.progress ?? {}), stopped: run.status.progress?.stopped ?? `complete: ${last.agent} gave the terminal output` };
   return last.output;
 }
 

@@ -1,0 +1,81 @@
+/**
+ * Seed 002 `Selection.Type: llm` on a real Temporal dev server: a scripted selection model (carried
+ * compiled in the pattern's `models`, as the compiler puts it) picks each speaker from the rendered
+ * prompt; members are scripted agents run as member turns; Termination ends the session.
+ */
+import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { AgentRunResult } from '../../src/shared/contract';
+import { statusQuery } from '../../src/shared/handlers';
+import { agent, answers, bundle, scriptedModel } from '../orchestration/builders';
+import { childIds, Harness, startHarness } from '../orchestration/harness';
+
+let h: Harness;
+beforeAll(async () => { h = await startHarness('phases-llm'); });
+afterAll(async () => { await h?.close(); });
+
+const say = (content: string): ScriptedReply => ({ content });
+const echo = (prefix: string): ScriptedModelConfig => ({ turns: [say(`${prefix}{{message}}`)] });
+const DESCRIPTIONS: Record<string, string> = { Planner: 'writes the plan', Developer: 'writes the code', CodeReviewer: 'reviews the code' };
+
+function llmTeam(root: string, selector: ScriptedModelConfig, config: Record<string, unknown>, members: Record<string, ScriptedModelConfig>) {
+  const pattern = {
+    type: 'strategies',
+    agents: Object.keys(members).map((name) => ({ name, agent_id: `m-${name.toLowerCase()}` })),
+    config: { Selection: { Type: 'llm', Model: { ModelId: 'selector-mini' } }, ...config },
+    models: { 'selector-mini': scriptedModel(selector, 'selector-mini') },
+  } as StrategiesPattern;
+  return bundle(root, [
+    agent({ id: root, model: answers('orchestrator'), pattern }),
+    ...Object.entries(members).map(([name, model]) => agent({ id: `m-${name.toLowerCase()}`, model, description: DESCRIPTIONS[name] })),
+  ]);
+}
+
+async function members(wfId: string): Promise<string[]> {
+  return (await childIds(h, wfId)).map((id) => id.slice(wfId.length + 1));
+}
+
+const TEAM = { Planner: echo('plan for: '), Developer: echo('code for: '), CodeReviewer: { turns: [say('APPROVED')] } };
+const UNTIL_APPROVED = { Termination: { Type: 'regex', Pattern: 'APPROVED', AgentNames: ['CodeReviewer'], MaxIterations: 10 } };
+
+describe('llm selection', () => {
+  test('the selection model picks each speaker from {{$agents}} (names, descriptions) and {{$history}}; Termination ends it', async () => {
+    // Each rule answers only when the prompt holds what the model needs to see (no fallback turns: an unmatched prompt fails the run).
+    const selector: ScriptedModelConfig = {
+      rules: [
+        { when: { last_message_contains: '[Developer]: code for: # Task' }, reply: say('codereviewer') },
+        { when: { last_message_contains: '[Planner]: plan for: the login page' }, reply: say('Developer') },
+        { when: { last_message_contains: '- Developer: writes the code', turn: 0 }, reply: say('Planner') },
+      ],
+    };
+    const wf = await h.start(llmTeam('llm-team', selector, UNTIL_APPROVED, TEAM), 'the login page');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toBe('APPROVED');
+    expect(res.warnings ?? []).toEqual([]);
+    expect((await members(wf.workflowId)).sort()).toEqual(['turn-1-Planner', 'turn-2-Developer', 'turn-3-CodeReviewer']);
+    const st = await wf.query(statusQuery);
+    expect(st.progress).toMatchObject({ strategy: 'llm', phase: 'done', iteration: 3, speaker: 'CodeReviewer' });
+    expect(String((st.progress as { stopped?: string }).stopped)).toMatch(/^terminated: Termination: CodeReviewer's message matches \/APPROVED\//);
+  }, 180_000);
+
+  test('a reply naming an unknown agent gets one correction, and the corrected name is used', async () => {
+    const selector: ScriptedModelConfig = {
+      rules: [{ when: { last_message_contains: 'Your previous reply could not be used: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)' }, reply: say('Developer') }],
+      turns: [say('Tester')],
+    };
+    const wf = await h.start(llmTeam('llm-correct', selector, { Termination: { Type: 'maxiterations', MaxIterations: 1 } }, TEAM), 'the login page');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(res.output).toBe('code for: the login page');
+    expect(res.warnings ?? []).toEqual([]);
+    expect(await members(wf.workflowId)).toEqual(['turn-1-Developer']);
+  }, 180_000);
+
+  test('an unknown agent again after the correction: the agent after the last speaker speaks, with a warning', async () => {
+    const wf = await h.start(llmTeam('llm-fallback', { turns: [say('Tester')] }, { Termination: { Type: 'maxiterations', MaxIterations: 2 } }, TEAM), 'the login page');
+    const res = (await wf.result()) as AgentRunResult;
+    expect((await members(wf.workflowId)).sort()).toEqual(['turn-1-Planner', 'turn-2-Developer']);
+    expect(res.warnings).toEqual([
+      'llm selection turn 1: "Tester" is not one of the agents (Planner, Developer, CodeReviewer) after a correction (first reply: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)); fell back to Planner (the agent after the last speaker in Agents order)',
+      'llm selection turn 2: "Tester" is not one of the agents (Planner, Developer, CodeReviewer) after a correction (first reply: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)); fell back to Developer (the agent after the last speaker in Agents order)',
+    ]);
+  }, 180_000);
+});
