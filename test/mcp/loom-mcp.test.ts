@@ -9,7 +9,8 @@ import * as path from 'path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { compileBundle, publishBundle } from '../../src/compiler';
-import { CliHarness, DEMO_REGISTRY, LOOM_BIN, ROOT, startCliHarness, until } from '../cli/harness';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CliHarness, DEMO_REGISTRY, LOOM_BIN, ROOT, spawnCli, startCliHarness, until } from '../cli/harness';
 
 let h: CliHarness;
 let client: Client;
@@ -70,4 +71,27 @@ test('an agent that is not published is refused with what to run', async () => {
   const r = await call('start_run', { agent_id: 'nope' });
   expect(r.isError).toBe(true);
   expect(r.content[0].text).toBe(`error: agent nope is not published in ${registry}; run \`loom publish nope --registry ${registry}\` first`);
+});
+
+test('--http serves the same tools over streamable HTTP on 127.0.0.1; SIGTERM stops it with exit 0', async () => {
+  const p = spawnCli(['mcp', '--registry', registry, '--http', '0'], h.env);
+  const url = await until('loom mcp to print its URL', () => /streamable HTTP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(p.err())?.[1]);
+  const web = new Client({ name: 'loom-mcp-http-test', version: '1.0.0' });
+  await web.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    expect((await web.listTools()).tools.map((t) => t.name)).toContain('start_run');
+    const r = (await web.callTool({ name: 'get_run', arguments: { workflow_id: 'no-such-run-id' } })) as Result;
+    expect(r.isError).toBe(true);
+    expect(r.content[0].text).toMatch(/^error: .*no-such-run-id/i);
+  } finally {
+    await web.close();
+  }
+  p.child.kill('SIGTERM');
+  expect((await p.done).code).toBe(0);
+});
+
+test('--http with a bad port is a usage error (exit 2)', async () => {
+  const r = await spawnCli(['mcp', '--http', 'eighty'], h.env).done;
+  expect(r.code).toBe(2);
+  expect(r.err).toContain("--http needs a port number (0-65535), e.g. --http 8765 (got 'eighty')");
 });
