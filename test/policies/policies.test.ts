@@ -234,3 +234,17 @@ test('audit_level standard: outcome and tool names only, no arguments, results o
   expect(entry.tool_calls).toBeUndefined();
   expect(JSON.stringify(entry)).not.toContain('secret plan');
 }, 120_000);
+
+test('blocked_content: a worker given its own classifier (createActivities({ contentClassifier })) refuses with it', async () => {
+  const w = await createTestWorker(t, createActivities({ store: testStore(), contentClassifier: (text, cats) => (text.includes('forbidden') && cats.includes('violence') ? { category: 'violence', what: 'house rule', matched: 'forbidden' } : undefined) }), { taskQueue: `${t.taskQueue}-classifier` });
+  const r = w.run();
+  try {
+    const a = withPolicies({ agent_id: 'custom-classifier', model: scriptedModel({ turns: [{ content: 'a forbidden word' }] }) }, { blocked_content: ['violence'] });
+    const run: RunAgentInput = { bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id, input: 'hi' };
+    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: `${t.taskQueue}-classifier`, workflowId: `custom-classifier-${Math.random().toString(36).slice(2, 10)}`, args: [run] });
+    expect(await failure(h.result())).toContain("category 'violence' (house rule: \"forbidden\")");
+  } finally {
+    w.shutdown();
+    await r;
+  }
+}, 120_000);
