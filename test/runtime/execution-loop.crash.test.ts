@@ -15,7 +15,10 @@ import { killAllWorkers, liveWorkers, readEffects, readMarkers, spawnWorker, unt
 import { historyEvents } from '../helpers/history';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
 
-jest.setTimeout(120000);
+jest.setTimeout(300000);
+
+// A worker process bundles the workflow code at start: on a loaded machine that takes longer than the helper's default 30 s.
+const READY_MS = 120000;
 
 let T: TestTemporal;
 beforeAll(async () => {
@@ -57,14 +60,14 @@ test('SIGKILL while a dependant waits: a new worker finishes the plan in order, 
   });
   const bundle = await storeTestBundle(bundleOf(a));
   // c1 applies its effect on w1 and then hangs; c2 waits for it and has not started.
-  const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1', blockSeconds: 300 });
+  const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1', blockSeconds: 300, readyTimeoutMs: READY_MS });
   const h = await T.client.workflow.start('agfReactWorkflow', { taskQueue, workflowId: `loop-crash-${randomUUID().slice(0, 8)}`, args: [{ bundle, agent_id: 'loop-crash', input: 'book it' }] });
   const k1 = `${h.workflowId}/c1`;
   const k2 = `${h.workflowId}/c2`;
   await until(() => (readMarkers(dir).some((m) => m.kind === 'tool-blocking' && m.key === k1) ? true : undefined), `c1 blocking in w1:\n${w1.output()}`);
   expect(readMarkers(dir).some((m) => m.key === k2)).toBe(false);
   await w1.kill();
-  const w2 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w2' });
+  const w2 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w2', readyTimeoutMs: READY_MS });
   const res = (await h.result()) as AgentRunResult;
   expect(res.output).toBe('done: appended 2 to acct-A; balance 42');
   expect(res.state).toEqual({ first: 'appended 40 to acct-A; balance 40', second: 'appended 2 to acct-A; balance 42' });
