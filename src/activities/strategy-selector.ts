@@ -1,5 +1,5 @@
 /**
- * The selector model call of seed 002 `Selection.Type: llm`: one call of the strategy's selection
+ * The selector model call of seed 002 `Selection.Type: llm` (and the magentic manager's calls): one call of the strategy's selection
  * `Model` (compiled into the strategies pattern's `models`, decision 119) through the same
  * providers as the model activity, with the rendered selection prompt as its only user message and
  * no tools. Member descriptions for `{{$agents}}` are read from the bundle here (I/O stays in
@@ -20,8 +20,10 @@ export interface SelectorCallInput {
   /** The strategies agent (its pattern holds the model and the agent names). */
   agent_id: string;
   model_id: string;
-  /** `Selection.Prompt`, if any. */
+  /** `Selection.Prompt`, if any (magentic: the manager's prompt); `{{$agents}}` and `{{$history}}` are filled here. */
   prompt?: string;
+  /** The manager's system instructions (magentic); the selector's own otherwise. */
+  instructions?: string;
   task: string;
   history: HistoryTurn[];
   /** The correction of the one retry. */
@@ -46,7 +48,7 @@ export function createStrategySelectorActivities(deps: { bundles: BundleCache; p
       const reply = await provider({
         model,
         agent,
-        instructions: 'You select which agent speaks next in a multi-agent conversation.',
+        instructions: inp.instructions ?? 'You select which agent speaks next in a multi-agent conversation.',
         conversation: [{ role: 'user', content }],
         tools: [],
         prefs: { tool_choice: 'none' },

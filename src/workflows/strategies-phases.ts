@@ -1,6 +1,6 @@
 /**
  * The phase-driven seed 002 strategies of a strategies run, as one dispatch table: a top-level
- * `Selection.Type` of scattergather, mapreduce, adversarial or llm runs as the whole strategies run.
+ * `Selection.Type` of scattergather, mapreduce, adversarial, llm or magentic runs as the whole strategies run.
  */
 import type { JsonValue, StrategiesPattern } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
@@ -10,6 +10,7 @@ import type { StrategyConfig } from '../strategies/types';
 import type { OrchestratorRun } from './orchestrator';
 import { runAdversarial } from './strategies-adversarial';
 import { runLlmSelection } from './strategies-llm';
+import { runMagentic } from './strategies-magentic';
 import { runMapReduce } from './strategies-map-reduce';
 import type { MemberReply, PhaseCtx } from './strategies-phase-run';
 import { runScatterGather } from './strategies-scatter-gather';
@@ -19,6 +20,7 @@ const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, 
   mapreduce: (ctx, c, task) => runMapReduce(ctx, c.Selection.MapReduce!, task),
   adversarial: (ctx, c, task) => runAdversarial(ctx, c.Selection.Adversarial!, task),
   llm: (ctx, c, task, names) => runLlmSelection(ctx, c, names, task),
+  magentic: (ctx, c, task, names) => runMagentic(ctx, c.Selection.Magentic!, names, task),
 };
 
 /** Run a phase strategy as the whole run; returns the terminal output. Termination is not evaluated. */

@@ -72,6 +72,6 @@ describe('adversarial', () => {
     expect(stageLabel({ Generator: 'Planner', Critic: 'PlanReviewer', Label: 'Planning' })).toBe('Planning');
   });
   test('which phase types execute', () => {
-    expect(['scattergather', 'mapreduce', 'adversarial', 'llm', 'magentic', 'keyword'].map(isExecutedPhaseType)).toEqual([true, true, true, true, false, false]);
+    expect(['scattergather', 'mapreduce', 'adversarial', 'llm', 'magentic', 'keyword'].map(isExecutedPhaseType)).toEqual([true, true, true, true, true, false]);
   });
 });
