@@ -389,6 +389,12 @@ export interface CompiledRuntime {
   max_output_tokens?: number;
   max_turns?: number;
   max_tool_calls?: number;
+  /**
+   * Seed 003's execution loop for agf.react: `turn` (default) runs every call of a model reply and
+   * then asks the model again; `dependencies` honours `_dependsOn`/`_outputPath` in call arguments
+   * (src/runtime/execution-loop.ts).
+   */
+  execution_loop?: 'turn' | 'dependencies';
   retry_policy?: { max_attempts: number; backoff_seconds: number };
 }
 
@@ -428,12 +434,6 @@ export interface CompiledAgent {
     input: { schema: JsonSchema; examples: JsonValue[]; file_fields?: Record<string, { multiple: boolean; accept?: string[]; max_size_mb?: number }> };
     output: { schema: JsonSchema; render?: JsonObject; provenance?: { citations_required?: boolean } };
   };
-  /**
-   * Seed 003's execution loop for agf.react: `turn` (default) runs every call of a model reply and
-   * then asks the model again; `dependencies` honours `_dependsOn`/`_outputPath` in call arguments
-   * (src/runtime/execution-loop.ts).
-   */
-  execution_loop?: 'turn' | 'dependencies';
   tools: { tool_choice: 'none' | 'auto' | 'required'; refs: CompiledTool[] };
   knowledge: { refs: CompiledKnowledge[]; retrieval?: JsonObject };
   memory: { mode: 'none' | 'session' | 'project' | 'user'; read_collections: CompiledCollection[]; write_collections: CompiledCollection[] };
