@@ -3,6 +3,8 @@
  * (compiled into the pattern's `models`) answers magentic_orientation, magentic_ledger_update and
  * magentic_select_speaker by the prompt it is given; participants are scripted member turns.
  */
+import * as path from 'path';
+import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/handlers';
@@ -117,5 +119,15 @@ describe('magentic', () => {
     await wf.executeUpdate(approveUpdate, { args: [{ call_id: 'plan-1', by: 'ops' }] });
     expect(((await wf.result()) as AgentRunResult).output).toBe('LGTM');
     expect(await members(wf.workflowId)).toEqual(['round-1-CodeReviewer']);
+  }, 180_000);
+});
+
+describe('the magentic example under examples/strategies runs offline', () => {
+  test('managed-team: the manager plans, then picks Planner, Developer and CodeReviewer until its ledger says complete', async () => {
+    const { bundle: compiled, diagnostics } = compileBundle(path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'magentic'), 'managed-team');
+    expect(diagnostics).toEqual([]);
+    const wf = await h.start(compiled!, compiled!.agents['managed-team'].interface.input.examples![0]);
+    expect(((await wf.result()) as AgentRunResult).output).toBe('APPROVED');
+    expect(await members(wf.workflowId)).toEqual(['round-1-Planner', 'round-2-Developer', 'round-3-CodeReviewer']);
   }, 180_000);
 });

@@ -3,6 +3,8 @@
  * compiled in the pattern's `models`, as the compiler puts it) picks each speaker from the rendered
  * prompt; members are scripted agents run as member turns; Termination ends the session.
  */
+import * as path from 'path';
+import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
@@ -77,5 +79,15 @@ describe('llm selection', () => {
       'llm selection turn 1: "Tester" is not one of the agents (Planner, Developer, CodeReviewer) after a correction (first reply: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)); fell back to Planner (the agent after the last speaker in Agents order)',
       'llm selection turn 2: "Tester" is not one of the agents (Planner, Developer, CodeReviewer) after a correction (first reply: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)); fell back to Developer (the agent after the last speaker in Agents order)',
     ]);
+  }, 180_000);
+});
+
+describe('the llm-selection example under examples/strategies runs offline', () => {
+  test('llm-team: the selection model picks Planner, Developer, then CodeReviewer, whose APPROVED ends it', async () => {
+    const { bundle: compiled, diagnostics } = compileBundle(path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'llm-selection'), 'llm-team');
+    expect(diagnostics).toEqual([]);
+    const wf = await h.start(compiled!, compiled!.agents['llm-team'].interface.input.examples![0]);
+    expect(((await wf.result()) as AgentRunResult).output).toBe('APPROVED');
+    expect((await members(wf.workflowId)).sort()).toEqual(['turn-1-Planner', 'turn-2-Developer', 'turn-3-CodeReviewer']);
   }, 180_000);
 });
