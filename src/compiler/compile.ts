@@ -690,6 +690,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
       reasoning_effort: rt.reasoning_effort as 'low' | 'medium' | 'high' | undefined,
       temperature: temp, top_p: asNum(rt.top_p), timeout_seconds: asNum(rt.timeout_seconds), max_input_chars: asNum(rt.max_input_chars),
       max_output_tokens: asNum(rt.max_output_tokens), max_turns: asNum(rt.max_turns), max_tool_calls: asNum(rt.max_tool_calls),
+      execution_loop: rt.execution_loop === 'dependencies' || rt.execution_loop === 'turn' ? rt.execution_loop : undefined,
       retry_policy: isObj(rt.retry_policy) ? { max_attempts: asNum(retry.max_attempts) ?? 1, backoff_seconds: asNum(retry.backoff_seconds) ?? 0 } : undefined,
     }),
     interface: {
@@ -720,7 +721,6 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     tenant: reg.tenant ? compiledTenant(reg.tenant, refs.map((r) => r.ref)) : undefined,
     orchestration: strip({ can_delegate: orch.can_delegate === true, allowed_delegates: delegates, can_be_invoked_as_tool: invocable, escalation, pattern }),
     execution_policy,
-      execution_loop: rt.execution_loop === 'dependencies' || rt.execution_loop === 'turn' ? rt.execution_loop : undefined,
     local_agents: [...aliases.entries()].map(([alias, agent_ref]) => ({ alias, agent_ref })),
     tool_manifest,
   } as Omit<CompiledAgent, 'content_hash'> & Obj);

@@ -48,7 +48,6 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   shell.status.pattern = patternOf(agent);
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);
-
   book.replacementTools = [...rx.toolsById.keys()];
   try {
     if (first) prepareFirstRun(rx);
@@ -64,10 +63,10 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await escalate(rx, e);
     }
     await auditRun(rx, 'completed');
+    if (st.state) result = { ...result, state: st.state };
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
     return result;
-    if (st.state) result = { ...result, state: st.state };
   } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
     await auditRun(rx, isCancellation(e) ? 'cancelled' : 'failed', e);
