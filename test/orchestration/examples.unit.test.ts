@@ -24,10 +24,14 @@ test.each(EXAMPLES)('examples/orchestrators/%s (%s) compiles and dispatches to %
   expect(workflowTypeFor(bundle!.agents[root])).toBe(type);
 });
 
-test('`loom validate examples` (a folder of registries) reports nothing, not even a warning', async () => {
+test('`loom validate examples` (a folder of registries) reports no error, and no warning but AGL030 (declared, not yet enforced)', async () => {
   const { validatePaths } = await import('../../src/compiler');
   const examples = path.resolve(__dirname, '..', '..', 'examples');
-  expect(validatePaths([examples]).map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual([]);
+  // AGL030 is the honest note on fields the examples show off before the runtime acts on them
+  // (observability, memory, …); any other finding in an example is a mistake in the example.
+  const all = validatePaths([examples]);
+  expect(all.filter((d) => d.code !== 'AGL030').map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual([]);
+  expect(all.some((d) => d.code === 'AGL030')).toBe(true);
   // It does look inside every registry: a broken copy of the demo next to a good one is reported.
   const fs = await import('fs');
   const os = await import('os');
@@ -37,7 +41,8 @@ test('`loom validate examples` (a folder of registries) reports nothing, not eve
   const agentFile = path.join(tmp, 'nested', 'bad', 'agents', 'trip-planner.agent.md');
   fs.writeFileSync(agentFile, fs.readFileSync(agentFile, 'utf8').replace('model: trip-planner-model', 'model: no-such-model'));
   const ds = validatePaths([tmp]);
-  expect(ds.map((d) => d.code)).toEqual(['AGF014']);
-  expect(ds[0].file).toContain(path.join('nested', 'bad', 'agents', 'trip-planner.agent.md'));
+  const errors = ds.filter((d) => d.severity === 'error');
+  expect(errors.map((d) => d.code)).toEqual(['AGF014']);
+  expect(errors[0].file).toContain(path.join('nested', 'bad', 'agents', 'trip-planner.agent.md'));
   fs.rmSync(tmp, { recursive: true, force: true });
 });
