@@ -49,6 +49,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);
   book.replacementTools = [...rx.toolsById.keys()];
+
   try {
     if (first) prepareFirstRun(rx);
     refuseModelsOutsideResidency(rx);
@@ -62,8 +63,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       if (!(e instanceof EscalationRequest)) throw e;
       result = await escalate(rx, e);
     }
-    await auditRun(rx, 'completed');
     if (st.state) result = { ...result, state: st.state };
+    await auditRun(rx, 'completed');
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
     return result;
