@@ -17,6 +17,7 @@ import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/buil
 import { Member, WIRE, waitForTree } from './tree';
 import { evidenceScenarios } from './scenarios-evidence';
 import { phaseScenarios } from './scenarios-phases';
+import { llmScenarios } from './scenarios-llm';
 
 export interface Scenario {
   name: string;
@@ -476,6 +477,7 @@ export const SCENARIOS: Scenario[] = [
   ...strategiesScenarios(),
   ...evidenceScenarios(),
   ...phaseScenarios(),
+  ...llmScenarios(),
 ];
 
 /** A seed 002 strategies team: the root runs `config` over `members` (name -> agent). */
