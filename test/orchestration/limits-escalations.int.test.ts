@@ -6,7 +6,7 @@
  */
 import type { EscalationRule, GraphPattern, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
-import { agent, answers, bundle, failingModel, handoff } from './builders';
+import { agent, answers, bundle, failingModel, handoff, locals } from './builders';
 import { failureOf, Harness, startHarness } from './harness';
 import { childWorkflowIds, historyEvents } from '../helpers/history';
 
@@ -176,4 +176,26 @@ describe('graph error edges', () => {
     expect(kids.some((id) => id.includes('receipt') || id.includes('wrong-rescue'))).toBe(false);
     expect((await wf.query<RunStatus>('status')).progress).toMatchObject({ nodes: { charge: { status: 'failed' }, 'refund-desk': { status: 'completed' }, receipt: { executions: 0 } } });
   });
+});
+
+test('a graph node whose agent_ref is itself a multi-agent system runs it as the node (its own workflow and members)', async () => {
+  const b = bundle('outer', [
+    agent({ id: 'outer', model: answers('go'), pattern: graph({
+      nodes: [{ id: 'research', agent_ref: 'research-team' }, { id: 'write', agent_ref: 'writer' }],
+      edges: [{ from: '$self', to: 'research' }, { from: 'research', to: 'write' }],
+    }) }),
+    // The node is a sequential pipeline of two agents (seed 001: "agents (or nested multi-agent systems) are nodes").
+    agent({ id: 'research-team', policy: { id: 'agf.sequential', config: { steps: [{ agent: 'finder' }, { agent: 'checker' }] } }, local_agents: locals('finder', 'checker') }),
+    agent({ id: 'finder', model: answers('FOUND-3-SOURCES') }),
+    agent({ id: 'checker', model: { turns: [{ content: 'checked: {{input}}' }] } }),
+    agent({ id: 'writer', model: { turns: [{ content: 'article from {{input}}' }] } }),
+  ]);
+  const wf = await h.start(b, 'topic');
+  const res = (await wf.result()) as AgentRunResult;
+  expect(String(res.output)).toMatch(/^article from .*checked: .*FOUND-3-SOURCES/);
+  const node = `${wf.workflowId}/node-research-1`;
+  const desc = await h.t.client.workflow.getHandle(node).describe();
+  expect(desc.type).toBe('agfSequentialWorkflow');
+  const inner = childWorkflowIds(await historyEvents(h.t.client.workflow.getHandle(node)));
+  expect(inner).toHaveLength(2);
 });
