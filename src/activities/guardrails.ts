@@ -33,6 +33,7 @@ import { BundleCache, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
 import { openBlobStore } from './blob-store';
 import { blockedContentProvider } from '../policies/content';
+import { luhn } from '../policies/pii';
 
 // ---------------------------------------------------------------------------------------------
 // Providers (pure)
@@ -69,21 +70,6 @@ export function mapStrings(v: JsonValue, fn: (s: string) => string): JsonValue {
 /** The text form of a subject (what score providers look at). */
 export function subjectText(v: JsonValue): string {
   return typeof v === 'string' ? v : JSON.stringify(v ?? null);
-}
-
-function luhn(digits: string): boolean {
-  let sum = 0;
-  let dbl = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (dbl) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    dbl = !dbl;
-  }
-  return sum % 10 === 0;
 }
 
 interface PiiRule {

@@ -23,7 +23,8 @@ interface Rule {
 
 const digitsOf = (s: string): string => s.replace(/\D/g, '');
 
-function luhn(digits: string): boolean {
+/** The Luhn checksum card numbers carry (a 16-digit run that fails it is not a card number). */
+export function luhn(digits: string): boolean {
   let sum = 0;
   let dbl = false;
   for (let i = digits.length - 1; i >= 0; i--) {
