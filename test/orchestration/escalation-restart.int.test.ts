@@ -60,7 +60,7 @@ test('node_failure -> human_queue: the run waits, `loom escalations` lists it, `
 
   const wrong = await cli(['respond', wf.workflowId, '--queue', 'other-queue', '--output', '"x"']);
   expect(wrong.code).toBe(1);
-  expect(wrong.err).toMatch(/waits on queue 'ops-oncall'/);
+  expect(wrong.err).toMatch(/no escalation waiting on 'other-queue' in the tree of \S+; waiting: ops-oncall/);
   const ok = await cli(['respond', wf.workflowId, '--queue', 'ops-oncall', '--output', '{"fix":"HUMAN-FIX"}']);
   expect(ok.code).toBe(0);
   const res = (await wf.result()) as AgentRunResult;
