@@ -169,6 +169,7 @@ export function decideArgsProblem(a: DecideArgs | undefined): string | undefined
   if (typeof a.ref !== 'string' || !a.ref) return 'decide needs "ref": a call id or PATH:CALL_ID (approve/reject), a queue or PATH:QUEUE (respond), as loom inbox prints it';
   if (a.decision === 'approve') {
     if (a.args !== undefined && (a.args === null || typeof a.args !== 'object' || Array.isArray(a.args))) return '"args" must be a JSON object of the tool\'s arguments';
+    if (a.tool !== undefined && (typeof a.tool !== 'string' || !a.tool.trim())) return '"tool" must name one of the holding agent\'s tools (the replacement runs with "args", default {})';
     return undefined;
   }
   if (a.decision === 'reject') return typeof a.reason === 'string' && a.reason.trim() ? undefined : 'reject needs a "reason" (the model sees it as the tool result)';
@@ -177,6 +178,19 @@ export function decideArgsProblem(a: DecideArgs | undefined): string | undefined
     return a.output === undefined ? 'respond needs "output" (the answer) or "close": true' : undefined;
   }
   return `"decision" must be "approve", "reject" or "respond" (got ${JSON.stringify(a.decision)})`;
+}
+
+/**
+ * Why `decide` cannot replace the call `d` with `tool` (seed 003 "Correction … replace it with a
+ * different one"), or undefined: only a pending tool-call approval is replaced, and only by a
+ * registry tool of the agent holding it (`tools`, that agent's tool ids); delegations are approved or rejected.
+ */
+export function replacementProblem(d: PendingDecision, tool: string, tools: readonly string[]): string | undefined {
+  const id = decisionRef(d);
+  if (d.kind !== 'approval') return `${id} is a ${d.kind === 'route_approval' ? 'route approval' : d.kind}: only a pending tool call can be replaced (approve or reject it)`;
+  if (!tools.includes(d.tool ?? '')) return `${id} (${d.tool}) cannot be replaced: only calls of the agent's registry tools can (approve or reject it)`;
+  if (!tools.includes(tool)) return `cannot replace ${id} with '${tool}': not a tool of ${d.agent_id}; use one of ${tools.join(', ') || '(none)'}`;
+  return undefined;
 }
 
 /** The decision a valid `decide` payload names in `ds`, or why none (with what is pending instead). */

@@ -204,13 +204,15 @@ export interface RejectArgs { call_id: string; reason: string; by?: string }
 /**
  * Payload of the `decide` update (issue 9): answer a decision pending anywhere in the tree of the run
  * it is sent to. `ref` is what `loom inbox` prints: a call id or `PATH:CALL_ID` (approve/reject), a
- * queue or `PATH:QUEUE` (respond). approve: optional corrected `args`; reject: `reason` required;
- * respond: `output`, or `close: true` with an optional `reason`.
+ * queue or `PATH:QUEUE` (respond). approve: optional corrected `args`, or `tool` to replace the call
+ * with another registry tool of the holding agent (run with `args`, default `{}`); reject: `reason`
+ * required; respond: `output`, or `close: true` with an optional `reason`.
  */
 export interface DecideArgs {
   ref: string;
   decision: 'approve' | 'reject' | 'respond';
   args?: JsonObject;
+  tool?: string;
   reason?: string;
   output?: JsonValue;
   close?: boolean;

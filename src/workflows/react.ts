@@ -22,7 +22,8 @@ import type { Activities } from '../activities';
 import { ApprovalBook } from '../runtime/approvals';
 import { failAfterDeadline } from './shell/deadline';
 import { RunShell } from './shell/run-shell';
-import { registerApprovalHandlers } from './react/approval';
+import { registerApprovalHandlers, ReplacementGate } from './react/approval';
+import { toolRefusal } from '../policies/residency';
 import { ReactRun } from './react/context';
 import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
@@ -39,7 +40,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   const { st, first } = reactState(input.carried);
   const book = new ApprovalBook();
   const shell = new RunShell(input, { pattern: 'agf.react', publishing: 'every-change', pendingApprovals: () => book.pending, decideOwn: (id, d) => book.decide(id, d), counters: () => st.counters });
-  registerApprovalHandlers(input, shell, book);
+  const gate: ReplacementGate = {};
+  registerApprovalHandlers(input, shell, book, gate);
 
   const agent = await loader.loadAgent.executeWithOptions(
     { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 }, summary: `load agent ${input.agent_id}` },
@@ -49,6 +51,10 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);
   book.replacementTools = [...rx.toolsById.keys()];
+  gate.refusal = (tool) => {
+    const t = rx.toolsById.get(tool);
+    return t ? toolRefusal(rx.agent.policies, t) : undefined;
+  };
 
   try {
     if (first) prepareFirstRun(rx);

@@ -15,12 +15,16 @@ import type { RunShell } from '../shell/run-shell';
 import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
+import { toolPolicyRefusal } from './policies';
+
+/** Why policies refuse a tool as a replacement (allowed_connectors, data_residency); set once the agent is loaded. */
+export interface ReplacementGate { refusal?: (tool: string) => string | undefined }
 
 /** Register the approve/reject handlers (first thing in the workflow, before any await). */
-export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, book: ApprovalBook): void {
+export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, book: ApprovalBook, gate: ReplacementGate = {}): void {
   const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
   setHandler(approveSignal, (a) => {
-    if (book.decide(a.call_id, { kind: 'approve', args: a.args, by: a.by })) return;
+    if (book.decide(a.call_id, { kind: 'approve', args: a.args, ...(a.tool !== undefined ? { tool: a.tool } : {}), by: a.by })) return;
     shell.warn(`approve signal ignored: ${book.unknownMessage(a.call_id)}`);
   });
   setHandler(rejectSignal, (a) => {
@@ -45,6 +49,8 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
       validator: (a) => {
         validateKnown(a.call_id);
         if (a.tool !== undefined) refuseBadReplacement(book, a.call_id, a.tool);
+        const refused = a.tool !== undefined ? gate.refusal?.(a.tool) : undefined;
+        if (refused) throw new Error(`cannot replace ${a.call_id} with '${a.tool}': ${refused}`);
       },
     },
   );
@@ -142,6 +148,9 @@ async function replaceCall(rx: ReactRun, call: ToolCall, initialArgs: JsonObject
   // The update validator refuses these; a signal cannot be refused, so the model is told.
   if (!rx.toolsById.has(call.name)) return { error: errorResult(call, `replacement refused: ${call.name} is not a registry tool, only approve or reject applies`) };
   if (!rx.toolsById.has(tool)) return { error: errorResult(call, `replacement refused: '${tool}' is not a tool of this agent; tools: ${[...rx.toolsById.keys()].join(', ')}`) };
+  // The replacement passes the same policy gate as any call (allowed_connectors, data_residency).
+  const refused = toolPolicyRefusal(rx, rx.toolsById.get(tool)!);
+  if (refused) return { error: errorResult(call, `replacement by ${tool} refused: ${refused}`) };
   const next: ToolCall = { id: call.id, name: tool, arguments: args };
   const chk = await rx.checkArgs(next, args);
   if (!chk.ok) return { error: errorResult(call, `replacement by ${tool} refused: ${chk.error ?? 'invalid arguments'}`) };

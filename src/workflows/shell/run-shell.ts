@@ -37,7 +37,7 @@ import type { Activities } from '../../activities';
 import type { AgentRunResult, DecideArgs, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/handlers';
-import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, resolveDecide } from '../../runtime/decisions';
+import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { HumanQueue, HumanResponse } from './human-queue';
 
@@ -126,24 +126,31 @@ export class RunShell {
     if (!r.ok) throw ApplicationFailure.nonRetryable(r.message, 'UnknownDecision');
     const d = r.decision;
     const id = d.call_id ?? d.queue ?? '';
-    if (a.decision === 'approve' && a.args && d.kind === 'approval') {
-      const chk = await checks.checkToolArgs({ bundle: this.input.bundle, agent_id: d.agent_id, tool: d.tool ?? '', args: a.args });
-      if (!chk.ok) throw ApplicationFailure.nonRetryable(`corrected arguments refused for ${id}: ${chk.error}`, 'InvalidArguments');
+    // `tool` (seed 003 call replacement): checked against the holder's registry tools and the replacement's schema.
+    const replace = a.decision === 'approve' && a.tool !== undefined ? { tool: a.tool } : {};
+    if (replace.tool !== undefined) {
+      const holder = await checks.loadAgent({ bundle: this.input.bundle, agent_id: d.agent_id });
+      const problem = replacementProblem(d, replace.tool, holder.tools.refs.map((t) => t.tool_id));
+      if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidReplacement');
+    }
+    if (a.decision === 'approve' && (a.args || replace.tool !== undefined) && d.kind === 'approval') {
+      const chk = await checks.checkToolArgs({ bundle: this.input.bundle, agent_id: d.agent_id, tool: replace.tool ?? d.tool ?? '', args: a.args ?? {} });
+      if (!chk.ok) throw ApplicationFailure.nonRetryable(`${replace.tool !== undefined ? `replacement ${replace.tool}` : 'corrected arguments'} refused for ${id}: ${chk.error}`, 'InvalidArguments');
     }
     const by = a.by ? { by: a.by } : {};
     const respond = { queue: id, ...(a.close ? { close: true, ...(a.reason ? { reason: a.reason } : {}) } : { output: a.output ?? null }), ...by };
     if (d.workflow_id === workflowInfo().workflowId) {
-      const taken = a.decision === 'respond' ? this.human.answer(respond) : this.opts.decideOwn?.(id, a.decision === 'approve' ? { kind: 'approve', args: a.args, ...by } : { kind: 'reject', reason: a.reason ?? '', ...by });
+      const taken = a.decision === 'respond' ? this.human.answer(respond) : this.opts.decideOwn?.(id, a.decision === 'approve' ? { kind: 'approve', args: a.args, ...replace, ...by } : { kind: 'reject', reason: a.reason ?? '', ...by });
       if (!taken) throw ApplicationFailure.nonRetryable(`${id} was answered meanwhile`, 'UnknownDecision');
     } else {
       const holder = getExternalWorkflowHandle(d.workflow_id);
-      if (a.decision === 'approve') await holder.signal(approveSignal, { call_id: id, ...(a.args ? { args: a.args } : {}), ...by });
+      if (a.decision === 'approve') await holder.signal(approveSignal, { call_id: id, ...(a.args ? { args: a.args } : {}), ...replace, ...by });
       else if (a.decision === 'reject') await holder.signal(rejectSignal, { call_id: id, reason: a.reason ?? '', ...by });
       else await holder.signal(respondSignal, respond);
     }
     const same = (x: PendingDecision) => x.workflow_id === d.workflow_id && x.kind === d.kind && (x.call_id ?? x.queue) === id && x.requested_at === d.requested_at;
     const gone = await condition(() => !this.decisions().some(same), '1 minute');
-    const done = a.decision === 'approve' ? `approved ${id}${a.args ? ' with corrected arguments' : ''}` : a.decision === 'reject' ? `rejected ${id}` : a.close ? `closed the escalation on '${id}'` : `responded on '${id}'`;
+    const done = a.decision === 'approve' ? `approved ${id}${replace.tool !== undefined ? ` replaced by ${replace.tool}` : a.args ? ' with corrected arguments' : ''}` : a.decision === 'reject' ? `rejected ${id}` : a.close ? `closed the escalation on '${id}'` : `responded on '${id}'`;
     const where = d.workflow_id === workflowInfo().workflowId ? '' : ` in ${d.workflow_id}`;
     return `${done}${where}${gone ? '' : ' (sent; still listed as pending after a minute: see its status)'}`;
   }
