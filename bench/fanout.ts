@@ -13,34 +13,13 @@
  * printing the table) when any single Agentloom execution's history reached HISTORY_LIMIT events
  * (Temporal's 10,240-event warning); the hand-written direct baseline is not checked.
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, Runtime, DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
-import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
+import { storeBundle } from '../src/activities/blob-store';
 import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
+import { HISTORY_LIMIT, benchMember, bundleDirectWorkflows, directActivities, loadAvg as load, maxHistory, startBenchEnv } from './harness';
+import { Worker } from '@temporalio/worker';
 
-/** Temporal warns at this history length; no single Agentloom execution may reach it. */
-const HISTORY_LIMIT = 10_240;
-
-function member(id: string): CompiledAgent {
-  return {
-    agent_id: id, version: '1.0.0', spec_version: '1.0', status: 'active', meta: { name: id },
-    instructions: '# Purpose\nProcess one item.', sections: [{ name: 'Purpose', text: 'Process one item.' }],
-    runtime: { model: { model_id: 'zero', version: '1', status: 'active', provider: 'scripted', scripted: { turns: [{ content: 'done' }], latency_ms: 0 } }, max_turns: 2 },
-    interface: { input: { schema: {}, examples: [] }, output: { schema: {} } },
-    tools: { tool_choice: 'auto', refs: [] }, knowledge: { refs: [] },
-    memory: { mode: 'none', read_collections: [], write_collections: [] },
-    artifacts: { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: 'standard' },
-    policies: { pii_redaction: false, allow_external_http: false, require_human_approval: false, blocked_content: [], allowed_connectors: [], audit_level: 'standard' },
-    guardrails: { input: [], tool_input: [], tool_output: [], output: [], tool_calls: { require_user_confirmation_for: [], block_tools_on_input_fail: false } },
-    orchestration: { can_delegate: false, allowed_delegates: [], can_be_invoked_as_tool: true, escalation: [] },
-    execution_policy: { id: 'agf.react', config: {} }, local_agents: [], content_hash: id,
-  };
-}
+const member = (id: string): CompiledAgent => benchMember(id);
 
 function loopBundle(iterations: number): CompiledBundle {
   const root: CompiledAgent = {
@@ -63,46 +42,24 @@ function batchBundle(concurrency: number, childMembers = false): CompiledBundle 
   return { format: 'agentloom.compiled/v1', root: 'fanout', agents: { fanout: root, 'item-worker': worker }, content_hash: childMembers ? 'bench-child' : 'bench' };
 }
 
-const load = (): string => os.loadavg()[0].toFixed(1);
-
-async function maxHistory(client: Client, prefix: string): Promise<{ max: number; executions: number }> {
-  let max = 0;
-  let executions = 0;
-  for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) {
-    executions++;
-    max = Math.max(max, wf.historyLength ?? 0);
-  }
-  return { max, executions };
-}
-
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,10000').split(',').map(Number);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 200);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
-  process.env.LOOM_STORE_DIR = path.join(dir, 'store');
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.sqlite'), headless: true, fastSqlite: true, logFile: path.join(dir, 'temporal.log') });
-  const native = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  const { createActivities } = await import('../src/activities');
-  process.stderr.write('bundling workflows…\n');
-  const loomBundle = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts'), logger: new DefaultLogger('ERROR') as never });
-  const directBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./fanout-direct-workflows'), logger: new DefaultLogger('ERROR') as never });
+  const env = await startBenchEnv('fanout');
+  const { client, store } = env;
   const loomWorker = await Worker.create({
-    connection: native, taskQueue: 'bench-loom', workflowBundle: loomBundle, activities: createActivities(),
+    connection: env.native, taskQueue: 'bench-loom', workflowBundle: env.loomWorkflows, activities: env.createActivities(),
     maxConcurrentActivityTaskExecutions: 200, maxConcurrentWorkflowTaskExecutions: 100, maxCachedWorkflows: 2000,
   });
   const directWorker = await Worker.create({
-    connection: native, taskQueue: 'bench-direct', workflowBundle: directBundle,
-    activities: { async zeroLatencyModel(item: unknown) { return `done ${JSON.stringify(item).length}`; } },
-    maxConcurrentActivityTaskExecutions: 200,
+    connection: env.native, taskQueue: 'bench-direct', workflowBundle: await bundleDirectWorkflows(),
+    activities: directActivities, maxConcurrentActivityTaskExecutions: 200,
   });
   let peakRss = 0;
   const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 100);
   const running = Promise.all([loomWorker.run(), directWorker.run()]);
-  const ref = await storeBundle(new FileBlobStore(), batchBundle(concurrency));
-  const childRef = await storeBundle(new FileBlobStore(), batchBundle(concurrency, true));
+  const ref = await storeBundle(store, batchBundle(concurrency));
+  const childRef = await storeBundle(store, batchBundle(concurrency, true));
   const childMax = Number(process.env.BENCH_CHILD_MAX ?? 1000);
   const rows: string[] = [];
   const notes: string[] = [];
@@ -122,7 +79,6 @@ async function main(): Promise<void> {
     const wall = (Date.now() - t0) / 1000;
     const failed = (res.output as unknown[]).filter((x) => x === null).length;
     if (failed) notes.push(`${n} members (${tag}): ${failed} failed items`);
-    await new Promise((r) => setTimeout(r, 1500)); // visibility catches up
     const hist = await maxHistory(client, id);
     if (hist.max >= HISTORY_LIMIT) overLimit.push(`agf.batch of ${n} members (${tag}): ${hist.max} events`);
     return { wall, hist, items };
@@ -162,16 +118,15 @@ async function main(): Promise<void> {
     }
     const loopN = Number(process.env.BENCH_LOOP ?? 2000);
     if (loopN > 0) {
-      const lref = await storeBundle(new FileBlobStore(), loopBundle(loopN));
+      const lref = await storeBundle(store, loopBundle(loopN));
       const id = `bench-loop-${loopN}-${Date.now()}`;
       const t0 = Date.now();
       const res = (await client.workflow.execute('agfLoopWorkflow', { taskQueue: 'bench-loom', workflowId: id, args: [{ bundle: lref, agent_id: 'looper', input: 'go' }] })) as AgentRunResult;
       const wall = (Date.now() - t0) / 1000;
-      await new Promise((r) => setTimeout(r, 1500));
+      const all = await maxHistory(client, id); // waits for visibility, so the list below is complete too
       let runs = 0;
       let maxLoop = 0;
       for await (const wf of client.workflow.list({ query: `WorkflowId = '${id}'` })) { runs++; maxLoop = Math.max(maxLoop, wf.historyLength ?? 0); }
-      const all = await maxHistory(client, id);
       if (Math.max(maxLoop, all.max) >= HISTORY_LIMIT) overLimit.push(`agf.loop of ${loopN} iterations: ${Math.max(maxLoop, all.max)} events`);
       loopRow = `agf.loop of ${loopN} iterations: ${wall.toFixed(1)} s, ${runs} executions of the loop workflow (continue-as-new), largest history ${Math.max(maxLoop, all.max)} events; warning: ${res.warnings[0] ?? 'none'}`;
       process.stderr.write(loopRow + '\n');
@@ -188,9 +143,7 @@ async function main(): Promise<void> {
     loomWorker.shutdown();
     directWorker.shutdown();
     await running.catch(() => undefined);
-    await native.close();
-    await connection.close();
-    await server.stop();
+    await env.close();
   }
 }
 

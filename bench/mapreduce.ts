@@ -8,33 +8,11 @@
  * BENCH_SIZES=1000,5000 overrides the sizes; BENCH_CONCURRENCY (default 200) is MaxConcurrency.
  * Exits non-zero (after printing the table) when any execution's history reached 10,240 events.
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, Runtime, DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
-import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
-import type { CompiledAgent, CompiledBundle, JsonValue } from '../src/compiler/types';
+import { Worker } from '@temporalio/worker';
+import { storeBundle } from '../src/activities/blob-store';
+import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
 import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
-
-const HISTORY_LIMIT = 10_240;
-
-function member(id: string, content: JsonValue): CompiledAgent {
-  return {
-    agent_id: id, version: '1.0.0', spec_version: '1.0', status: 'active', meta: { name: id },
-    instructions: '# Purpose\nBench member.', sections: [{ name: 'Purpose', text: 'Bench member.' }],
-    runtime: { model: { model_id: `m-${id}`, version: '1', status: 'active', provider: 'scripted', scripted: { turns: [{ content }], latency_ms: 0 } }, max_turns: 2 },
-    interface: { input: { schema: {}, examples: [] }, output: { schema: {} } },
-    tools: { tool_choice: 'auto', refs: [] }, knowledge: { refs: [] },
-    memory: { mode: 'none', read_collections: [], write_collections: [] },
-    artifacts: { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: 'standard' },
-    policies: { pii_redaction: false, allow_external_http: false, require_human_approval: false, blocked_content: [], allowed_connectors: [], audit_level: 'standard' },
-    guardrails: { input: [], tool_input: [], tool_output: [], output: [], tool_calls: { require_user_confirmation_for: [], block_tools_on_input_fail: false } },
-    orchestration: { can_delegate: false, allowed_delegates: [], can_be_invoked_as_tool: true, escalation: [] },
-    execution_policy: { id: 'agf.react', config: {} }, local_agents: [], content_hash: id,
-  };
-}
+import { HISTORY_LIMIT, benchMember as member, bundleDirectWorkflows, directActivities, loadAvg as load, maxHistory, startBenchEnv } from './harness';
 
 /** The splitter answers `{"items": [...n items]}` (a string, so the output schema stays open). */
 function mapReduceBundle(n: number, concurrency: number): CompiledBundle {
@@ -56,30 +34,18 @@ function mapReduceBundle(n: number, concurrency: number): CompiledBundle {
   };
 }
 
-const load = (): string => os.loadavg()[0].toFixed(1);
-
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const sizes = (process.env.BENCH_SIZES ?? '1000,5000').split(',').map(Number);
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 200);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-mr-'));
-  process.env.LOOM_STORE_DIR = path.join(dir, 'store');
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.sqlite'), headless: true, fastSqlite: true, logFile: path.join(dir, 'temporal.log') });
-  const native = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  const { createActivities } = await import('../src/activities');
-  process.stderr.write('bundling workflows…\n');
-  const loomBundle = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts'), logger: new DefaultLogger('ERROR') as never });
-  const directBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./fanout-direct-workflows'), logger: new DefaultLogger('ERROR') as never });
+  const env = await startBenchEnv('mr');
+  const { client, store } = env;
   const loomWorker = await Worker.create({
-    connection: native, taskQueue: 'bench-mr', workflowBundle: loomBundle, activities: createActivities(),
+    connection: env.native, taskQueue: 'bench-mr', workflowBundle: env.loomWorkflows, activities: env.createActivities(),
     maxConcurrentActivityTaskExecutions: 200, maxConcurrentWorkflowTaskExecutions: 100, maxCachedWorkflows: 2000,
   });
   const directWorker = await Worker.create({
-    connection: native, taskQueue: 'bench-mr-direct', workflowBundle: directBundle,
-    activities: { async zeroLatencyModel(item: unknown) { return `done ${JSON.stringify(item).length}`; } },
-    maxConcurrentActivityTaskExecutions: 200,
+    connection: env.native, taskQueue: 'bench-mr-direct', workflowBundle: await bundleDirectWorkflows(),
+    activities: directActivities, maxConcurrentActivityTaskExecutions: 200,
   });
   const running = Promise.all([loomWorker.run(), directWorker.run()]);
   const rows = [
@@ -88,17 +54,14 @@ async function main(): Promise<void> {
   ];
   const overLimit: string[] = [];
   const runOne = async (n: number) => {
-    const ref = await storeBundle(new FileBlobStore(), mapReduceBundle(n, concurrency));
+    const ref = await storeBundle(store, mapReduceBundle(n, concurrency));
     const id = `bench-mr-${n}-${Date.now()}`;
     const t0 = Date.now();
     const input: RunAgentInput = { bundle: ref, agent_id: 'mr', input: `map ${n} items` };
     const res = (await client.workflow.execute('strategiesWorkflow', { taskQueue: 'bench-mr', workflowId: id, args: [input] })) as AgentRunResult;
     const wall = (Date.now() - t0) / 1000;
     if (res.output !== 'reduced') throw new Error(`unexpected output ${JSON.stringify(res.output)}`);
-    await new Promise((r) => setTimeout(r, 1500)); // visibility catches up
-    let max = 0;
-    let executions = 0;
-    for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${id}'` })) { executions++; max = Math.max(max, wf.historyLength ?? 0); }
+    const { max, executions } = await maxHistory(client, id);
     return { wall, max, executions };
   };
   try {
@@ -125,9 +88,7 @@ async function main(): Promise<void> {
     loomWorker.shutdown();
     directWorker.shutdown();
     await running.catch(() => undefined);
-    await native.close();
-    await connection.close();
-    await server.stop();
+    await env.close();
   }
 }
 

@@ -6,23 +6,15 @@
  * Prints turns per second, root history events per turn (all executions of the continue-as-new
  * chain), executions and the largest execution. BENCH_SIZES (default `200,2000`) lists the N.
  */
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import { Client, Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
+import { Worker } from '@temporalio/worker';
 import { WORKER_TUNING } from '../src/worker/create-worker';
-import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
-import { createActivities } from '../src/activities';
+import { storeBundle } from '../src/activities/blob-store';
 import type { CompiledBundle, StrategiesPattern } from '../src/compiler/types';
 import { agent, answers, bundle } from '../test/orchestration/builders';
 import { builtinTool } from '../test/runtime/builders';
+import { historyChain as chain, startBenchEnv } from './harness';
 
 const SIZES = (process.env.BENCH_SIZES ?? '200,2000').split(',').map(Number);
-
-type History = temporal.api.history.v1.IHistory;
 
 function team(n: number): CompiledBundle {
   const pattern: StrategiesPattern = {
@@ -45,26 +37,11 @@ function reactBaseline(n: number): CompiledBundle {
   return bundle('react-bench', [a]);
 }
 
-async function chain(client: Client, id: string): Promise<History[]> {
-  const out: History[] = [];
-  let runId: string | undefined = (await client.workflow.getHandle(id).describe()).runId;
-  while (runId) {
-    const h: History = await client.workflow.getHandle(id, runId).fetchHistory();
-    out.unshift(h);
-    runId = h.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-strat-'));
-  const server = await startDevServer({ headless: true, fastSqlite: true, dbFile: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log') });
-  const store = new FileBlobStore(path.join(tmp, 'store'));
-  const nc = await NativeConnection.connect({ address: server.address });
-  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  const env = await startBenchEnv('strat');
+  const { client, store } = env;
   const taskQueue = `bench-strat-${Date.now()}`;
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts') });
-  const worker = await Worker.create({ connection: nc, taskQueue, workflowBundle: { code }, activities: createActivities({ store }), ...WORKER_TUNING });
+  const worker = await Worker.create({ connection: env.native, taskQueue, workflowBundle: env.loomWorkflows, activities: env.createActivities({ store }), ...WORKER_TUNING });
   const rows: Record<string, unknown>[] = [];
   await worker.runUntil(async () => {
     for (const n of SIZES) {
@@ -88,8 +65,7 @@ async function main(): Promise<void> {
     const [r, s] = rows.filter((x) => x.turns === n);
     process.stdout.write(`${n} turns: roundrobin/react ms per turn ${(Number(s['ms/turn']) / Number(r['ms/turn'])).toFixed(2)}x, events per turn ${(Number(s['root events/turn']) / Number(r['root events/turn'])).toFixed(2)}x\n`);
   }
-  await nc.close();
-  await server.stop?.();
+  await env.close();
 }
 
 main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
