@@ -20,7 +20,7 @@ import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs,
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/handlers';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';
-import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches } from '../strategies';
+import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches, SELECTION_TYPES, unionText } from '../strategies';
 import type { BranchOutput, Decision, GraphConfig, HandoffContextEntry, Router, RouterState, StrategyConfig, Turn } from '../strategies';
 import { OrchestratorRun } from './orchestrator';
 import { isExecutedPhaseType } from '../strategies/phases';
@@ -329,8 +329,10 @@ class Conversation {
     }));
     const outputs: BranchOutput[] = results.map((x, i) => ({ position: decision.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
     c.iterations += results.length;
-    let merged = mergeBranches(outputs, decision.merge);
+    const merged = mergeBranches(outputs, decision.merge);
     let text: string;
+    // The header names the strategy that decided (and any that did not), so a fallback is visible.
+    let how: string;
     if (merged.kind === 'agent') {
       const mergeRole = `${prefix}turn-${c.iterations}-merge-${merged.agent}`;
       let m: { turn: Turn; result: AgentRunResult };
@@ -340,12 +342,19 @@ class Conversation {
         m = await this.speakTurn(merged.agent, mergeRole, { branch: true, inputRef, context, route: 'merge' });
       } else m = await this.speakTurn(merged.agent, mergeRole, { snapshot: `${snapshot}\n\n# Merge\n${merged.prompt}`, branch: true });
       text = m.turn.text.trim();
+      how = `${merged.strategy} by ${merged.agent}`;
       if (!text) {
-        merged = mergeBranches(outputs, merged.fallback);
-        text = merged.kind === 'merged' ? merged.text : outputs.map((o) => o.text).join('\n\n');
+        // Seed ConflictResolution: the agent reached no decision; the rest of the chain decides (no second merge agent).
+        const fb = mergeBranches(outputs, merged.fallback);
+        const decided = fb.kind === 'merged' ? fb : { strategy: 'union', text: unionText(outputs), note: undefined };
+        text = decided.text;
+        how = `${decided.strategy}; ${how} gave no output${decided.note ? `, ${decided.note}` : ''}`;
       }
-    } else text = merged.text;
-    this.transcript.add('orchestrator', `[Merged output of ${decision.branches.map((b) => b.position).join(', ')} (${decision.merge.Strategy ?? 'union'})]\n${text}`, 'context');
+    } else {
+      text = merged.text;
+      how = `${merged.strategy}${merged.note ? `; ${merged.note}` : ''}`;
+    }
+    this.transcript.add('orchestrator', `[Merged output of ${decision.branches.map((b) => b.position).join(', ')} (${how})]\n${text}`, 'context');
     const j = decision.join;
     const spec = j.subGraphId ? graph?.SubGraphs?.[j.subGraphId] : undefined;
     return j.subGraphId
@@ -373,7 +382,8 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
   // Phase-driven strategies (scattergather, mapreduce, adversarial): strategies-phases.ts.
   if (isExecutedPhaseType(type)) return run.complete(await runPhaseStrategy(run, input, pattern, type));
   if (!type || !isRoutingType(type)) {
-    throw run.fail(`Selection.Type ${type} is a phase-driven seed 002 strategy: not executed yet (these run: sequential, roundrobin, keyword, structured, statemachine, graph, scattergather, mapreduce, adversarial)`, 'UnsupportedStrategy');
+    // Every seed 002 type runs (phase-driven above, routing below); only a bundle the compiler did not check gets here.
+    throw run.fail(`Selection.Type ${JSON.stringify(type ?? null)} is not a seed 002 selection type; write one of: ${SELECTION_TYPES.join(', ')}`, 'UnsupportedStrategy');
   }
   const names = pattern.agents.map((a) => a.name);
   const carried = (input.carried as { strategies?: Carried } | undefined)?.strategies;

@@ -5,18 +5,11 @@
  * after it, the run resolves one shared workspace at start and injects the handoff block. Both
  * finish with the same output (the receiving agent answers the same either way).
  */
-import type { CompiledAgent, StrategiesPattern } from '../../src/compiler/types';
+import type { StrategiesPattern } from '../../src/compiler/types';
 import { agent as member, answers, bundle } from '../orchestration/builders';
-import { builtinTool } from '../runtime/builders';
 import type { Scenario } from './scenarios';
+import { approvingSpeaker } from './scenarios-strategies';
 import type { Member } from './tree';
-
-function approvingSpeaker(id: string, reply: string): CompiledAgent {
-  const m = member({ id, model: { turns: [{ tool_calls: [{ id: `${id}-c1`, name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }] }, { content: reply }] } });
-  m.tools = { ...m.tools, refs: [builtinTool('arithmetic', { approval_required: true })] };
-  m.runtime = { ...m.runtime, timeout_seconds: 3600 };
-  return m;
-}
 
 export function evidenceScenarios(): Scenario[] {
   return [{

@@ -10,12 +10,13 @@
  * of the runtime reads.
  */
 import type { Client } from '@temporalio/client';
-import type { CompiledAgent, CompiledBundle, CompiledGuardrail, GraphPattern, JsonObject, JsonValue, StrategiesPattern, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, CompiledGuardrail, GraphPattern, JsonObject, JsonValue, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
 import type { RunOptions } from '../../src/shared/contract';
 import { agent as member, answers, bundle, byInput, handoff, locals } from '../orchestration/builders';
 import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/builders';
 import { Member, WIRE, waitForTree } from './tree';
 import { evidenceScenarios } from './scenarios-evidence';
+import { strategiesScenarios } from './scenarios-strategies';
 import { phaseScenarios } from './scenarios-phases';
 import { llmScenarios } from './scenarios-llm';
 
@@ -479,92 +480,6 @@ export const SCENARIOS: Scenario[] = [
   ...phaseScenarios(),
   ...llmScenarios(),
 ];
-
-/** A seed 002 strategies team: the root runs `config` over `members` (name -> agent). */
-function strategiesTeam(root: string, config: Record<string, unknown>, members: Record<string, CompiledAgent>): CompiledBundle {
-  const pattern: StrategiesPattern = { type: 'strategies', agents: Object.entries(members).map(([name, a]) => ({ name, agent_id: a.agent_id })), config: config as StrategiesPattern['config'] };
-  return bundle(root, [member({ id: root, model: answers('orchestrator'), pattern }), ...Object.values(members)]);
-}
-
-/** A member that calls `arithmetic` (approval required), then answers with `reply` (`{{last_tool_result}}` filled in). */
-function approvingSpeaker(id: string, a: number, b: number, reply: string): CompiledAgent {
-  return approvingMember(id, a, b, { runtime: { ...approvingMember(id, a, b).runtime, model: scriptedModel({ turns: [{ tool_calls: [{ id: `${id}-c1`, name: 'arithmetic', arguments: { a, b, op: 'add' } }] }, { content: reply }] }) } });
-}
-
-/** Seed 002 routing strategies (strategiesWorkflow) stopped mid-conversation, at a route approval and mid-fan-out. */
-function strategiesScenarios(): Scenario[] {
-  return [
-    {
-      name: 'strategies-keyword-mid-conversation',
-      waitsAt: 'keyword routing mid-conversation: the Writer routed to the Checker by keyword, the Checker (turn 2) waiting for tool approval',
-      patches: ['strategies-transcript-store'],
-      workflowType: 'strategiesWorkflow',
-      bundle: () =>
-        strategiesTeam('c-strat-kw', {
-          Selection: { Type: 'keyword', Routes: [{ Keyword: 'CHECK IT', Agent: 'Checker', SourceAgents: ['Writer'] }, { Keyword: 'DONE', Agent: 'Checker', SourceAgents: ['Checker'] }] },
-        }, {
-          Writer: member({ id: 'kw-writer', model: answers('Draft ready.\nCHECK IT') }),
-          Checker: approvingSpeaker('kw-checker', 3, 4, 'checked {{last_tool_result}}\nDONE'),
-        }),
-      input: 'write it',
-      ready: (t) => pending(t, (id) => id.endsWith('/turn-2-Checker')) === 1,
-      expected: 'checked 7\nDONE',
-    },
-    {
-      name: 'strategies-graph-route-approval',
-      waitsAt: 'keyword graph: the writer node emitted PUBLISH, the edge (RequireHumanApproval) waiting for the operator (route-1)',
-      patches: ['strategies-transcript-store'],
-      workflowType: 'strategiesWorkflow',
-      bundle: () =>
-        strategiesTeam('c-strat-graph', {
-          Selection: {
-            Type: 'graph',
-            Graph: {
-              EntryNode: 'writer',
-              Nodes: [{ Id: 'writer', Agent: 'Writer' }, { Id: 'publisher', Agent: 'Publisher', Terminal: true }],
-              Edges: [{ From: 'writer', To: 'publisher', Keyword: 'PUBLISH', RequireHumanApproval: true }],
-            },
-          },
-        }, {
-          Writer: member({ id: 'gr-writer', model: answers('Final copy.\nPUBLISH') }),
-          Publisher: member({ id: 'gr-publisher', model: byInput([{ contains: '[Writer]\nFinal copy.', reply: { content: 'published the final copy' } }], { content: 'published blind' }) }),
-        }),
-      input: 'publish it',
-      ready: (t) => (t[0]?.status?.pending_approvals ?? []).some((p) => p.call_id === 'route-1'),
-      expected: 'published the final copy',
-    },
-    {
-      name: 'strategies-fan-out-mid-branch',
-      waitsAt: 'statemachine parallel fan-out: one branch done, the other waiting for tool approval, the join state not started',
-      patches: ['strategies-transcript-store'],
-      workflowType: 'strategiesWorkflow',
-      bundle: () =>
-        strategiesTeam('c-strat-fan', {
-          Selection: {
-            Type: 'statemachine',
-            StateMachine: {
-              Initial: 'Planning',
-              States: {
-                Planning: { Agent: 'Planner', Transitions: [{ To: 'Integration', Targets: ['BackendWork', 'FrontendWork'], Parallel: true, Signal: 'IMPLEMENT', Merge: { Strategy: 'union' } }] },
-                BackendWork: { Agent: 'BackendDev' },
-                FrontendWork: { Agent: 'FrontendDev' },
-                Integration: { Agent: 'Integrator', Terminal: true },
-              },
-            },
-          },
-          Termination: { Type: 'maxiterations', MaxIterations: 4 },
-        }, {
-          Planner: member({ id: 'fan-planner', model: answers('Split it.\nIMPLEMENT') }),
-          BackendDev: approvingSpeaker('fan-backend', 20, 22, 'API ready: {{last_tool_result}}'),
-          FrontendDev: member({ id: 'fan-frontend', model: answers('UI ready') }),
-          Integrator: member({ id: 'fan-integrator', model: byInput([{ contains: 'API ready: 42', reply: { content: 'integrated API 42 and UI' } }], { content: 'nothing to integrate' }) }),
-        }),
-      input: 'feature',
-      ready: (t) => pending(t, (id) => id.includes('-branch-0-')) === 1 && t.some((m) => m.workflowId.includes('-branch-1-') && !m.open),
-      expected: 'integrated API 42 and UI',
-    },
-  ];
-}
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */
 function runToolDone(root: Member | undefined): boolean {

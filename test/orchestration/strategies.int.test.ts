@@ -8,47 +8,24 @@
  */
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { approveUpdate, pauseSignal, rejectUpdate, resumeSignal, statusQuery } from '../../src/shared/handlers';
-import { agent, answers, bundle, byInput, store } from './builders';
-import { childIds, failureOf, Harness, startHarness, waitFor } from './harness';
+import { answers, byInput, store } from './builders';
+import { failureOf, waitFor } from './harness';
 import { childWorkflowIds, historyEvents, signalEventIds, waitForSettledHistory } from '../helpers/history';
-import { replayHistories } from '../helpers/replay';
-import type { WorkflowHandle } from '@temporalio/client';
+import { recordingHarness } from '../strategies/dev-server';
+import { fanOutConfig, scriptedTeam as team } from '../strategies/team';
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness('orch-strat'); });
-afterAll(async () => { await h?.close(); });
-
-/** Every root run this file starts, replayed on the current code by the last test. */
-const started: WorkflowHandle[] = [];
-async function start(...args: Parameters<Harness['start']>) {
-  const wf = await h.start(...args);
-  started.push(wf);
-  return wf;
-}
+/** Every root run this file starts is replayed on the current code by the last test. */
+const dev = recordingHarness('orch-strat');
+const { start, started, turns } = dev;
 
 const say = (content: string): ScriptedReply => ({ content });
 /** Replies by this agent's own turn number (the `your_turn` of its context block), else `otherwise`. */
 const byTurn = (turns: Record<number, string>, otherwise: string): ScriptedModelConfig =>
   byInput(Object.entries(turns).map(([n, text]) => ({ contains: `"your_turn": ${n}\n`, reply: say(text) })), say(otherwise));
 
-/** An orchestrator `root` running `config` over members named as in `members` (agent id = `m-<name>`). */
-function team(root: string, config: Record<string, unknown>, members: Record<string, ScriptedModelConfig>) {
-  const pattern: StrategiesPattern = { type: 'strategies', agents: Object.keys(members).map((name) => ({ name, agent_id: `m-${name.toLowerCase()}` })), config: config as StrategiesPattern['config'] };
-  return bundle(root, [
-    agent({ id: root, model: answers('orchestrator'), pattern }),
-    ...Object.entries(members).map(([name, model]) => agent({ id: `m-${name.toLowerCase()}`, model })),
-  ]);
-}
-
-/** The member runs of a run, as `turn-N-Name` roles in turn order. */
-async function turns(wfId: string): Promise<string[]> {
-  const ids = (await childIds(h, wfId)).map((id) => id.slice(wfId.length + 1));
-  const n = (r: string) => Number(/^turn-(\d+)/.exec(r)?.[1] ?? 0);
-  return ids.sort((a, b) => n(a) - n(b) || a.localeCompare(b));
-}
 
 describe('keyword', () => {
   test('routes by keyword on its own line, ignores one mid-sentence, corrects ambiguity, ends on a terminal self-route', async () => {
@@ -143,21 +120,7 @@ describe('statemachine', () => {
   });
 
   test('parallel fan-out: branches on one snapshot, union merge in the history, the join state speaks', async () => {
-    const b = team('sm-fan', {
-      Selection: {
-        Type: 'statemachine',
-        StateMachine: {
-          Initial: 'Planning',
-          States: {
-            Planning: { Agent: 'Planner', Transitions: [{ To: 'Integration', Targets: ['BackendWork', 'FrontendWork'], Parallel: true, Signal: 'IMPLEMENT', Merge: { Strategy: 'union' } }] },
-            BackendWork: { Agent: 'BackendDev' },
-            FrontendWork: { Agent: 'FrontendDev' },
-            Integration: { Agent: 'Integrator', Terminal: true },
-          },
-        },
-      },
-      Termination: { Type: 'maxiterations', MaxIterations: 4 },
-    }, {
+    const b = team('sm-fan', fanOutConfig(), {
       Planner: answers('Split it.\nIMPLEMENT'),
       BackendDev: answers('API ready', 300),
       FrontendDev: byInput([{ contains: 'API ready', reply: say('saw the backend') }], say('UI ready')),
@@ -334,8 +297,8 @@ describe('handoff tool and sub-graphs', () => {
 describe('pause and the example registry', () => {
   test('paused: no member starts until resume', async () => {
     const b = team('rr-pause', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 2 } }, { A: answers('a'), B: answers('b') });
-    const wf = await h.t.client.workflow.signalWithStart('strategiesWorkflow', {
-      taskQueue: h.t.taskQueue, workflowId: `orch-strat-pause-${Date.now()}`, args: [{ bundle: await store(b), agent_id: 'rr-pause', input: 'go' }],
+    const wf = await dev.h.t.client.workflow.signalWithStart('strategiesWorkflow', {
+      taskQueue: dev.h.t.taskQueue, workflowId: `orch-strat-pause-${Date.now()}`, args: [{ bundle: await store(b), agent_id: 'rr-pause', input: 'go' }],
       signal: pauseSignal, signalArgs: [],
     });
     started.push(wf);
@@ -366,8 +329,7 @@ describe('pause and the example registry', () => {
 describe('replay', () => {
   test('every strategies run of this file replays without nondeterminism', async () => {
     expect(started.length).toBeGreaterThanOrEqual(15);
-    const histories = await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() })));
-    const outcomes = await replayHistories(histories);
+    const outcomes = await dev.replayStarted();
     expect(outcomes.filter((o) => o.error)).toEqual([]);
     expect(outcomes.map((o) => o.workflowId).sort()).toEqual(started.map((wf) => wf.workflowId).sort());
   });

@@ -11,23 +11,17 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { CompiledTool, JsonObject, ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledTool, ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
-import { agent, answers, bundle } from '../orchestration/builders';
-import { childIds, failureOf, Harness, startHarness } from '../orchestration/harness';
-import { replayHistories } from '../helpers/replay';
-import type { WorkflowHandle } from '@temporalio/client';
+import { agent, answers } from '../orchestration/builders';
+import { failureOf } from '../orchestration/harness';
+import { recordingHarness } from './dev-server';
+import { strategiesTeam } from './team';
 
-let h: Harness;
+const dev = recordingHarness('strat-evidence');
 let tmp: string;
-beforeAll(async () => {
-  h = await startHarness('strat-evidence');
-  tmp = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'strat-evidence-'));
-});
-afterAll(async () => { await h?.close(); });
-
-const started: WorkflowHandle[] = [];
+beforeAll(() => { tmp = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'strat-evidence-')); });
 
 const baseTool = (tool_id: string, builtin: CompiledTool['builtin']): CompiledTool => ({
   tool_id, version: '1.0.0', status: 'active', description: tool_id, kind: 'builtin', input_schema: { type: 'object' },
@@ -57,27 +51,22 @@ function script(turns: { turn: number; when?: string; replies: Step[] }[], other
   };
 }
 
+/** A team whose every member may write files and run the allowed commands. */
 function team(root: string, config: Record<string, unknown>, members: Record<string, ScriptedModelConfig>) {
-  const pattern: StrategiesPattern = { type: 'strategies', agents: Object.keys(members).map((name) => ({ name, agent_id: `ev-${name.toLowerCase()}` })), config: config as StrategiesPattern['config'] };
   const member = (name: string, model: ScriptedModelConfig) => {
     const a = agent({ id: `ev-${name.toLowerCase()}`, model, max_turns: 8 });
     return { ...a, tools: { tool_choice: 'auto' as const, refs: [WRITE, SHELL] } };
   };
-  return bundle(root, [agent({ id: root, model: answers('orchestrator'), pattern }), ...Object.entries(members).map(([n, m]) => member(n, m))]);
+  return strategiesTeam(root, config, Object.fromEntries(Object.entries(members).map(([n, m]) => [n, member(n, m)])));
 }
 
+/** Start in a fresh workspace of its own. */
 async function start(b: ReturnType<typeof team>, input: string) {
   const workspace = fs.mkdtempSync(path.join(tmp, 'ws-'));
-  const wf = await h.start(b, input, { options: { workspace } });
-  started.push(wf);
-  return { wf, workspace };
+  return { wf: await dev.start(b, input, { options: { workspace } }), workspace };
 }
 
-async function turns(wfId: string): Promise<string[]> {
-  const ids = (await childIds(h, wfId)).map((id) => id.slice(wfId.length + 1));
-  const n = (r: string) => Number(/^turn-(\d+)/.exec(r)?.[1] ?? 0);
-  return ids.sort((a, b) => n(a) - n(b) || a.localeCompare(b));
-}
+const turns = (wfId: string) => dev.turns(wfId);
 
 /** Exits 0 only once app.js holds "v2". */
 const CHECK = `node -e "process.exit(require('fs').readFileSync('app.js', 'utf8').includes('v2') ? 0 : 1)"`;
@@ -202,6 +191,38 @@ describe('state machine contracts, RecoveryAgent and HandoffContext', () => {
   });
 });
 
+describe('keyword graph validators over real evidence', () => {
+  test('an edge\'s RequireShellPass blocks while the real command fails and fires once it exits 0; a Terminal node ends only when its Validators pass', async () => {
+    const report = JSON.stringify({ tests: [{ name: 'app is v2', status: 'pass' }], summary: { passed: 1, failed: 0, skipped: 0 } });
+    const b = team('ev-graph', {
+      Selection: {
+        Type: 'graph',
+        Graph: {
+          EntryNode: 'developer',
+          Nodes: [{ Id: 'developer', Agent: 'Developer' }, { Id: 'tested', Agent: 'Tester', Terminal: true, Validators: ['TestReportValid'] }],
+          Edges: [{ From: 'developer', To: 'tested', Keyword: 'HANDOFF TO TESTER', Validators: ['RequireWriteFile', 'RequireShellPass'], RequiredCommandPattern: 'node -e' }],
+        },
+      },
+    }, {
+      Developer: script([
+        { turn: 1, replies: [write('app.js', 'v1'), run(CHECK), say('Done.\nHANDOFF TO TESTER')] },
+        // Only the edge's correction, naming the real failed run, gets the fix.
+        { turn: 2, when: `Edge "HANDOFF TO TESTER" is blocked: RequireShellPass: no shell command containing one of "node -e" exited 0 this turn (\`${CHECK}\` exited 1)`, replies: [write('app.js', 'v2'), run(CHECK), say('Fixed.\nHANDOFF TO TESTER')] },
+      ]),
+      Tester: script([
+        { turn: 2, when: 'The session cannot end yet: TestReportValid: test-report.json does not exist', replies: [write('test-report.json', report), say('Report written.')] },
+        { turn: 1, replies: [say('Looks fine to me.')] },
+      ]),
+    });
+    const { wf, workspace } = await start(b, 'make app.js v2');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('Report written.');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Developer', 'turn-2-Developer', 'turn-3-Tester', 'turn-4-Tester']);
+    expect(fs.readFileSync(path.join(workspace, 'app.js'), 'utf8')).toBe('v2');
+    const st = await wf.query(statusQuery);
+    expect(st.progress).toMatchObject({ strategy: 'graph', position: 'tested', stopped: 'terminal: terminal node tested ran' });
+  });
+});
+
 describe('examples/strategies/evidence-team (offline, scripted team, real files and commands)', () => {
   const dir = path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'evidence-team');
   test.each([
@@ -211,8 +232,7 @@ describe('examples/strategies/evidence-team (offline, scripted team, real files 
     const { bundle: compiled, diagnostics } = compileBundle(dir, root);
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const workspace = fs.mkdtempSync(path.join(tmp, `${root}-`));
-    const wf = await h.start(compiled!, compiled!.agents[root].interface.input.examples![0], { options: { workspace } });
-    started.push(wf);
+    const wf = await dev.start(compiled!, compiled!.agents[root].interface.input.examples![0], { options: { workspace } });
     expect(String(((await wf.result()) as AgentRunResult).output)).toMatch(/"review".*\n```\nAPPROVED$/s);
     expect(await turns(wf.workflowId)).toEqual(['turn-1-Planner', 'turn-2-Developer', 'turn-3-Developer', 'turn-4-Tester', 'turn-5-Reviewer']);
     // The real files: the fixed helper, the test the Developer wrote, the report, the change log.
@@ -229,8 +249,7 @@ describe('examples/strategies/evidence-team (offline, scripted team, real files 
 
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(started.length).toBe(6);
-  const histories = await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() })));
-  const outcomes = await replayHistories(histories);
+  expect(dev.started.length).toBe(7);
+  const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
 }, 120_000);

@@ -7,39 +7,23 @@
 import { randomBytes } from 'crypto';
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
 import { reducerInput, synthesizerInput, splitterCorrection } from '../../src/strategies/phases';
-import { agent, answers, bundle, byInput } from '../orchestration/builders';
-import { childIds, failureOf, Harness, startHarness } from '../orchestration/harness';
+import { answers, byInput } from '../orchestration/builders';
+import { failureOf } from '../orchestration/harness';
 import { historyEvents, type HistoryEvent } from '../helpers/history';
-import { replayHistories } from '../helpers/replay';
 import { builtinTool } from '../runtime/builders';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
-import type { WorkflowHandle } from '@temporalio/client';
+import { recordingHarness } from './dev-server';
+import { scriptedTeam as team } from './team';
 
-let h: Harness;
-beforeAll(async () => { h = await startHarness('phases'); });
-afterAll(async () => { await h?.close(); });
-
-const started: WorkflowHandle[] = [];
-async function start(...args: Parameters<Harness['start']>) {
-  const wf = await h.start(...args);
-  started.push(wf);
-  return wf;
-}
+const dev = recordingHarness('phases');
+const { start, started } = dev;
 
 const say = (content: string): ScriptedReply => ({ content });
 const echo = (prefix: string, latency_ms = 0): ScriptedModelConfig => ({ turns: [say(`${prefix}{{message}}`)], latency_ms });
-
-function team(root: string, config: Record<string, unknown>, members: Record<string, ScriptedModelConfig>) {
-  const pattern: StrategiesPattern = { type: 'strategies', agents: Object.keys(members).map((name) => ({ name, agent_id: `m-${name.toLowerCase()}` })), config: config as StrategiesPattern['config'] };
-  return bundle(root, [
-    agent({ id: root, model: answers('orchestrator'), pattern }),
-    ...Object.entries(members).map(([name, model]) => agent({ id: `m-${name.toLowerCase()}`, model })),
-  ]);
-}
 
 /** Test agents carry runtime.timeout_seconds, which keeps a member out of inline runs: drop it for the Mapper. */
 function inlineMapper<B extends ReturnType<typeof team>>(b: B): B {
@@ -49,7 +33,7 @@ function inlineMapper<B extends ReturnType<typeof team>>(b: B): B {
 
 /** Member runs of a run (child workflow ids without the parent prefix). */
 async function members(wfId: string): Promise<string[]> {
-  return (await childIds(h, wfId)).map((id) => id.slice(wfId.length + 1));
+  return dev.members(wfId);
 }
 
 /** The most member runs in flight at once, read from the parent's history (start initiated → closed). */
@@ -262,8 +246,7 @@ describe('the seed examples under examples/strategies run offline, unchanged', (
 
 describe('replay', () => {
   test('every phase-strategy run of this file replays without nondeterminism', async () => {
-    const histories = await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() })));
-    const outcomes = await replayHistories(histories);
+    const outcomes = await dev.replayStarted();
     expect(outcomes.filter((o) => o.error)).toEqual([]);
     expect(outcomes).toHaveLength(started.length);
   });
