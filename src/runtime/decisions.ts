@@ -4,34 +4,12 @@
  * wins, closed members drop out), the flat list a status shows, the Current Details text, and how
  * `loom approve ROOT REF` finds the member holding a call. No Temporal import; unit tested.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject } from '../compiler/types';
 import type { DecideArgs, DescendantDecisionsReport, PendingApproval, PendingDecision } from '../shared/contract';
 
-export const REDACTED = '[redacted]';
-
-/**
- * `args` with every `sensitive_fields` path replaced by "[redacted]". Paths are dotted, `[]` marks
- * array items (`cards[].number`), as the compiler lists them (CompiledTool.sensitive_fields).
- */
-export function redactArgs(args: JsonObject, fields: readonly string[]): JsonObject {
-  if (!fields.length) return args;
-  let out: JsonValue = args;
-  for (const f of fields) out = redactPath(out, f.split('.'));
-  return out as JsonObject;
-}
-
-function redactPath(v: JsonValue, parts: string[]): JsonValue {
-  if (!parts.length || v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-  const [head, ...rest] = parts;
-  const arrayItems = head.endsWith('[]');
-  const key = arrayItems ? head.slice(0, -2) : head;
-  if (!(key in v)) return v;
-  const cur = v[key];
-  let next: JsonValue;
-  if (arrayItems && Array.isArray(cur)) next = rest.length ? cur.map((x) => redactPath(x, rest)) : cur.map(() => REDACTED);
-  else next = rest.length ? redactPath(cur, rest) : REDACTED;
-  return { ...v, [key]: next };
-}
+// The one redaction of sensitive tool fields lives in src/policies/sensitive.ts (displays, logs, spans).
+import { REDACTED, redactArgs } from '../policies/sensitive';
+export { REDACTED, redactArgs };
 
 /** A run's own pending approvals as decisions (arguments redacted with the tool's sensitive fields). */
 export function approvalsAsDecisions(

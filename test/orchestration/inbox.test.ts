@@ -74,9 +74,9 @@ test('a 3-stage pipeline: the 2nd member\'s approval is in the root\'s status an
   });
   expect(Date.parse(dec.requested_at)).toBeLessThanOrEqual(Date.now());
   expect(Date.parse(dec.requested_at)).toBeGreaterThan(t0 - 60_000);
-  // The member's own status still shows the call unredacted to whoever asks it directly (unchanged wire field).
+  // The member's own status redacts the sensitive field too (issue 11: src/policies/sensitive.ts).
   const member = h.t.client.workflow.getHandle(dec.workflow_id);
-  expect((await statusOf(member)).pending_approvals.map((p) => p.arguments.card)).toEqual(['4111-1111']);
+  expect((await statusOf(member)).pending_approvals.map((p) => p.arguments.card)).toEqual(['[redacted]']);
   const details = await waitFor(async () => ((await currentDetails(wf)).includes('pay-1') ? currentDetails(wf) : undefined), 'the root\'s Current Details to list pay-1');
   expect(details).toContain('Waiting on a human (1):');
   expect(details).toContain('step-2-payer · payer · approval pay-1: charge {"text":"payer-pay-1","card":"[redacted]","amount":1}');

@@ -39,6 +39,7 @@ import { SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/handlers';
 import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
+import { redactToolArgs } from '../../policies/sensitive';
 import { HumanQueue, HumanResponse } from './human-queue';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
@@ -172,7 +173,8 @@ export class RunShell {
       step: c ? c.step : this.status.step,
       turn: c ? c.turn : this.status.turn,
       // A finished run (completed, failed, cancelled) has nothing left to approve.
-      pending_approvals: this.final ? [] : (this.opts.pendingApprovals?.() ?? []).map((p) => ({ ...p })),
+      // Sensitive tool fields redacted: status is read by operators and CLIs (a query: no history change).
+      pending_approvals: this.final ? [] : (this.opts.pendingApprovals?.() ?? []).map((p) => ({ ...p, arguments: redactToolArgs(p.tool, p.arguments, this.sensitive) })),
       // A call waiting for approval has not run yet: counted once it runs (the limits count it when asked).
       tool_calls_made: c ? Math.max(0, c.tool_calls - (this.opts.pendingApprovals?.().length ?? 0)) : this.status.tool_calls_made,
       token_usage: { ...this.usage },
