@@ -5,7 +5,7 @@
  * about files or commands. Each check says what is missing so the agent can be corrected.
  */
 import { extractJsonObject, resolveField } from './json';
-import type { ContractConfig, Turn, ValidatorName } from './types';
+import type { ContractConfig, StateMachineConfig, Turn, ValidatorName } from './types';
 
 export const BRIEF_FILE = 'brief.json';
 export const TEST_REPORT_FILE = 'test-report.json';
@@ -198,9 +198,16 @@ export function usesEvidence(config: { Selection?: unknown; Contracts?: unknown[
   return (config.Contracts ?? []).length > 0 || /"(Validators?)"\s*:/.test(JSON.stringify(config.Selection ?? {}));
 }
 
-/** The artifact files a turn's evidence must hold: the built-in validators' files and every contract's Source. */
-export function artifactPathsOf(contracts: readonly ContractConfig[] = []): string[] {
-  const paths = new Set<string>([BRIEF_FILE, TEST_REPORT_FILE]);
+/** Seed MaxRevisits escalation: the ReviewArtifactPath of every state-machine transition with MaxRevisits > 0. */
+export function reviewArtifactPathsOf(config: { Selection?: { StateMachine?: StateMachineConfig } }): string[] {
+  const states = Object.values(config.Selection?.StateMachine?.States ?? {});
+  const paths = states.flatMap((st) => (st.Transitions ?? []).flatMap((t) => ((t.MaxRevisits ?? 0) > 0 && t.ReviewArtifactPath ? [t.ReviewArtifactPath] : [])));
+  return [...new Set(paths)];
+}
+
+/** The artifact files a turn's evidence must hold: the built-in validators' files, every contract's Source and `extra`. */
+export function artifactPathsOf(contracts: readonly ContractConfig[] = [], extra: readonly string[] = []): string[] {
+  const paths = new Set<string>([BRIEF_FILE, TEST_REPORT_FILE, ...extra]);
   for (const c of contracts) {
     for (const r of c.Requires ?? []) {
       if (r.FilesWritten?.Source) paths.add(r.FilesWritten.Source);

@@ -91,12 +91,11 @@ export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly C
       const k = key(s.current, idx);
       const max = t.MaxRevisits ?? 0;
       if (max > 0 && (s.fired[k] ?? 0) >= max) {
-        const objections = t.ReviewArtifactPath ? `The outstanding objections are listed in ${t.ReviewArtifactPath}.` : 'Review the outstanding objections in the history.';
         const { failure, stuck } = recordFailure(s, turn.agent, `"${t.Signal ?? t.To}" exceeded MaxRevisits ${max}`);
         return {
           state: { ...s, ...failure },
           decision: stuck ?? enter(s.current, `MaxRevisits ${max} reached on ${s.current} → ${t.To}: escalation`, {
-            message: `This transition (${s.current} → ${t.To}) has already fired ${max} time(s), its MaxRevisits. ${objections} Decide whether each objection is still blocking; do not send the work back again for the same objections.`,
+            message: escalationMessage(s.current, t.To, max, t.ReviewArtifactPath, turn),
             reviewArtifactPath: t.ReviewArtifactPath,
           }),
         };
@@ -123,6 +122,28 @@ export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly C
       return fire(s, t, k, signal, turn.agent);
     },
   };
+}
+
+/** Characters of the ReviewArtifactPath file quoted in a MaxRevisits escalation. */
+export const OBJECTIONS_MAX_CHARS = 2000;
+
+/**
+ * The MaxRevisits escalation for transition `from → to`: the reviewer is asked to decide, with the
+ * ReviewArtifactPath file quoted as the runtime read it after the turn (turn evidence), or told why
+ * it could not be quoted.
+ */
+export function escalationMessage(from: string, to: string, max: number, path: string | undefined, turn: Turn): string {
+  const head = `This transition (${from} → ${to}) has already fired ${max} time(s), its MaxRevisits.`;
+  const tail = 'Decide whether each objection is still blocking; do not send the work back again for the same objections.';
+  if (!path) return `${head} Review the outstanding objections in the history. ${tail}`;
+  const content = turn.evidence?.files?.[path];
+  if (typeof content === 'string' && content.trim()) {
+    const text = content.trim();
+    const cut = text.length > OBJECTIONS_MAX_CHARS ? `${text.slice(0, OBJECTIONS_MAX_CHARS)}\n[… ${text.length - OBJECTIONS_MAX_CHARS} more characters in ${path}]` : text;
+    return `${head} ${tail}\nThe outstanding objections, from ${path}:\n${cut}`;
+  }
+  const why = content === undefined ? 'this run did not read it' : 'it does not exist or is empty';
+  return `${head} The outstanding objections belong in ${path}, but ${why}; review them in the history. ${tail}`;
 }
 
 /** Every state reachable from Initial through To and Targets (for the validator). */

@@ -8,7 +8,7 @@
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { artifactPathsOf, usesEvidence } from '../strategies/evidence';
+import { artifactPathsOf, reviewArtifactPathsOf, usesEvidence } from '../strategies/evidence';
 import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../strategies';
 
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
@@ -20,7 +20,11 @@ export class RunEvidence {
   private readonly files: string[] | undefined;
 
   private constructor(readonly workspace: string, config: StrategyConfig) {
-    this.files = usesEvidence(config) ? artifactPathsOf(config.Contracts ?? []) : undefined;
+    const review = reviewArtifactPathsOf(config);
+    // A MaxRevisits escalation quotes its ReviewArtifactPath from the turn's evidence; runs from before
+    // patch strategies-review-artifact gathered evidence only for validators and contracts.
+    const gather = usesEvidence(config) || (review.length > 0 && patched('strategies-review-artifact'));
+    this.files = gather ? artifactPathsOf(config.Contracts ?? [], review) : undefined;
   }
 
   /** A fresh run decides once (the patch) and resolves its workspace; a continued run reuses its carry. */

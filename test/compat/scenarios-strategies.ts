@@ -2,8 +2,9 @@
  * Compat scenarios for seed 002 routing strategies (strategiesWorkflow), each stopped at a waiting
  * point mid-conversation, recorded, then finished on another version: keyword routing with a member
  * waiting for a tool approval, a graph edge waiting for route approval, and a parallel fan-out with
- * one branch waiting. They reach patch `strategies-transcript-store` (the transcript's home is
- * chosen at the start). Registered in scenarios.ts.
+ * one branch waiting (patch `strategies-transcript-store`: the transcript's home is chosen at the
+ * start); a state machine whose MaxRevisits escalation reads ReviewArtifactPath from evidence (patch
+ * `strategies-review-artifact`: such runs gather evidence without validators). Registered in scenarios.ts.
  */
 import type { CompiledAgent } from '../../src/compiler/types';
 import { agent as member, answers, byInput } from '../orchestration/builders';
@@ -81,6 +82,36 @@ export function strategiesScenarios(): Scenario[] {
       input: 'feature',
       ready: (t) => pendingIn(t, (id) => id.includes('-branch-0-')) === 1 && t.some((m) => m.workflowId.includes('-branch-1-') && !m.open),
       expected: 'integrated API 42 and UI',
+    },
+    {
+      name: 'strategies-revisits-review-artifact',
+      waitsAt: 'statemachine with MaxRevisits and ReviewArtifactPath (no validators, no contracts): the Planner (turn 1) waiting for tool approval; later the back-edge exceeds MaxRevisits',
+      patches: ['strategies-review-artifact'],
+      workflowType: 'strategiesWorkflow',
+      bundle: () =>
+        strategiesTeam('c-strat-revisits', {
+          Selection: {
+            Type: 'statemachine',
+            StateMachine: {
+              Initial: 'Planning',
+              States: {
+                Planning: { Agent: 'Planner', Transitions: [{ To: 'Implementation', Signal: 'HANDOFF TO DEVELOPER' }] },
+                Implementation: { Agent: 'Developer', Transitions: [{ To: 'Review', Signal: 'HANDOFF TO REVIEWER' }] },
+                Review: { Agent: 'Reviewer', Transitions: [{ To: 'Done', Signal: 'APPROVED' }, { To: 'Implementation', Signal: 'REVISION REQUIRED', MaxRevisits: 1, ReviewArtifactPath: 'review.md' }] },
+                Done: { Agent: 'Reviewer', Terminal: true },
+              },
+            },
+          },
+          Termination: { Type: 'regex', Pattern: '\\bAPPROVED\\b', AgentNames: ['Reviewer'], MaxIterations: 12 },
+        }, {
+          Planner: approvingSpeaker('rv-planner', 'Plan {{last_tool_result}}\nHANDOFF TO DEVELOPER'),
+          Developer: member({ id: 'rv-developer', model: answers('Code.\nHANDOFF TO REVIEWER') }),
+          // Both versions escalate with this sentence; only the patched one also quotes review.md (absent here).
+          Reviewer: member({ id: 'rv-reviewer', model: byInput([{ contains: 'has already fired 1 time(s), its MaxRevisits.', reply: { content: 'Objections settled.\nAPPROVED' } }], { content: 'Naming.\nREVISION REQUIRED' }) }),
+        }),
+      input: 'build it',
+      ready: (t) => pendingIn(t, (id) => id.endsWith('/turn-1-Planner')) === 1,
+      expected: 'Objections settled.\nAPPROVED',
     },
   ];
 }

@@ -191,6 +191,35 @@ describe('state machine contracts, RecoveryAgent and HandoffContext', () => {
   });
 });
 
+describe('state machine MaxRevisits escalation over the real review artifact', () => {
+  test('past MaxRevisits the reviewer is re-invoked with ReviewArtifactPath quoted as it was written, not the back-edge', async () => {
+    const b = team('ev-revisits', {
+      Selection: {
+        Type: 'statemachine',
+        StateMachine: {
+          Initial: 'Implementation',
+          States: {
+            Implementation: { Agent: 'Developer', Transitions: [{ To: 'Review', Signal: 'HANDOFF TO REVIEWER' }] },
+            Review: { Agent: 'Reviewer', Transitions: [{ To: 'Done', Signal: 'APPROVED' }, { To: 'Implementation', Signal: 'REVISION REQUIRED', MaxRevisits: 1, ReviewArtifactPath: 'review.md' }] },
+            Done: { Agent: 'Reviewer', Terminal: true },
+          },
+        },
+      },
+      Termination: { Type: 'regex', Pattern: '\\bAPPROVED\\b', AgentNames: ['Reviewer'], MaxIterations: 10 },
+    }, {
+      Developer: answers('Code.\nHANDOFF TO REVIEWER'),
+      Reviewer: script([
+        { turn: 3, when: 'The outstanding objections, from review.md:\n- naming is off\n- still no tests', replies: [say('Naming is cosmetic; tests are tracked separately.\nAPPROVED')] },
+        { turn: 1, replies: [write('review.md', '- naming is off\n'), say('REVISION REQUIRED')] },
+        { turn: 2, replies: [write('review.md', '- naming is off\n- still no tests\n'), say('REVISION REQUIRED')] },
+      ]),
+    });
+    const { wf } = await start(b, 'build it');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('Naming is cosmetic; tests are tracked separately.\nAPPROVED');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Developer', 'turn-2-Reviewer', 'turn-3-Developer', 'turn-4-Reviewer', 'turn-5-Reviewer']);
+  });
+});
+
 describe('keyword graph validators over real evidence', () => {
   test('an edge\'s RequireShellPass blocks while the real command fails and fires once it exits 0; a Terminal node ends only when its Validators pass', async () => {
     const report = JSON.stringify({ tests: [{ name: 'app is v2', status: 'pass' }], summary: { passed: 1, failed: 0, skipped: 0 } });
@@ -249,7 +278,7 @@ describe('examples/strategies/evidence-team (offline, scripted team, real files 
 
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(7);
+  expect(dev.started.length).toBe(8);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
 }, 120_000);

@@ -2,7 +2,8 @@
  * signals, MaxRevisits escalation, RecoveryAgent, HandoffContext, parallel fan-out and join,
  * terminal states; property: the machine never reaches an undeclared state. */
 import fc from 'fast-check';
-import { stateMachineRouter, StateMachineState } from '../../src/strategies/statemachine';
+import { OBJECTIONS_MAX_CHARS, stateMachineRouter, StateMachineState } from '../../src/strategies/statemachine';
+import { reviewArtifactPathsOf } from '../../src/strategies/evidence';
 import { decide } from '../../src/strategies/router';
 import type { ContractConfig, FanOutDecision, SpeakDecision, StateMachineConfig, StrategyConfig, Turn } from '../../src/strategies/types';
 import { CONTRACTS_YAML, DEV_TEAM, HANDOFF_CONTEXT_STATE_YAML, load, PARALLEL_AGENTS, PARALLEL_YAML, STATEMACHINE_YAML } from './seed-examples';
@@ -105,6 +106,17 @@ describe('statemachine: transition options', () => {
     expect(decisions[5]).toMatchObject({ agent: 'Reviewer', reviewArtifactPath: 'review.md', message: expect.stringMatching(/already fired 2 time\(s\).*review\.md/) });
     const generic = walk(stateMachineRouter(machine({ MaxRevisits: 1 })), [turn('Reviewer', 'REVISION REQUIRED'), turn('Developer', 'v2'), turn('Reviewer', 'REVISION REQUIRED')]);
     expect((generic.last.decision as SpeakDecision).message).toMatch(/in the history/);
+  });
+
+  test('MaxRevisits escalation quotes ReviewArtifactPath as read after the turn (capped), or says why it cannot', () => {
+    const r = stateMachineRouter(machine({ MaxRevisits: 1, ReviewArtifactPath: 'review.md' }));
+    const last = (t: Turn) => (walk(r, [turn('Reviewer', 'REVISION REQUIRED'), turn('Developer', 'v2'), t]).last.decision as SpeakDecision).message;
+    expect(last(withEvidence('Reviewer', 'REVISION REQUIRED', { files: { 'review.md': '- naming\n- no tests\n' } })))
+      .toBe('This transition (Review → Fix) has already fired 1 time(s), its MaxRevisits. Decide whether each objection is still blocking; do not send the work back again for the same objections.\nThe outstanding objections, from review.md:\n- naming\n- no tests');
+    expect(last(withEvidence('Reviewer', 'REVISION REQUIRED', { files: { 'review.md': 'x'.repeat(OBJECTIONS_MAX_CHARS + 5) } }))).toMatch(/x\n\[… 5 more characters in review\.md\]$/);
+    expect(last(withEvidence('Reviewer', 'REVISION REQUIRED', { files: { 'review.md': null } }))).toMatch(/belong in review\.md, but it does not exist or is empty; review them in the history/);
+    expect(reviewArtifactPathsOf({ Selection: { StateMachine: machine({ MaxRevisits: 1, ReviewArtifactPath: 'review.md' }) } })).toEqual(['review.md']);
+    expect(reviewArtifactPathsOf({ Selection: { StateMachine: machine({ ReviewArtifactPath: 'review.md' }) } })).toEqual([]);
   });
 
   test('RecoveryAgent runs once after repeated contract failures; its own turn is not evaluated', () => {
