@@ -17,6 +17,8 @@ import { MessageStore } from './message-store';
 import { withHeartbeat } from './react-tools';
 import { redactModelReply, redactModelTurn } from './policies';
 import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
+import { callStreamedSignal, streamedCallsQuery } from '../shared/handlers';
+import { StreamTextSink } from './stream-text';
 
 export interface ModelTurnInput {
   bundle: BlobRef;
@@ -34,6 +36,12 @@ export interface ModelTurnInput {
   input?: JsonValue;
   extra_tools?: ExtraToolSpec[];
   forbid_tools?: boolean;
+  /**
+   * Seed 003 streaming: `calls` sends each registry-tool call complete in the stream to the run
+   * (callStreamed signal; dependencies loop), `text` writes the text as it arrives to the store
+   * (`loom run --stream`, src/activities/stream-text.ts).
+   */
+  stream?: { calls?: boolean; text?: boolean };
 }
 
 export interface ModelTurnOutput {
@@ -56,6 +64,10 @@ export interface ProviderRequest {
   turn: number;
   input: JsonValue;
   signal?: AbortSignal;
+  /** Streaming: a tool call complete in the stream (awaited before the stream is read further). */
+  onCall?: (call: ToolCall) => Promise<void>;
+  /** Streaming: reply text as it arrives. */
+  onText?: (delta: string) => void;
 }
 export interface ProviderReply {
   content?: string;
@@ -122,8 +134,19 @@ export const scriptedProvider: Provider = async (req) => {
   }
   const usage = scriptedUsage(reply, (last?.content ?? '').length, (content ?? '') + JSON.stringify(out.tool_calls ?? []));
   if (req.prefs.max_output_tokens !== undefined) usage.completion_tokens = Math.min(usage.completion_tokens, req.prefs.max_output_tokens);
-  return { content, tool_calls: req.prefs.tool_choice === 'none' ? undefined : out.tool_calls, usage };
+  const calls = req.prefs.tool_choice === 'none' ? undefined : out.tool_calls;
+  // Streaming, deterministically: the text in fixed-size chunks, then each call in reply order.
+  if (req.onText && content) for (const chunk of scriptedChunks(content)) req.onText(chunk);
+  if (req.onCall) for (const c of calls ?? []) await req.onCall(c);
+  return { content, tool_calls: calls, usage };
 };
+
+/** The scripted provider's stream: `text` in chunks of 16 characters. */
+export function scriptedChunks(text: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += 16) out.push(text.slice(i, i + 16));
+  return out;
+}
 
 async function sleepHeartbeating(ms: number, signal?: AbortSignal): Promise<void> {
   const end = Date.now() + ms;
@@ -170,7 +193,11 @@ export function createModelActivity(deps: ModelDeps) {
     } catch {
       ctx = undefined;
     }
-    const raw = await withHeartbeat(() => provider({
+    const stream = streamChannels(deps, agent, inp, ctx);
+    // A retry after calls were taken from the stream completes the turn with exactly those calls
+    // (they may be running already); the model plans the rest on the next turn.
+    const taken = await stream.taken();
+    const raw = taken.length ? { tool_calls: taken, usage: { prompt_tokens: 0, completion_tokens: 0 } } : await withHeartbeat(() => provider({
       model,
       agent,
       // Seed 000: agf.react `config.instructions` reach the model verbatim; the Markdown body's
@@ -182,8 +209,10 @@ export function createModelActivity(deps: ModelDeps) {
       turn: inp.turn,
       input,
       signal: ctx?.cancellationSignal,
+      ...stream.hooks,
     }));
-    const reply = redactModelReply(agent, raw);
+    const reply = redactModelReply(agent, raw as ProviderReply);
+    await stream.finish(reply.content);
     const msg: Message = { role: 'assistant', content: reply.content ?? '' };
     if (reply.tool_calls?.length) msg.tool_calls = reply.tool_calls;
     const newHead = await deps.messages.append(head, msg);
@@ -192,5 +221,35 @@ export function createModelActivity(deps: ModelDeps) {
     if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;
     else out.output_check = checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError);
     return out;
+  };
+}
+
+/**
+ * The streaming side channels of one model turn. Calls go to the run only on the dependencies loop
+ * (ModelTurnInput.stream.calls) and only for registry tools: runtime tools (delegation, escalation,
+ * a terminal hand-off) wait for the whole reply. Text goes to the store only when asked
+ * (`loom run --stream`), and not while policies.pii_redaction is on (a chunk cannot be redacted
+ * reliably): then the redacted text is written once, when the reply is complete.
+ */
+function streamChannels(deps: ModelDeps, agent: CompiledAgent, inp: ModelTurnInput, ctx: Context | undefined) {
+  const info = ctx?.info;
+  const wid = info?.workflowExecution?.workflowId;
+  const handle = inp.stream?.calls && ctx && wid ? ctx.client.workflow.getHandle(wid) : undefined;
+  const registry = new Set(agent.tools.refs.map((t) => t.tool_id));
+  const sink = inp.stream?.text && wid ? new StreamTextSink(deps.messages.blobs, wid, inp.turn, info?.attempt ?? 1) : undefined;
+  const rawText = sink && !agent.policies.pii_redaction;
+  const hooks: Pick<ProviderRequest, 'onCall' | 'onText'> = {
+    ...(handle ? { onCall: async (call: ToolCall) => { if (registry.has(call.name)) await handle.signal(callStreamedSignal, { turn: inp.turn, call }); } } : {}),
+    ...(rawText ? { onText: (delta: string) => sink.add(delta) } : {}),
+  };
+  return {
+    hooks,
+    async taken(): Promise<ToolCall[]> {
+      if (!handle || (info?.attempt ?? 1) <= 1) return [];
+      return handle.query(streamedCallsQuery, inp.turn);
+    },
+    async finish(content: string | undefined): Promise<void> {
+      await sink?.finish(content ?? '');
+    },
   };
 }

@@ -123,6 +123,7 @@ export function buildRequest(req: ProviderRequest): ChatCompletionCreateParamsNo
   if (p.top_p !== undefined) body.top_p = p.top_p;
   if (p.stop_sequences?.length) body.stop = p.stop_sequences;
   if (p.max_output_tokens !== undefined) body.max_tokens = p.max_output_tokens;
+  if (p.reasoning_effort) body.reasoning_effort = p.reasoning_effort;
   return body;
 }
 
@@ -199,6 +200,14 @@ export const openaiProvider: Provider = async (req) => {
     timeout: (cfg.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_S) * 1000,
     defaultHeaders: { ...extraHeaders(cfg.header_envs), ...(key ? {} : { Authorization: null }) },
   });
+  // Streaming (seed 003): asked for by the model activity when calls or text go out as they arrive.
+  if (req.onCall || req.onText) {
+    try {
+      return await streamReply(client, req);
+    } catch (e) {
+      throw failure(req, e, key);
+    }
+  }
   let res: OpenAI.Chat.Completions.ChatCompletion;
   try {
     res = await client.chat.completions.create(buildRequest(req), { signal: req.signal });
@@ -211,3 +220,50 @@ export const openaiProvider: Provider = async (req) => {
     throw failure(req, e, key);
   }
 };
+
+/**
+ * One turn over the streaming API: text deltas go to `onText` as they arrive; a tool call is
+ * complete once the stream moves on to the next call's index (or finishes), and goes to `onCall`
+ * then, before the rest of the stream is read. Ids and arguments are assembled exactly as the
+ * final reply reports them, so a call that went out early matches its entry in the reply.
+ */
+async function streamReply(client: OpenAI, req: ProviderRequest): Promise<ProviderReply> {
+  const stream = await client.chat.completions.create({ ...buildRequest(req), stream: true, stream_options: { include_usage: true } }, { signal: req.signal });
+  const parts: { id: string; name: string; args: string }[] = [];
+  let content = '';
+  let refusal = '';
+  let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+  let sent = 0;
+  const toCall = (i: number): ToolCall => ({ id: parts[i].id || `call_t${req.turn}_${i}`, name: parts[i].name, arguments: parseToolArguments(parts[i].args) });
+  const sendUpTo = async (n: number): Promise<void> => {
+    for (; sent < n; sent++) if (parts[sent]) await req.onCall?.(toCall(sent));
+  };
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = { prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 };
+    const choice = chunk.choices?.[0];
+    const d = choice?.delta;
+    if (d?.content) {
+      content += d.content;
+      req.onText?.(d.content);
+    }
+    if (d?.refusal) refusal += d.refusal;
+    for (const tc of d?.tool_calls ?? []) {
+      if (tc.type !== undefined && tc.type !== 'function') continue;
+      await sendUpTo(tc.index);
+      const p = (parts[tc.index] ??= { id: '', name: '', args: '' });
+      if (tc.id) p.id = tc.id;
+      if (tc.function?.name) p.name += tc.function.name;
+      if (tc.function?.arguments) p.args += tc.function.arguments;
+    }
+    if (choice?.finish_reason) await sendUpTo(parts.length);
+  }
+  await sendUpTo(parts.length);
+  const calls = parts.map((_, i) => toCall(i)).filter((_, i) => parts[i]);
+  const text = content || refusal || undefined;
+  const reply: ProviderReply = { usage: usage ?? { prompt_tokens: 0, completion_tokens: 0 } };
+  if (calls.length) {
+    reply.tool_calls = calls;
+    if (text) reply.content = text;
+  } else reply.content = text ?? '';
+  return reply;
+}

@@ -6,6 +6,8 @@
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';
 import { statusQuery } from '../shared/handlers';
+import type { BlobStore } from '../store/types';
+import { parseStreamRecord, STREAM_RECORD_KIND, StreamTextRecord } from '../activities/stream-text';
 
 export interface RunWatcher {
   /** Stop polling; resolves when the query in flight has settled (rejects if onStatus threw). */
@@ -96,4 +98,73 @@ export function describeFailure(err: WorkflowFailedError): string {
     cause = cause.cause;
   }
   return parts.length ? parts[parts.length - 1] + (parts.length > 1 ? ` (via ${parts.slice(0, -1).join(' → ')})` : '') : err.message;
+}
+
+/**
+ * `loom run --stream`: prints the model's text as it arrives, from the store record the model
+ * activity writes (src/activities/stream-text.ts; the same store on a real cluster, never history).
+ * Polls the record; `stop()` prints what is left once the run has ended.
+ */
+export function watchStreamText(store: BlobStore, workflowId: string, write: (text: string) => void, intervalMs = 150): { stop(): Promise<void> } {
+  const printer = streamPrinter(write);
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const poll = async () => {
+    try {
+      const r = parseStreamRecord(await store.getRecord(STREAM_RECORD_KIND, workflowId));
+      if (r) printer(r);
+    } catch {
+      // the side channel is best effort: the run's result is printed anyway
+    }
+  };
+  const done = (async () => {
+    while (!stopped) {
+      await poll();
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, intervalMs);
+        wake = () => { clearTimeout(t); resolve(); };
+      });
+    }
+    await poll();
+    printer(undefined);
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await done;
+    },
+  };
+}
+
+/** Prints each new piece of a turn's text once; a new turn (or a retried model call) starts a new line. `undefined` ends the output. */
+export function streamPrinter(write: (text: string) => void): (r: StreamTextRecord | undefined) => void {
+  let turn = -1;
+  let attempt = 0;
+  let printed = 0;
+  let lineOpen = false;
+  return (r) => {
+    if (!r) {
+      if (lineOpen) write('\n');
+      lineOpen = false;
+      return;
+    }
+    if (r.turn !== turn || r.attempt !== attempt) {
+      if (lineOpen) write('\n');
+      if (r.turn === turn) write(`(model call retried, attempt ${r.attempt})\n`);
+      turn = r.turn;
+      attempt = r.attempt;
+      printed = 0;
+      lineOpen = false;
+    }
+    if (r.text.length > printed) {
+      write(r.text.slice(printed));
+      printed = r.text.length;
+      lineOpen = true;
+    }
+    if (r.done && lineOpen) {
+      write('\n');
+      lineOpen = false;
+    }
+  };
 }

@@ -9,7 +9,7 @@ import { startPrepared, type PreparedRun } from './runs';
 
 export type RunEnd = { ok: true; workflowId: string; output: JsonValue } | { ok: false; workflowId: string; reason: string };
 
-export async function runToEnd(client: Client, prepared: PreparedRun, opts: { json: boolean; uiUrl?: string; namespace: string; say: (line: string) => void }): Promise<RunEnd> {
+export async function runToEnd(client: Client, prepared: PreparedRun, opts: { json: boolean; uiUrl?: string; namespace: string; say: (line: string) => void; follow?: (workflowId: string) => { stop(): Promise<void> } }): Promise<RunEnd> {
   const { webUiLink } = await import('./connect');
   const { watchRun, describeFailure } = await import('./progress');
   const { WorkflowFailedError } = await import('@temporalio/client');
@@ -17,6 +17,8 @@ export async function runToEnd(client: Client, prepared: PreparedRun, opts: { js
   const link = webUiLink(opts.uiUrl, opts.namespace, handle.workflowId);
   opts.say(`started ${handle.workflowId}${link ? `\n  ${link}` : ''}`);
   const watcher = opts.json ? undefined : watchRun(handle, opts.say);
+  // `loom run --stream`: the model's text as it arrives (src/cli/progress.ts watchStreamText).
+  const follower = opts.follow?.(handle.workflowId);
   let result;
   try {
     result = await handle.result();
@@ -28,6 +30,7 @@ export async function runToEnd(client: Client, prepared: PreparedRun, opts: { js
     throw err;
   } finally {
     await watcher?.stop();
+    await follower?.stop();
   }
   for (const w of result?.warnings ?? []) opts.say(`warning: ${w}`);
   if (link) opts.say(`history: ${link}`);

@@ -131,21 +131,40 @@ export class ExecutionPlan {
   private readonly writers = new Map<string, string>();
   private readonly unreported: Settled[] = [];
 
-  constructor(toolCalls: ToolCall[], private stateNow: JsonObject) {
-    const ids = new Set<string>();
-    for (const tc of toolCalls) {
-      const p = planCall(tc);
-      if ('error' in p) {
-        this.calls.push({ id: tc.id, name: tc.name, args: {}, dependsOnCalls: [], dependsOnPaths: [] });
-        this.end(tc.id, 'refused', p.error);
-      } else {
-        this.calls.push(p.call);
-        this.status.set(tc.id, 'pending');
-      }
-      ids.add(tc.id);
-    }
-    for (const c of this.pendingCalls()) this.refuseBadReferences(c, ids);
-    this.refuseCycles();
+  /** State before this Request: what write-once refuses against (the Request's own writes make alternatives). */
+  private readonly before: JsonObject;
+  /** Streaming (seed 003 "Request & Call Streaming"): calls still arrive; references and cycles are judged at close(). */
+  private streaming: boolean;
+
+  constructor(toolCalls: ToolCall[], private stateNow: JsonObject, opts: { streaming?: boolean } = {}) {
+    this.before = stateNow;
+    this.streaming = opts.streaming === true;
+    for (const tc of toolCalls) this.plan(tc);
+    if (!this.streaming) this.judgeReferences();
+  }
+
+  /**
+   * A call that arrived from the stream (false when its id is already planned). It may start
+   * before the reply ends; a call id or path it names that has not arrived yet just waits.
+   */
+  add(tc: ToolCall): boolean {
+    if (!this.streaming) throw new Error('calls are added only while the reply streams');
+    if (this.byId(tc.id)) return false;
+    this.plan(tc);
+    const c = this.byId(tc.id)!;
+    if (this.status.get(c.id) === 'pending' && c.outputPath && written(this.before, c.outputPath)) this.refuseWrittenPath(c);
+    return true;
+  }
+
+  /** The stream ended: every call is known, so unknown references and cycles are refused now. */
+  close(): void {
+    if (!this.streaming) return;
+    this.streaming = false;
+    this.judgeReferences();
+  }
+
+  get open(): boolean {
+    return this.streaming;
   }
 
   get state(): JsonObject {
@@ -215,6 +234,23 @@ export class ExecutionPlan {
     return this.reasons.get(id);
   }
 
+  private plan(tc: ToolCall): void {
+    const p = planCall(tc);
+    if ('error' in p) {
+      this.calls.push({ id: tc.id, name: tc.name, args: {}, dependsOnCalls: [], dependsOnPaths: [] });
+      this.end(tc.id, 'refused', p.error);
+    } else {
+      this.calls.push(p.call);
+      this.status.set(tc.id, 'pending');
+    }
+  }
+
+  private judgeReferences(): void {
+    const ids = new Set(this.calls.map((c) => c.id));
+    for (const c of this.pendingCalls()) this.refuseBadReferences(c, ids);
+    this.refuseCycles();
+  }
+
   private pendingCalls(): PlannedCall[] {
     return this.calls.filter((c) => this.status.get(c.id) === 'pending');
   }
@@ -239,9 +275,11 @@ export class ExecutionPlan {
       this.end(c.id, 'refused', `${DEPENDS_ON_KEY} names ${formatStatePath(p)}, which is not in State and no call of this reply writes it (${OUTPUT_PATH_KEY})`);
       return;
     }
-    if (c.outputPath && written(this.stateNow, c.outputPath)) {
-      this.end(c.id, 'refused', `${formatStatePath(c.outputPath)} is already written and State is write-once; choose a new ${OUTPUT_PATH_KEY} or read the value from State`);
-    }
+    if (c.outputPath && written(this.before, c.outputPath)) this.refuseWrittenPath(c);
+  }
+
+  private refuseWrittenPath(c: PlannedCall): void {
+    this.end(c.id, 'refused', `${formatStatePath(c.outputPath!)} is already written and State is write-once; choose a new ${OUTPUT_PATH_KEY} or read the value from State`);
   }
 
   /** Calls on a dependency cycle (a path dependency points at every call that may write it). */
@@ -262,7 +300,8 @@ export class ExecutionPlan {
       if (s === 'failed' || s === 'skipped' || s === 'refused') return `skipped: dependency ${d} ${s === 'failed' ? 'failed' : `was ${s}`}`;
     }
     for (const p of c.dependsOnPaths) {
-      if (readState(this.stateNow, p) !== undefined) continue;
+      // While the reply streams, a writer of the path may still arrive.
+      if (readState(this.stateNow, p) !== undefined || this.streaming) continue;
       const live = this.calls.some((o) => o.outputPath && overlaps(o.outputPath, p) && ['pending', 'running'].includes(this.status.get(o.id)!));
       if (!live) return `skipped: dependency ${formatStatePath(p)} was not written (every call writing it failed or was skipped)`;
     }

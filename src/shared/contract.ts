@@ -49,6 +49,8 @@ export interface RunOptions {
   workspace?: string;
   /** For children: who started this run (shown in status and summaries). */
   parent?: { workflow_id: string; role: string };
+  /** `loom run --allow-draft`: a root agent with status: draft may run (src/policies/lifecycle.ts). */
+  allow_draft?: boolean;
   /** Swarm: extra context block given to the member (seed 001 "How agents coordinate"). */
   context?: JsonObject;
   /**
@@ -67,6 +69,11 @@ export interface RunOptions {
    * after which agf.loop continues-as-new (default 4,000 events).
    */
   scale?: { batch_shard_size?: number; loop_history_events?: number };
+  /**
+   * `loom run --stream`: the model activity writes the reply text of the current turn, as it
+   * arrives, to the store record `stream`/<workflow id> (never to history); the CLI prints it.
+   */
+  stream_text?: boolean;
 }
 
 export interface ExtraToolSpec {
@@ -186,6 +193,8 @@ export const SIGNALS = {
   respond: 'respond',
   /** Member -> parent: the member's pending decisions subtree changed (DescendantDecisionsReport). */
   descendantDecisions: 'descendantDecisions',
+  /** Model activity -> its own react run: a tool call complete in the streamed reply (StreamedCall; seed 003). */
+  callStreamed: 'callStreamed',
 } as const;
 export const UPDATES = {
   approve: 'approveCall',
@@ -196,7 +205,16 @@ export const UPDATES = {
 } as const;
 export const QUERIES = {
   status: 'status',
+  /** The calls a react run took from the stream of one model turn (a retried model activity resumes from them). */
+  streamedCalls: 'streamedCalls',
 } as const;
+
+/**
+ * A tool call complete in the model's streamed reply, sent by the model activity to its react run
+ * (runtime.execution_loop dependencies) so the call can start before the reply ends. `turn` is the
+ * run's 0-based model turn; the activity's final reply remains the record of the turn.
+ */
+export interface StreamedCall { turn: number; call: { id: string; name: string; arguments: JsonObject } }
 
 /** approve: optional corrected `args`; `tool` replaces the call with another registry tool of the agent (run with `args`, default `{}`). */
 export interface ApproveArgs { call_id: string; args?: JsonObject; tool?: string; by?: string }

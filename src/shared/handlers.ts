@@ -19,9 +19,11 @@
  *  run status               statusQuery                status (query)       (none)          RunStatus
  *  member -> parent report  descendantDecisionsSignal  descendantDecisions  DescendantDecisionsReport
  *  answer in the tree       decideUpdate               decide (update)      DecideArgs      confirmation text
+ *  streamed tool call       callStreamedSignal         callStreamed         StreamedCall
+ *  calls taken from stream  streamedCallsQuery         streamedCalls        turn            StreamedCall['call'][]
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproveArgs, DecideArgs, DescendantDecisionsReport, RejectArgs, RespondArgs, RespondResult, RunStatus } from './contract';
+import type { ApproveArgs, DecideArgs, DescendantDecisionsReport, RejectArgs, RespondArgs, RespondResult, RunStatus, StreamedCall } from './contract';
 import { QUERIES, SIGNALS, UPDATES } from './contract';
 
 /** Approve a pending tool call (optionally with corrected arguments); rejected with a reason when the call is unknown or the arguments invalid. */
@@ -45,3 +47,7 @@ export const statusQuery = defineQuery<RunStatus>(QUERIES.status);
 export const descendantDecisionsSignal = defineSignal<[DescendantDecisionsReport]>(SIGNALS.descendantDecisions);
 /** Answer a decision pending anywhere in the run's tree (approve / reject / respond), forwarded to the run holding it; refused with what is pending when the ref names none. */
 export const decideUpdate = defineUpdate<string, [DecideArgs]>(UPDATES.decide);
+/** Model activity -> its react run: a tool call complete in the stream, to start before the reply ends (dependencies loop). */
+export const callStreamedSignal = defineSignal<[StreamedCall]>(SIGNALS.callStreamed);
+/** The calls the run took from the stream of a turn: a retried model activity completes the turn with them. */
+export const streamedCallsQuery = defineQuery<StreamedCall['call'][], [number]>(QUERIES.streamedCalls);

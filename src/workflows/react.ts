@@ -31,6 +31,7 @@ import { auditRun, redactInput, refuseModelsOutsideResidency } from './react/pol
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
+import { registerStreamHandlers } from './react/stream';
 
 export type { ReactState } from './react/state';
 
@@ -45,11 +46,13 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
 
   const agent = await loader.loadAgent.executeWithOptions(
     { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 }, summary: `load agent ${input.agent_id}` },
-    [{ bundle: input.bundle, agent_id: input.agent_id }],
+    // A root run (no parent) checks the lifecycle: draft needs allow_draft, disabled never runs.
+    [{ bundle: input.bundle, agent_id: input.agent_id, ...(input.options?.parent ? {} : { root: { allow_draft: input.options?.allow_draft === true } }) }],
   );
   shell.status.pattern = patternOf(agent);
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);
+  registerStreamHandlers(rx);
   book.replacementTools = [...rx.toolsById.keys()];
   gate.refusal = (tool) => {
     const t = rx.toolsById.get(tool);

@@ -27,10 +27,28 @@ export type FakeResponse =
       finish_reason?: string;
       /** Wait this long before answering (timeouts, cancellation). */
       delay_ms?: number;
+      /** Only for requests with `stream: true` (server-sent events). */
+      stream?: FakeStream;
     }
   | { kind: 'error'; status: number; headers?: Record<string, string>; message?: string; type?: string; code?: string }
   /** A 200 whose body is not JSON. */
   | { kind: 'raw'; status: number; body: string; headers?: Record<string, string> };
+
+/**
+ * How a streamed reply is sent: the content in chunks of `chunk_chars`, then each tool call as a
+ * first chunk (id, name) and its arguments in two halves; the finish chunk, usage and [DONE] last.
+ */
+export interface FakeStream {
+  chunk_chars?: number;
+  /** Pause between chunks. */
+  chunk_delay_ms?: number;
+  /** Before the first chunk of tool call i (0-based), wait for this. */
+  before_call?: (i: number) => Promise<void>;
+  /** Before the end of the stream (the finish chunk), wait for this: e.g. until a streamed call has started. */
+  hold_end?: () => Promise<void>;
+  /** Drop the connection right after the first chunk of tool call i (a stream that breaks mid-reply). */
+  cut_after_call_start?: number;
+}
 
 export interface RecordedRequest {
   method: string;
@@ -53,6 +71,8 @@ export interface RecordedRequest {
   at: number;
   /** Set when the client closed the connection before the (delayed) response was sent. */
   abortedAt?: number;
+  /** Streamed replies: Date.now() when the last event ([DONE]) was written. */
+  streamEndedAt?: number;
 }
 
 export interface FakeOpenAIServer {
@@ -119,6 +139,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
         return;
       }
       seq += 1;
+      if (body.stream === true) {
+        void streamReply(res, rec, next, `chatcmpl-${seq}`, body.model ?? 'fake', seq);
+        return;
+      }
       const usage = next.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
       const toolCallsOut = next.tool_calls?.map((c, i) => ({
         id: c.id ?? `call_${seq}_${i}`,
@@ -167,4 +191,43 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A reply as server-sent events (`stream: true`), chunked as `next.stream` says. */
+async function streamReply(res: http.ServerResponse, rec: RecordedRequest, next: Extract<FakeResponse, { kind: 'reply' }>, id: string, model: string, seq: number): Promise<void> {
+  const opts = next.stream ?? {};
+  const pause = () => (opts.chunk_delay_ms ? new Promise((r) => setTimeout(r, opts.chunk_delay_ms)) : Promise.resolve());
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const created = Math.floor(Date.now() / 1000);
+  const event = async (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    if (res.destroyed) return;
+    // resolved once flushed, so a cut right after it still delivers it
+    await new Promise<void>((r) => res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`, () => r()));
+    await pause();
+  };
+  await event({ role: 'assistant', content: '' });
+  const text = next.content ?? '';
+  const n = opts.chunk_chars ?? 8;
+  for (let i = 0; i < text.length; i += n) await event({ content: text.slice(i, i + n) });
+  for (const [i, c] of (next.tool_calls ?? []).entries()) {
+    await opts.before_call?.(i);
+    const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+    const half = Math.floor(args.length / 2);
+    await event({ tool_calls: [{ index: i, id: c.id ?? `call_${seq}_${i}`, type: 'function', function: { name: c.name, arguments: '' } }] });
+    if (opts.cut_after_call_start === i) {
+      res.destroy();
+      return;
+    }
+    await event({ tool_calls: [{ index: i, function: { arguments: args.slice(0, half) } }] });
+    await event({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+  }
+  await opts.hold_end?.();
+  if (res.destroyed) return;
+  const usage = next.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+  const finish = next.finish_reason ?? (next.tool_calls?.length ? 'tool_calls' : 'stop');
+  res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: {}, finish_reason: finish }] })}\n\n`);
+  res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+  res.write('data: [DONE]\n\n');
+  rec.streamEndedAt = Date.now();
+  res.end();
 }

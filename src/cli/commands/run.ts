@@ -1,41 +1,52 @@
 /**
  * `loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout S]
- * [--on-approval-timeout reject|escalate] [--session ID]`: compile, check the input (refused before anything
+ * [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--allow-draft]`: compile, check the input (refused before anything
  * starts), start the run, show live progress (turn, tool calls, approvals awaited), print the output.
+ * `--stream` (the default when stdout is a terminal and --json is not given) prints the model's text
+ * as it arrives, read from the shared store (RunOptions.stream_text), never from workflow history.
  * `--session ID` continues a chat session: the run sees the session's earlier exchanges, and its
  * own prompt and answer join the session when it succeeds (src/activities/session.ts).
  */
-import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
+import { defineCommand, flagString, registryDir, RUN_OPTIONS, UsageError } from '../args';
 
 export const run = defineCommand(
   'run',
   {
-    usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID]',
-    options: { ...RUN_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean' }, session: { type: 'string' } },
+    usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--allow-draft]',
+    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, session: { type: 'string' }, stream: { type: 'boolean' }, 'no-stream': { type: 'boolean' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {
     const agentId = args.positionals[0];
     const json = args.flags.json === true;
+    if (args.flags.stream === true && args.flags['no-stream'] === true) throw new UsageError('give --stream or --no-stream, not both');
+    const stream = args.flags.stream === true || (args.flags['no-stream'] !== true && !json && process.stdout.isTTY === true);
     // Loaded once the arguments are known good: a usage error never loads the compiler or gRPC.
     const { prepareRun, runOptionsFromFlags, recordSessionRun, RunError } = await import('../runs');
     const { connect } = await import('../connect');
     const { runToEnd } = await import('../run-flow');
     let prepared;
     try {
-      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')), flagString(args, 'session'));
+      const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
+      // --allow-draft: a draft root agent may run (the workflow input carries it; src/policies/lifecycle.ts).
+      const withDraft = args.flags['allow-draft'] === true ? { ...options, allow_draft: true } : options;
+      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), withDraft, flagString(args, 'session'));
     } catch (err) {
       if (err instanceof RunError) { process.stderr.write(`loom run: ${err.message}\n`); return 1; }
       throw err;
     }
     const say = (line: string) => { if (!json) process.stderr.write(line + '\n'); };
+    if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
     if (prepared.inputFromExample) say(`input (first of interface.input.examples): ${JSON.stringify(prepared.input)}`);
     const sess = prepared.session;
     if (sess) say(`session ${sess.id}: ${sess.prev.runs} earlier run(s), ${sess.kept} earlier message(s) given to the model${sess.dropped ? `, ${sess.dropped} left out (session budget)` : ''}`);
     const session = await connect({ embedded: 'with-worker', verbose: args.flags.verbose === true });
     try {
       if (session.embedded) say(`embedded Temporal server at ${session.address}${session.uiUrl ? `, Web UI ${session.uiUrl}` : ''}`);
-      const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say });
+      const { watchStreamText } = await import('../progress');
+      const { openBlobStore } = await import('../../activities/blob-store');
+      const follow = stream ? (wid: string) => watchStreamText(openBlobStore(), wid, (text) => void process.stdout.write(text)) : undefined;
+      const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say, follow });
       if (!end.ok) {
         process.stderr.write(`loom run: ${end.workflowId} failed: ${end.reason}\n`);
         return 1;

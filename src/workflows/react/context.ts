@@ -19,6 +19,7 @@ import type { ReactState } from './state';
 import { delegationTool } from './delegation';
 import { guardrailsEnabled } from './guardrails';
 import { escalationTool } from './escalation';
+import { CallStream } from './stream';
 
 const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
 
@@ -52,6 +53,8 @@ export class ReactRun {
   readonly guardOpts = GUARD_OPTS;
   readonly acts: ActivityInterfaceFor<Activities>;
   readonly workflowId = workflowInfo().workflowId;
+  /** Tool calls streaming in from the model turn in progress (dependencies loop; react/stream.ts). */
+  readonly stream = new CallStream();
   private readonly guardrailsOn: boolean;
 
   constructor(

@@ -15,42 +15,84 @@ import { runCall } from './tool-calls';
 
 /** Run the calls of one reply in dependency order; the results in reply order (one per call). */
 export async function runExecutionLoop(rx: ReactRun, calls: ToolCall[]): Promise<AppendItem[]> {
-  const plan = new ExecutionPlan(calls, rx.st.state ?? {});
-  const results = new Map<string, AppendItem>();
-  const original = new Map(calls.map((c) => [c.id, c]));
-  // Calls some other call names in `_dependsOn`: how they ended matters, so their outcome is read.
-  const dependedOn = new Set(plan.calls.flatMap((c) => c.dependsOnCalls));
-  let finished = 0;
-  let failure: unknown;
+  return new LoopDriver(rx, new ExecutionPlan(calls, rx.st.state ?? {})).finish(calls);
+}
 
-  const runOne = async (id: string): Promise<void> => {
-    const p = plan.byId(id)!;
-    try {
-      const item = await runCall(rx, { id, name: p.name, arguments: p.args });
-      const outcome = p.outputPath || dependedOn.has(id) ? await outcomeOf(rx, item) : { ok: true };
-      plan.complete(id, outcome.ok, outcome.value);
-      results.set(id, item);
-    } catch (e) {
-      failure ??= e;
-    } finally {
-      finished += 1;
-    }
-  };
+/**
+ * Drives one Request's plan: starts every unblocked call, records how each ended, until all have.
+ * On a streamed reply (seed 003 "Request & Call Streaming") calls are added as they arrive
+ * (react/stream.ts) and may run before the reply ends; `finish` takes the complete reply.
+ */
+export class LoopDriver {
+  private readonly results = new Map<string, AppendItem>();
+  private readonly original = new Map<string, ToolCall>();
+  private finished = 0;
+  private failure: unknown;
+  /** A streamed plan reads every call's outcome: a dependant naming it by id may arrive after it ended. */
+  private readonly readEvery: boolean;
 
-  for (;;) {
-    for (const s of plan.settle()) results.set(s.id, errorResult(original.get(s.id)!, s.reason));
-    if (plan.done()) break;
-    for (const id of plan.ready()) {
-      plan.start(id);
-      void runOne(id);
-    }
-    publish(rx, plan);
-    const seen = finished;
-    await condition(() => finished > seen);
-    if (failure !== undefined) throw failure;
+  constructor(
+    private readonly rx: ReactRun,
+    private readonly plan: ExecutionPlan,
+  ) {
+    this.readEvery = plan.open;
+    for (const c of plan.calls) this.original.set(c.id, { id: c.id, name: c.name, arguments: c.args });
   }
-  publish(rx, plan);
-  return calls.map((c) => results.get(c.id)!);
+
+  /** A call complete in the stream: planned, and started at once if unblocked (false: already planned). */
+  add(call: ToolCall): boolean {
+    if (!this.plan.add(call)) return false;
+    this.original.set(call.id, call);
+    this.pump();
+    return true;
+  }
+
+  /** The reply is complete: plan what did not stream, then run until every call ended; results in reply order. */
+  async finish(calls: ToolCall[]): Promise<AppendItem[]> {
+    if (this.plan.open) {
+      for (const c of calls) if (this.plan.add(c)) this.original.set(c.id, c);
+      this.plan.close();
+    } else for (const c of calls) this.original.set(c.id, c);
+    for (;;) {
+      this.pump();
+      if (this.plan.done()) break;
+      const seen = this.finished;
+      await condition(() => this.finished > seen);
+      if (this.failure !== undefined) throw this.failure;
+    }
+    publish(this.rx, this.plan);
+    const inReply = new Set(calls.map((c) => c.id));
+    const lost = this.plan.calls.filter((c) => !inReply.has(c.id));
+    // Only a reply that disagrees with its own stream gets here (the model activity prevents it).
+    if (lost.length) this.rx.shell.warn(`call(s) ${lost.map((c) => c.id).join(', ')} streamed and ran but are missing from the model's final reply: their results are not given to the model`);
+    return calls.map((c) => this.results.get(c.id)!);
+  }
+
+  /** Report refusals and skips, start every unblocked call, publish where each stands. */
+  private pump(): void {
+    for (const s of this.plan.settle()) this.results.set(s.id, errorResult(this.original.get(s.id)!, s.reason));
+    for (const id of this.plan.ready()) {
+      this.plan.start(id);
+      void this.runOne(id);
+    }
+    publish(this.rx, this.plan);
+  }
+
+  private async runOne(id: string): Promise<void> {
+    const p = this.plan.byId(id)!;
+    try {
+      const item = await runCall(this.rx, { id, name: p.name, arguments: p.args });
+      // Calls some other call names in `_dependsOn`: how they ended matters, so their outcome is read.
+      const named = this.readEvery || this.plan.calls.some((c) => c.dependsOnCalls.includes(id));
+      const outcome = p.outputPath || named ? await outcomeOf(this.rx, item) : { ok: true };
+      this.plan.complete(id, outcome.ok, outcome.value);
+      this.results.set(id, item);
+    } catch (e) {
+      this.failure ??= e;
+    } finally {
+      this.finished += 1;
+    }
+  }
 }
 
 /** Did the call succeed, and what does it write to State? Inline items are refusals/rejections (errors) or results already in hand. */

@@ -62,10 +62,19 @@ async function modelTurn(rx: ReactRun, noTools: boolean): Promise<ModelTurnOutpu
     ...(rx.modelExtraTools.length ? { extra_tools: rx.modelExtraTools } : {}),
     ...(rx.forbidTools ? { forbid_tools: true } : {}),
   };
+  // Seed 003 streaming (new configuration only, so no patch): calls join the plan as they stream
+  // (dependencies loop); `loom run --stream` reads the text from the store, never from history.
+  const streamCalls = ag.runtime.execution_loop === 'dependencies' && !noTools;
+  const streamText = input.options?.stream_text === true;
+  if (streamCalls || streamText) modelIn.stream = { ...(streamCalls ? { calls: true } : {}), ...(streamText ? { text: true } : {}) };
+  if (streamCalls) rx.stream.begin(turn);
   let out: ModelTurnOutput;
   try {
     out = await rx.acts.modelTurn.executeWithOptions({ ...rx.modelOpts, summary: `model ${model.model_id}, turn ${turn + 1}` }, [modelIn]);
   } catch (e) {
+    rx.stream.end();
+    // Calls already started from the stream cannot be redone on another model: the run fails.
+    if (rx.stream.take()) throw e;
     // runtime.fallback_model takes over once the model's retries are exhausted (provider outage,
     // rate limits that outlast retry_policy). Patched: older runs failed here.
     if (isCancellation(e) || !ag.runtime.fallback_model || st.fallback || !patched('model-failure-fallback')) throw e;
@@ -73,6 +82,7 @@ async function modelTurn(rx: ReactRun, noTools: boolean): Promise<ModelTurnOutpu
     shell.warn(`turn ${turn + 1}: model ${model.model_id} failed (${failureMessage(e)}); switching to fallback model ${ag.runtime.fallback_model.model_id}`);
     return undefined;
   }
+  rx.stream.end();
   countTurn(st.counters);
   shell.addUsage(out.usage);
   st.head = out.head;
@@ -96,7 +106,9 @@ async function afterTurn(rx: ReactRun, out: ModelTurnOutput, noTools: boolean): 
   if (terminal) return { result: shell.result(out.message.content ?? null, { terminal_tool_call: { name: terminal.name, arguments: terminal.arguments } }) };
   shell.details(`turn ${turn + 1}: ${calls.length} tool call(s): ${calls.map((c) => c.name).join(', ')}`);
   // runtime.execution_loop `dependencies` (new configuration only): calls start as their _dependsOn are met.
-  const results = rx.agent.runtime.execution_loop === 'dependencies' ? await runExecutionLoop(rx, calls) : await Promise.all(calls.map((c) => runCall(rx, c)));
+  // Calls that streamed in have already joined the plan (react/stream.ts); the reply completes it.
+  const streamed = rx.stream.take();
+  const results = streamed ? await streamed.finish(calls) : rx.agent.runtime.execution_loop === 'dependencies' ? await runExecutionLoop(rx, calls) : await Promise.all(calls.map((c) => runCall(rx, c)));
   // Calls an operator replaced at approval: the model is told what replaced what (empty otherwise).
   st.pending_append = [...results, ...operatorNotes(rx)];
   return 'again';
