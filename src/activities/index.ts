@@ -15,10 +15,13 @@ import { createEvidenceActivities } from './evidence';
 import { createExecutionStateActivities } from './execution-state';
 import { createTranscriptActivities } from './transcript';
 import { createStrategySelectorActivities } from './strategy-selector';
+import { createSessionActivities } from './session-turns';
 import type { AgentView } from '../runtime/agent-view';
 import type { ContentClassifier } from '../policies/content';
 import { createMcpToolExecutor } from './mcp-tools';
 import { McpPool } from '../mcp/pool';
+import { ApplicationFailure } from '@temporalio/activity';
+import { lifecycleRefusal } from '../policies/lifecycle';
 
 export interface ActivityDeps {
   store?: BlobStore;
@@ -66,8 +69,11 @@ export function createActivities(deps: ActivityDeps = {}) {
 
   return {
     ...otherToolActivities,
-    async loadAgent(inp: { bundle: BlobRef; agent_id: string }): Promise<AgentView> {
+    /** `root`: a root run's load checks the lifecycle (draft needs allow_draft, disabled never runs). */
+    async loadAgent(inp: { bundle: BlobRef; agent_id: string; root?: { allow_draft?: boolean } }): Promise<AgentView> {
       const { bundle, agent } = await bundles.agent(inp.bundle, inp.agent_id);
+      const refusal = inp.root ? lifecycleRefusal(agent, inp.root) : undefined;
+      if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'AgentNotRunnable');
       return agentView(bundle, agent);
     },
     modelTurn: createModelActivity({ bundles, messages, providers }),
@@ -80,6 +86,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createExecutionStateActivities({ messages }),
     ...createTranscriptActivities({ bundles, messages }),
     ...createStrategySelectorActivities({ bundles, providers }),
+    ...createSessionActivities({ bundles, messages }),
   };
 }
 

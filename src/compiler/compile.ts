@@ -675,6 +675,14 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const art = asObj(d.artifacts);
   const rc = art.retention_class;
   const st = asObj(d.state);
+  // seed 001 state: max_state_tokens must be less than the input budget (max_input_chars at ~4 characters a token, else the model's window).
+  const stateTokens = asNum(st.max_state_tokens);
+  const inputChars = asNum(rt.max_input_chars);
+  const inputBudget = inputChars !== undefined ? Math.floor(inputChars / 4) : model?.context_window_tokens;
+  if (stateTokens !== undefined && inputBudget !== undefined && stateTokens >= inputBudget) {
+    const from = inputChars !== undefined ? `runtime.max_input_chars ${inputChars} ÷ 4` : `model \`${model?.model_id}\` context_window_tokens`;
+    ctx.err(['state', 'max_state_tokens'], 'AGF170', `max_state_tokens ${stateTokens} is not less than the input budget of ${inputBudget} tokens (${from}); set it below ${inputBudget}`);
+  }
   const retry = asObj(rt.retry_policy);
   const agent: Omit<CompiledAgent, 'content_hash'> = strip({
     agent_id: agentId,

@@ -13,6 +13,7 @@ export { swarmWorkflow } from './swarm';
 export { taskDagWorkflow } from './task-dag';
 export { stepsWorkflow } from './steps';
 export { strategiesWorkflow } from './strategies';
+export { sessionWorkflow } from './session';
 export { strategiesMapShardWorkflow } from './strategies-map-reduce';
 export { vendorPolicyWorkflow, registerPolicy, registeredPolicies } from './vendor';
 export type { VendorPolicyFn } from './vendor';

@@ -62,7 +62,6 @@ describe('enforcement inventory', () => {
     expect(got).toEqual([
       { at: ['runtime'], fields: ['runtime.reasoning_effort'] },
       { at: ['knowledge', 'refs', 1], fields: ['knowledge.refs[1].required'] },
-      { at: ['state'], fields: ['state.working_state'] },
       { at: ['observability', 'logs'], fields: ['observability.logs.enabled', 'observability.logs.level'] },
     ]);
   });

@@ -1,0 +1,139 @@
+/**
+ * Activities of a chat session (src/workflows/session.ts): what the agent's state section says
+ * the session does, the first message of each turn (earlier messages and the scratchpad trimmed to
+ * `state.max_state_tokens`, stored so only a reference enters history), and recording a finished
+ * turn (the exchange appended to the session's message chain, the turn's notes to the scratchpad).
+ */
+import type { CompiledAgent } from '../compiler/types';
+import type { BlobRef } from '../shared/contract';
+import { workflowTypeFor, patternOf } from '../shared/dispatch';
+import type { Message } from '../runtime/messages';
+import type { BundleCache } from './agent-loader';
+import type { MessageStore } from './message-store';
+import { CHARS_PER_TOKEN, DEFAULT_SESSION_CHARS, ScratchpadEntry, sessionTurnPrompt } from './session-history';
+
+/** The agent's state section as the session applies it (defaults: seed 001's conversational defaults). */
+export interface SessionPlan {
+  workflow_type: string;
+  pattern: string;
+  session_history: 'ephemeral' | 'session';
+  working_state: 'ephemeral' | 'session';
+  scratchpad_visible_to_model: boolean;
+  max_state_tokens?: number;
+}
+
+export interface TurnInputRequest {
+  bundle: BlobRef;
+  agent_id: string;
+  head: BlobRef | null;
+  scratchpad: BlobRef | null;
+  text: string;
+}
+
+export interface TurnInputResult {
+  input_ref: BlobRef;
+  kept: number;
+  dropped: number;
+  notes_kept: number;
+  notes_dropped: number;
+}
+
+export interface RecordTurnRequest {
+  bundle: BlobRef;
+  agent_id: string;
+  head: BlobRef | null;
+  scratchpad: BlobRef | null;
+  message: number;
+  text: string;
+  answer: string;
+  /** The turn's intermediate notes (run State, warnings); empty when there were none. */
+  note: string;
+}
+
+interface StoredScratchpad { format: 'agentloom.scratchpad/v1'; entries: ScratchpadEntry[] }
+
+export function sessionPlan(agent: CompiledAgent): SessionPlan {
+  const workflowType = workflowTypeFor(agent);
+  if (!workflowType) throw new Error(`${agent.agent_id} uses ${patternOf(agent)}, which this runtime does not implement`);
+  const s = agent.state ?? {};
+  return {
+    workflow_type: workflowType,
+    pattern: patternOf(agent),
+    session_history: s.session_history ?? 'session',
+    working_state: s.working_state ?? 'ephemeral',
+    scratchpad_visible_to_model: s.scratchpad_visible_to_model ?? false,
+    ...(s.max_state_tokens !== undefined ? { max_state_tokens: s.max_state_tokens } : {}),
+  };
+}
+
+function budgetChars(plan: SessionPlan): number {
+  return plan.max_state_tokens !== undefined ? plan.max_state_tokens * CHARS_PER_TOKEN : DEFAULT_SESSION_CHARS;
+}
+
+export function createSessionActivities(deps: { bundles: BundleCache; messages: MessageStore }) {
+  const { bundles, messages } = deps;
+  const plan = async (bundle: BlobRef, agentId: string): Promise<SessionPlan> => sessionPlan((await bundles.agent(bundle, agentId)).agent);
+
+  /** The newest messages of the chain that can fit `budget` characters (plus one: trimming decides), oldest first; and how many are older. */
+  async function recent(head: BlobRef | null, budget: number): Promise<{ msgs: Message[]; older: number }> {
+    const msgs: Message[] = [];
+    let used = 0;
+    let cur: string | null = head?.hash ?? null;
+    let older = 0;
+    while (cur) {
+      const n = await messages.node({ hash: cur });
+      msgs.unshift(n.msg);
+      used += n.msg.content.length;
+      if (used > budget) { older = n.n; break; }
+      cur = n.prev;
+    }
+    return { msgs, older };
+  }
+
+  async function notes(ref: BlobRef | null): Promise<ScratchpadEntry[]> {
+    if (!ref) return [];
+    const s = await messages.blobs.getJson<StoredScratchpad>(ref);
+    if (s?.format !== 'agentloom.scratchpad/v1') throw new Error(`blob ${ref.hash} is not a session scratchpad`);
+    return s.entries;
+  }
+
+  return {
+    async sessionPlan(inp: { bundle: BlobRef; agent_id: string }): Promise<SessionPlan> {
+      return plan(inp.bundle, inp.agent_id);
+    },
+
+    /** The turn's first message, stored: state trimmed to the budget, then the user's text. */
+    async sessionTurnInput(inp: TurnInputRequest): Promise<TurnInputResult> {
+      const p = await plan(inp.bundle, inp.agent_id);
+      // Only the newest messages can fit: the chain is walked back no further than the budget.
+      const { msgs, older } = p.session_history === 'session' ? await recent(inp.head, budgetChars(p)) : { msgs: [], older: 0 };
+      const sp = sessionTurnPrompt(msgs, await notes(inp.scratchpad), inp.text, {
+        history: p.session_history, scratchpadVisible: p.scratchpad_visible_to_model, maxStateTokens: p.max_state_tokens,
+      });
+      const input_ref = await messages.putLoose({ role: 'user', content: sp.text });
+      return { input_ref, kept: sp.kept, dropped: sp.dropped + older, notes_kept: sp.notesKept, notes_dropped: sp.notesDropped };
+    },
+
+    /** After a turn: the exchange joins the chain (session history) and its notes the scratchpad (session working state). */
+    async sessionRecordTurn(inp: RecordTurnRequest): Promise<{ head: BlobRef | null; scratchpad: BlobRef | null }> {
+      const p = await plan(inp.bundle, inp.agent_id);
+      let head = inp.head;
+      if (p.session_history === 'session') {
+        head = await messages.append(head, { role: 'user', content: inp.text });
+        head = await messages.append(head, { role: 'assistant', content: inp.answer });
+      }
+      let scratchpad: BlobRef | null = null;
+      if (p.working_state === 'session') {
+        const entries = await notes(inp.scratchpad);
+        if (inp.note) entries.push({ turn: inp.message, note: inp.note });
+        // Keep what could ever be shown (the newest entries within twice the budget): the scratchpad stays bounded.
+        let used = 0;
+        let from = entries.length;
+        while (from > 0 && used + entries[from - 1].note.length <= 2 * budgetChars(p)) used += entries[--from].note.length;
+        const kept = entries.slice(from);
+        scratchpad = kept.length ? await messages.blobs.putJson({ format: 'agentloom.scratchpad/v1', entries: kept } satisfies StoredScratchpad) : null;
+      }
+      return { head, scratchpad };
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/** `loom send SESSION_ID TEXT [--json]`: one message to a running chat session (for scripts); prints the reply. */
+import { defineCommand } from '../args';
+import { withRun } from '../run-control';
+import { replyText } from './chat';
+
+export const run = defineCommand(
+  'send',
+  { usage: 'loom send SESSION_ID TEXT [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 2, max: 2, names: ['SESSION_ID', 'TEXT'] } },
+  async (args) => {
+    const [id, text] = args.positionals;
+    return withRun(id, { command: 'send', action: 'send to' }, async (s) => {
+      const { sessionMessageUpdate } = await import('../../shared/session');
+      const reply = await s.client.workflow.getHandle(id).executeUpdate(sessionMessageUpdate, { args: [{ text }] });
+      process.stdout.write((args.flags.json === true ? JSON.stringify(reply) : replyText(reply)) + '\n');
+      return 0;
+    });
+  },
+);

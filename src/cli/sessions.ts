@@ -1,0 +1,58 @@
+/** `loom chat`: compile the agent, store the bundle, and start its session workflow (or join a running one). */
+import { randomBytes } from 'crypto';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { CompiledAgent, Diagnostic } from '../compiler/types';
+import { DEFAULT_TASK_QUEUE, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
+import { patternOf, workflowTypeFor } from '../shared/dispatch';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_WORKFLOW_TYPE, SessionInput } from '../shared/session';
+import { SESSION_ID } from '../activities/session-history';
+import { openBlobStore, storeBundle } from '../activities/blob-store';
+
+export class SessionStartError extends Error {}
+
+export interface PreparedSession {
+  root: CompiledAgent;
+  sessionId: string;
+  input: SessionInput & { idle_timeout_seconds: number };
+}
+
+export async function prepareSession(agentId: string, registry: string, o: { sessionId?: string; idleTimeoutSeconds?: number; options?: RunOptions }): Promise<PreparedSession> {
+  if (o.sessionId !== undefined && !SESSION_ID.test(o.sessionId)) {
+    throw new SessionStartError(`--session must be letters, digits, '.', '_', ':' or '-' (up to 128 characters), e.g. --session support-42 (got '${o.sessionId}')`);
+  }
+  const { compileBundle, formatDiagnostic } = await import('../compiler');
+  await (await import('../mcp/discover')).pinMcpServers(registry);
+  const { bundle, diagnostics } = compileBundle(registry, agentId);
+  const errors = diagnostics.filter((d: Diagnostic) => d.severity === 'error');
+  if (!bundle || errors.length) throw new SessionStartError(`${agentId} does not compile:\n${(errors.length ? errors : diagnostics).map((d: Diagnostic) => formatDiagnostic(d)).join('\n')}`);
+  const root = bundle.agents[agentId];
+  if (!workflowTypeFor(root)) throw new SessionStartError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
+  const ref = await storeBundle(openBlobStore(), bundle);
+  const sessionId = o.sessionId ?? `${agentId}-chat-${randomBytes(4).toString('hex')}`;
+  return {
+    root, sessionId,
+    input: { bundle: ref, agent_id: agentId, idle_timeout_seconds: o.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS, ...(o.options ? { options: o.options } : {}) },
+  };
+}
+
+/** Start the session workflow under the session id; a session already running under it is joined. */
+export async function startOrJoinSession(client: Client, p: PreparedSession): Promise<{ handle: WorkflowHandle; joined: boolean }> {
+  const { WorkflowExecutionAlreadyStartedError } = await import('@temporalio/client');
+  try {
+    const handle = await client.workflow.start(SESSION_WORKFLOW_TYPE, {
+      taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+      workflowId: p.sessionId,
+      args: [p.input],
+      staticSummary: `chat session with ${p.root.agent_id} v${p.root.version}`,
+      searchAttributes: {
+        [SEARCH_ATTRIBUTES.agentId]: [p.root.agent_id],
+        [SEARCH_ATTRIBUTES.agentVersion]: [p.root.version],
+        [SEARCH_ATTRIBUTES.pattern]: ['session'],
+      },
+    });
+    return { handle, joined: false };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    return { handle: client.workflow.getHandle(p.sessionId), joined: true };
+  }
+}

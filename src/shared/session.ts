@@ -1,0 +1,63 @@
+/**
+ * The contract of a chat session (seed 001 "state"; src/workflows/session.ts): its input, the
+ * `sessionMessage` update that takes one user message and returns the reply, and the state it
+ * carries across continue-as-new. Types and definitions only, so the workflow, the activities and
+ * the CLI (`loom chat`, `loom send`) take them from one place. The wire name never changes.
+ */
+import { defineUpdate } from '@temporalio/workflow';
+import type { JsonValue } from '../compiler/types';
+import type { BlobRef, RunOptions, TokenUsage } from './contract';
+
+/** Workflow type of a chat session (not an agent pattern: it runs the agent's own workflow once per message). */
+export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
+/** An idle session ends after this long without a message unless the session input says otherwise. */
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
+
+export interface SessionInput {
+  bundle: BlobRef;
+  agent_id: string;
+  /** Seconds without a message after which the session ends (durable timer; default DEFAULT_IDLE_TIMEOUT_SECONDS). */
+  idle_timeout_seconds?: number;
+  /** Passed to every turn's run (approval timeout and so on). */
+  options?: RunOptions;
+  /** Tests/bench: continue-as-new after this many messages in one execution (besides Temporal's suggestion). */
+  continue_as_new_every?: number;
+  /** Set by continue-as-new. */
+  carried?: SessionCarry;
+}
+
+/** What a session keeps between messages: references and counters only. */
+export interface SessionCarry {
+  /** Head of the session's message chain (state.session_history: session); null when nothing is kept. */
+  head: BlobRef | null;
+  /** The stored scratchpad (state.working_state: session). */
+  scratchpad: BlobRef | null;
+  /** Messages answered so far (over all executions). */
+  messages: number;
+  executions: number;
+  usage: TokenUsage;
+}
+
+export interface SessionMessage {
+  text: string;
+}
+
+export interface SessionReply {
+  /** The turn's output (the agent's final answer). */
+  output: JsonValue;
+  /** 1 for the first message of the session. */
+  message: number;
+  /** Earlier messages given to the model / left out to fit state.max_state_tokens. */
+  kept: number;
+  dropped: number;
+  /** Scratchpad entries given to the model / left out. */
+  notes_kept: number;
+  notes_dropped: number;
+  /** Which execution of the session answered (grows with continue-as-new). */
+  execution: number;
+  /** The turn's run (a child workflow of the session). */
+  workflow_id: string;
+}
+
+/** Send one user message; returns the reply once the agent's turn has run. Refused (with the reason) for empty text or an ending session. */
+export const sessionMessageUpdate = defineUpdate<SessionReply, [SessionMessage]>('sessionMessage');

@@ -1,0 +1,129 @@
+/**
+ * Chat sessions on the dev server (src/workflows/session.ts): messages sent through the
+ * sessionMessage update, each answered by the agent's own agf.react run as a child; history
+ * carried between messages, trimmed to state.max_state_tokens, kept across continue-as-new; the
+ * session ends after its idle timeout.
+ */
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { createActivities } from '../../src/activities';
+import type { CompiledAgent } from '../../src/compiler/types';
+import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
+import { statusQuery } from '../../src/shared/handlers';
+import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
+import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { historyEvents } from '../helpers/history';
+
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+
+beforeAll(async () => {
+  t = await connectTestTemporal('sessions');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+});
+afterAll(async () => {
+  worker.shutdown();
+  await running;
+  await t.close();
+});
+
+/** Replies depend on what the turn's first message shows of earlier messages (scripted, case-insensitive). */
+const remembering = scriptedModel({
+  rules: [
+    { when: { input_contains: '[assistant] noted: tea' }, reply: { content: 'You are Ada and you like tea' } },
+    { when: { input_contains: '[assistant] nice to meet you' }, reply: { content: 'Noted: tea' } },
+  ],
+  turns: [{ content: 'Nice to meet you' }],
+});
+
+function chatAgent(id: string, state?: CompiledAgent['state']): CompiledAgent {
+  return { ...agent({ agent_id: id, model: remembering }), ...(state ? { state } : {}) };
+}
+
+async function startSession(a: CompiledAgent, extra: Partial<SessionInput> = {}) {
+  const bundle = await storeTestBundle(bundleOf(a));
+  const input: SessionInput = { bundle, agent_id: a.agent_id, ...extra };
+  return t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${Math.random().toString(36).slice(2, 10)}`, args: [input] });
+}
+
+type Handle = Awaited<ReturnType<typeof startSession>>;
+const send = (h: Handle, text: string): Promise<SessionReply> => h.executeUpdate(sessionMessageUpdate, { args: [{ text }] });
+
+test('a 3-message conversation: each turn sees the earlier exchanges (state.session_history: session)', async () => {
+  const h = await startSession(chatAgent('chat-session', { session_history: 'session' }));
+  const r1 = await send(h, 'My name is Ada');
+  const r2 = await send(h, 'I like tea');
+  const r3 = await send(h, 'What do you know about me?');
+  expect([r1.output, r2.output, r3.output]).toEqual(['Nice to meet you', 'Noted: tea', 'You are Ada and you like tea']);
+  expect([r1.kept, r2.kept, r3.kept]).toEqual([0, 2, 4]);
+  expect(r3).toMatchObject({ message: 3, dropped: 0, execution: 1, workflow_id: `${h.workflowId}/message-3` });
+  const st: RunStatus = await h.query(statusQuery);
+  expect(st).toMatchObject({ state: 'running', pattern: 'session', turn: 3 });
+  expect(st.progress).toMatchObject({ messages: 3, session_history: 'session', agent_pattern: 'agf.react' });
+  expect(st.token_usage.total_tokens).toBeGreaterThan(0);
+  await h.terminate('test over');
+}, 120_000);
+
+test('state.session_history: ephemeral: each turn starts with no earlier message', async () => {
+  const h = await startSession(chatAgent('chat-ephemeral', { session_history: 'ephemeral' }));
+  const replies = [await send(h, 'My name is Ada'), await send(h, 'I like tea'), await send(h, 'What do you know about me?')];
+  expect(replies.map((r) => r.output)).toEqual(['Nice to meet you', 'Nice to meet you', 'Nice to meet you']);
+  expect(replies.map((r) => r.kept)).toEqual([0, 0, 0]);
+  await h.terminate('test over');
+}, 120_000);
+
+test('state.max_state_tokens trims the oldest messages first', async () => {
+  // 25 tokens = 100 characters of state: the first exchange (90) fits alone, not with the second (81).
+  const h = await startSession(chatAgent('chat-trim', { session_history: 'session', max_state_tokens: 25 }));
+  const long = (tag: string) => `${tag} ${'x'.repeat(40)}`;
+  await send(h, long('My name is Ada'));
+  const r2 = await send(h, long('I like tea'));
+  const r3 = await send(h, 'What do you know about me?');
+  expect(r2.output).toBe('Noted: tea');
+  expect(r2).toMatchObject({ kept: 2, dropped: 0 });
+  // The first exchange was left out: the model no longer sees "[assistant] Nice to meet you"…
+  expect(r3).toMatchObject({ dropped: 2 });
+  expect(r3.kept).toBeGreaterThan(0);
+  expect(r3.kept + r3.dropped).toBe(4);
+  // …but still sees the newest exchange (its reply shows the rule on "[assistant] Noted: tea" matched).
+  expect(r3.output).toBe('You are Ada and you like tea');
+  const st: RunStatus = await h.query(statusQuery);
+  expect(st.progress).toMatchObject({ max_state_tokens: 25, last_turn: { dropped: 2 } });
+  await h.terminate('test over');
+}, 120_000);
+
+test('continue-as-new mid-session keeps the conversation (several executions, history carried)', async () => {
+  const h = await startSession(chatAgent('chat-can', { session_history: 'session' }), { continue_as_new_every: 2 });
+  const replies: SessionReply[] = [];
+  for (const text of ['My name is Ada', 'I like tea', 'What do you know about me?', 'one', 'two', 'three', 'four']) replies.push(await send(h, text));
+  expect(replies.map((r) => r.execution)).toEqual([1, 1, 2, 2, 3, 3, 4]);
+  // Message 3 was answered by the second execution and still saw messages 1 and 2.
+  expect(replies[2].output).toBe('You are Ada and you like tea');
+  expect(replies.map((r) => r.kept)).toEqual([0, 2, 4, 6, 8, 10, 12]);
+  const st: RunStatus = await h.query(statusQuery);
+  expect(st.progress).toMatchObject({ messages: 7, execution: 4 });
+  // The first execution closed as continued-as-new with a short history.
+  const first = t.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId);
+  expect((await first.describe()).status.name).toBe('CONTINUED_AS_NEW');
+  expect((await historyEvents(first)).length).toBeLessThan(80);
+  await h.terminate('test over');
+}, 180_000);
+
+test('an idle session ends after idle_timeout_seconds (a durable timer, re-armed after each reply)', async () => {
+  const h = await startSession(chatAgent('chat-idle'), { idle_timeout_seconds: 2 });
+  expect((await send(h, 'My name is Ada')).output).toBe('Nice to meet you');
+  const res: AgentRunResult = await h.result();
+  expect(res.output).toEqual({ session_id: h.workflowId, messages: 1, ended: 'no message for 2 s (idle timeout)' });
+  const timers = (await historyEvents(h)).filter((e) => e.timerFiredEventAttributes);
+  expect(timers.length).toBe(1);
+}, 120_000);
+
+test('an empty message is refused by the update validator and the session goes on', async () => {
+  const h = await startSession(chatAgent('chat-empty'));
+  await expect(send(h, '   ')).rejects.toThrow(WorkflowUpdateFailedError);
+  expect((await send(h, 'My name is Ada')).output).toBe('Nice to meet you');
+  await h.terminate('test over');
+}, 120_000);
