@@ -62,7 +62,9 @@ async function clientFor(address: string, namespace: string): Promise<{ client: 
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${address}: ${(err as Error).message}`);
   }
-  return { client: new Client({ connection, namespace }), connection };
+  // Same codec as the workers (LOOM_CODEC_KEY…): inputs the CLI sends and results it reads are sealed on the wire.
+  const { loomDataConverter } = await import('../codec/data-converter');
+  return { client: new Client({ connection, namespace, dataConverter: loomDataConverter() }), connection };
 }
 
 /** Start the embedded server (SQLite under .loom/) for `loom dev` and `loom run`. */

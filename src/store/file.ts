@@ -42,9 +42,14 @@ export class FileBlobStore implements BlobStore {
 
   async put(data: Buffer | string): Promise<BlobRef> {
     const hash = hashOf(data);
-    const file = this.pathFor(hash);
-    if (!fs.existsSync(file)) await writeAtomically(file, data);
+    await this.putAt(hash, data);
     return { hash };
+  }
+
+  /** Store `bytes` under an address the caller computed (the encrypted store: the plaintext's hash). */
+  async putAt(hash: string, bytes: Buffer | string): Promise<void> {
+    const file = this.pathFor(hash);
+    if (!fs.existsSync(file)) await writeAtomically(file, bytes);
   }
 
   async get(ref: BlobRef): Promise<Buffer> {

@@ -10,6 +10,8 @@ import { defaultStoreDir, FileBlobStore } from './file';
 export { defaultStoreDir };
 import { PostgresBlobStore } from './postgres';
 import type { BlobStore } from './types';
+import { codecConfigured, codecKeysFromEnv, type CodecKeys } from '../codec/keys';
+import { EncryptedBlobStore } from '../codec/encrypted-store';
 import { parseStoreUrl, StoreLocation } from './url';
 
 
@@ -23,11 +25,13 @@ export function storeLocationFromEnv(env: NodeJS.ProcessEnv = process.env): Stor
 
 const open = new Map<string, BlobStore>();
 
-export function openStoreAt(loc: StoreLocation): BlobStore {
-  const key = loc.kind === 'postgres' ? loc.connectionString : `file:${loc.dir}`;
+export function openStoreAt(loc: StoreLocation, keys: CodecKeys = codecKeysFromEnv()): BlobStore {
+  const key = `${loc.kind === 'postgres' ? loc.connectionString : `file:${loc.dir}`}#${keys.encodeWith?.id ?? '-'}#${[...keys.byId.keys()].join(',')}`;
   let s = open.get(key);
   if (!s) {
-    s = loc.kind === 'postgres' ? new PostgresBlobStore(loc) : new FileBlobStore(loc.dir);
+    const backend = loc.kind === 'postgres' ? new PostgresBlobStore(loc) : new FileBlobStore(loc.dir);
+    // With a codec key configured (src/codec/keys.ts) blobs and records are encrypted at rest.
+    s = codecConfigured(keys) ? new EncryptedBlobStore(backend, keys) : backend;
     open.set(key, s);
   }
   return s;
@@ -35,7 +39,7 @@ export function openStoreAt(loc: StoreLocation): BlobStore {
 
 /** The store this process is configured for (see the file comment). */
 export function openStore(env: NodeJS.ProcessEnv = process.env): BlobStore {
-  return openStoreAt(storeLocationFromEnv(env));
+  return openStoreAt(storeLocationFromEnv(env), codecKeysFromEnv(env));
 }
 
 /** Close every store this process opened (a test's teardown, a worker's shutdown). */

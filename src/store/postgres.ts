@@ -110,9 +110,14 @@ export class PostgresBlobStore implements BlobStore {
 
   async put(data: Buffer | string): Promise<BlobRef> {
     const hash = hashOf(data);
+    await this.putAt(hash, data);
+    return { hash };
+  }
+
+  /** Store `data` under an address the caller computed (the encrypted store: the plaintext's hash). */
+  async putAt(hash: string, data: Buffer | string): Promise<void> {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     await this.withClient((c) => c.query('INSERT INTO loom_blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING', [hash, bytes]));
-    return { hash };
   }
 
   async get(ref: BlobRef): Promise<Buffer> {

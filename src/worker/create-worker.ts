@@ -12,6 +12,7 @@ import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker, WorkerOptio
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { PROJECT_ROOT } from '../server/dev-server';
 import { envInt } from '../activities/env';
+import { loomDataConverter } from '../codec/data-converter';
 
 export interface AgentloomWorkerOptions {
   connection: NativeConnection;
@@ -70,6 +71,8 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
     taskQueue: opts.taskQueue ?? process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...workflowSource(),
     activities,
+    // Encrypted payloads when a codec key is configured (src/codec); undefined keeps Temporal's default.
+    dataConverter: loomDataConverter(),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_ACTIVITIES') ?? 100,
     maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_WORKFLOW_TASKS') ?? 40,
     shutdownGraceTime: '10s',
