@@ -13,7 +13,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { JsonValue } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
-import { AuditEntry, AuditOutcome, AuditRecord, sealEntry } from '../policies/audit';
+import { AuditEntry, AuditEvent, AuditOutcome, AuditRecord, eventsAtLevel, sealEntry } from '../policies/audit';
 import { redactJson } from '../policies/pii';
 import { BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
@@ -31,6 +31,8 @@ export interface AppendAuditInput {
   /** The run's conversation head (tools called, their arguments and results, the final answer). */
   head: BlobRef | null;
   warnings: string[];
+  /** Approvals, guardrail decisions and escalations the workflow recorded (src/workflows/react/policies.ts noteAudit). */
+  events?: AuditEvent[];
 }
 
 /** Where audit logs are written: `<LOOM_HOME|./.loom>/audit`. */
@@ -84,6 +86,7 @@ export function createAuditActivities(opts: { bundles?: BundleCache; messages?: 
         ended_at: new Date().toISOString(),
         outcome: inp.outcome,
         tools: [...new Set(calls.map((c) => c.name))],
+        ...(inp.events?.length ? { events: eventsAtLevel(inp.events, level) } : {}),
       };
       if (level === 'full') {
         const last = [...conv].reverse().find((m) => m.role === 'assistant' && !m.tool_calls?.length);
@@ -98,9 +101,9 @@ export function createAuditActivities(opts: { bundles?: BundleCache; messages?: 
       }
       // seed 001: with pii_redaction, raw PII is never written to the audit log.
       if (agent.policies.pii_redaction) {
-        const { reason, tool_calls, tool_results, warnings, output } = rec;
-        const content = redactJson({ reason, tool_calls, tool_results, warnings, output } as unknown as JsonValue).value as unknown as Partial<AuditRecord>;
-        for (const k of ['reason', 'tool_calls', 'tool_results', 'warnings', 'output'] as const) if (content[k] !== undefined) (rec as unknown as Record<string, unknown>)[k] = content[k];
+        const { reason, tool_calls, tool_results, warnings, output, events } = rec;
+        const content = redactJson({ reason, tool_calls, tool_results, warnings, output, events } as unknown as JsonValue).value as unknown as Partial<AuditRecord>;
+        for (const k of ['reason', 'tool_calls', 'tool_results', 'warnings', 'output', 'events'] as const) if (content[k] !== undefined) (rec as unknown as Record<string, unknown>)[k] = content[k];
       }
       const dir = (opts.dir ?? auditDir)();
       fs.mkdirSync(dir, { recursive: true });

@@ -29,6 +29,68 @@ export interface AuditRecord {
   tool_results?: { call_id?: string; name?: string; content: string }[];
   warnings?: string[];
   output?: string;
+  /** Approvals, guardrail decisions and escalations of the run, in the order they happened (standard and full). */
+  events?: AuditEvent[];
+}
+
+/**
+ * What happened during a run that an auditor asks about: who approved or rejected which call and
+ * when, what each guardrail decided, where the run was escalated. Recorded by the workflow as it
+ * happens (workflow time, deterministic) and written with the run's entry. `arguments` only at full.
+ */
+export type AuditEvent =
+  | {
+      kind: 'approval';
+      at: string;
+      call_id: string;
+      tool: string;
+      decision: 'approved' | 'rejected' | 'replaced' | 'timed_out' | 'escalated';
+      /** Who decided (the update/signal's `by`); absent when the approver gave no name. */
+      by?: string;
+      requested_at?: string;
+      reason?: string;
+      /** The tool run instead (decision 'replaced'). */
+      replaced_by?: string;
+      arguments?: JsonValue;
+    }
+  | {
+      kind: 'guardrail';
+      at: string;
+      position: string;
+      /** The verdict over the position's guardrails: pass, warn, transformed, blocked, escalate, retry. */
+      verdict: string;
+      guardrail?: string;
+      reason?: string;
+      tool?: string;
+      call_id?: string;
+    }
+  | { kind: 'escalation'; at: string; trigger: string; detail: string; target?: string; outcome: string };
+
+/** The events an entry at `level` keeps: standard drops approved arguments. */
+export function eventsAtLevel(events: AuditEvent[], level: 'standard' | 'full'): AuditEvent[] {
+  if (level === 'full') return events;
+  return events.map((e) => {
+    if (e.kind !== 'approval' || e.arguments === undefined) return e;
+    const { arguments: _dropped, ...rest } = e;
+    return rest;
+  });
+}
+
+/** One line per event, as `loom audit` prints them under the run's line. */
+export function describeEvent(e: AuditEvent): string {
+  switch (e.kind) {
+    case 'approval': {
+      const who = e.by ? ` by ${e.by}` : '';
+      const what = e.decision === 'replaced' ? `replaced with ${e.replaced_by ?? '?'}` : e.decision;
+      return `${e.at} approval ${e.tool} (${e.call_id}) ${what}${who}${e.reason ? `: ${e.reason}` : ''}`;
+    }
+    case 'guardrail': {
+      const on = e.tool ? ` ${e.tool} (${e.call_id ?? '?'})` : '';
+      return `${e.at} guardrail ${e.position}${on} ${e.verdict}${e.guardrail ? ` by '${e.guardrail}'` : ''}${e.reason ? `: ${e.reason}` : ''}`;
+    }
+    case 'escalation':
+      return `${e.at} escalation on ${e.trigger}${e.target ? ` to ${e.target}` : ''} ${e.outcome}: ${e.detail}`;
+  }
 }
 
 export interface AuditEntry extends AuditRecord {

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand } from '../args';
 import { auditDir } from '../../activities/audit';
-import { AuditEntry, ChainCheck, verifyChain } from '../../policies/audit';
+import { AuditEntry, ChainCheck, describeEvent, verifyChain } from '../../policies/audit';
 
 interface AuditLog {
   file: string;
@@ -39,9 +39,11 @@ export function findAuditLogs(id: string, dir = auditDir()): { logs: AuditLog[];
   return { logs: logs.filter((l) => l.entries.some((e) => e.workflow_id === id)), run: true };
 }
 
+/** The run's line, then one indented line per approval, guardrail decision and escalation. */
 function line(e: AuditEntry): string {
   const tools = e.tools.length ? ` tools: ${e.tools.join(', ')}` : '';
-  return `#${e.seq} ${e.ended_at} ${e.workflow_id} ${e.outcome}${tools}${e.reason ? ` — ${e.reason}` : ''}`;
+  const head = `#${e.seq} ${e.ended_at} ${e.workflow_id} ${e.outcome}${tools}${e.reason ? ` — ${e.reason}` : ''}`;
+  return [head, ...(e.events ?? []).map((ev) => `    ${describeEvent(ev)}`)].join('\n');
 }
 
 export const run = defineCommand(

@@ -15,7 +15,7 @@ import type { RunShell } from '../shell/run-shell';
 import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
-import { toolPolicyRefusal } from './policies';
+import { noteAudit, toolPolicyRefusal } from './policies';
 
 /** Why policies refuse a tool as a replacement (allowed_connectors, data_residency); set once the agent is loaded. */
 export interface ReplacementGate { refusal?: (tool: string) => string | undefined }
@@ -94,7 +94,8 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
     if (!chk.ok) return { error: errorResult(call, chk.error ?? 'invalid arguments') };
   }
   await shell.checkpoint();
-  book.add({ call_id: call.id, tool: call.name, arguments: initialArgs, reason, requested_at: new Date().toISOString() });
+  const requestedAt = new Date().toISOString();
+  book.add({ call_id: call.id, tool: call.name, arguments: initialArgs, reason, requested_at: requestedAt });
   shell.sync();
   shell.details(`waiting for approval of ${call.name} (${call.id})`);
   const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
@@ -111,9 +112,14 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
     shell.sync();
     if (!decided || !d) {
       shell.warn(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
+      noteAudit(rx, { kind: 'approval', call_id: call.id, tool: call.name, decision: 'timed_out', requested_at: requestedAt, reason: `no decision within ${approvalTimeoutS}s` });
       return { error: errorResult(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`) };
     }
   }
+  const seen = { kind: 'approval' as const, call_id: call.id, tool: call.name, requested_at: requestedAt, ...(d.by !== undefined ? { by: d.by } : {}) };
+  if (d.kind === 'reject') noteAudit(rx, { ...seen, decision: 'rejected', reason: d.reason, arguments: initialArgs });
+  else if (d.tool !== undefined) noteAudit(rx, { ...seen, decision: 'replaced', replaced_by: d.tool, arguments: d.args ?? {} });
+  else noteAudit(rx, { ...seen, decision: 'approved', arguments: d.args ?? initialArgs, ...(d.args ? { reason: 'arguments corrected by the approver' } : {}) });
   if (d.kind === 'reject') return { error: errorResult(call, `call rejected by ${d.by ?? 'a human reviewer'}: ${d.reason}`) };
   if (d.tool !== undefined) return replaceCall(rx, call, initialArgs, d.tool, d.args ?? {}, d.by);
   if (!d.args) return { args: initialArgs };
@@ -135,6 +141,7 @@ function escalateApproval(rx: ReactRun, call: ToolCall): void {
   const rule = rx.agent.orchestration.escalation.find((r) => r.on === 'timeout' && r.target.type === 'human_queue');
   const queue = rule?.target.id ?? 'approvals';
   rx.shell.warn(`approval of ${call.name} (${call.id}) timed out after ${rx.approvalTimeoutS}s: escalated to human queue '${queue}'`);
+  noteAudit(rx, { kind: 'approval', call_id: call.id, tool: call.name, decision: 'escalated', reason: `no decision within ${rx.approvalTimeoutS}s: escalated to human queue '${queue}'` });
   rx.shell.enterHumanQueue(queue);
   rx.shell.details(`approval of ${call.name} (${call.id}) escalated to '${queue}'`);
 }

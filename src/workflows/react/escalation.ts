@@ -16,6 +16,7 @@ import { runChildAgent } from '../child';
 import { failureMessage } from '../shell/failures';
 import { runEscalation } from '../shell/human-queue';
 import type { ReactRun } from './context';
+import { noteAudit } from './policies';
 
 /** Thrown inside the loop when the run must escalate; handled outside the loop (and its deadline). */
 export class EscalationRequest extends Error {
@@ -87,6 +88,13 @@ export async function escalate(rx: ReactRun, req: EscalationRequest): Promise<Ag
       }
     },
   });
+  const trigger = req.event.on === 'guardrail' ? `guardrail ${req.event.guardrail}` : req.event.on;
+  if (!outcome.handled) noteAudit(rx, { kind: 'escalation', trigger, detail: req.detail, outcome: 'no matching rule: the run fails' });
+  else {
+    const by = 'by' in outcome && outcome.by ? ` by ${outcome.by}` : '';
+    const result = outcome.target === 'agent' ? 'answered by the agent' : 'closed' in outcome ? `closed${by}${outcome.reason ? `: ${outcome.reason}` : ''}` : `answered${by}`;
+    noteAudit(rx, { kind: 'escalation', trigger, detail: req.detail, target: `${outcome.target} ${outcome.id}`, outcome: result });
+  }
   if (!outcome.handled) {
     const ev = req.event.on === 'guardrail' ? `{on: guardrail, guardrail: ${req.event.guardrail}}` : `{on: ${req.event.on}}`;
     throw ApplicationFailure.nonRetryable(`${what} (${req.detail}), but no orchestration.escalation rule matches ${ev}: the run fails`, 'EscalationUnmatched');

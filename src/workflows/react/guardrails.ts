@@ -13,6 +13,7 @@ import type { BlobRef } from '../../shared/contract';
 import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { EscalationRequest, guardrailEvent } from './escalation';
+import { noteAudit } from './policies';
 
 const POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'output'];
 
@@ -42,6 +43,15 @@ async function guard(rx: ReactRun, inp: Omit<RunGuardrailsInput, 'bundle' | 'age
     throw e;
   }
   for (const w of out.warnings) rx.shell.warn(inp.tool ? `${w} (tool ${inp.tool}, call ${inp.call_id})` : w);
+  const v = out.verdict;
+  noteAudit(rx, {
+    kind: 'guardrail',
+    position: inp.position,
+    verdict: v.kind,
+    ...(v.guardrail ? { guardrail: v.guardrail } : {}),
+    ...(v.reason ? { reason: v.reason } : {}),
+    ...(inp.tool ? { tool: inp.tool, call_id: inp.call_id } : {}),
+  });
   return out;
 }
 

@@ -14,6 +14,7 @@ import type { CompiledTool } from '../../compiler/types';
 import type { BlobRef } from '../../shared/contract';
 import { modelRefusal, toolRefusal } from '../../policies/residency';
 import { failureMessage } from '../shell/failures';
+import type { AuditEvent } from '../../policies/audit';
 import type { ReactRun } from './context';
 
 /** Fail the run before any model call when its model or fallback model is outside data_residency. */
@@ -55,6 +56,16 @@ export async function refuseBlockedContent(rx: ReactRun, head: BlobRef): Promise
   if (out.refused) throw ApplicationFailure.nonRetryable(out.refused.reason, 'ContentBlocked');
 }
 
+/**
+ * Record an approval, guardrail decision or escalation for the run's audit entry (audit_level
+ * standard/full only). Workflow memory and the carried state, no command: replays record the same.
+ */
+export function noteAudit(rx: ReactRun, ev: DistributiveOmit<AuditEvent, 'at'>): void {
+  if (!rx.agent.policies.audit_trail) return;
+  (rx.st.audit_events ??= []).push({ at: new Date().toISOString(), ...ev } as AuditEvent);
+}
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** Failures that are a policy's refusal rather than an error (audit outcome `refused`). */
 const REFUSALS = ['ContentBlocked', 'PolicyViolation', 'GuardrailBlocked'];
 
@@ -80,6 +91,7 @@ export async function auditRun(rx: ReactRun, ended: 'completed' | 'failed' | 'ca
         ...(err !== undefined ? { reason: failureMessage(err) } : {}),
         head: rx.st.head,
         warnings: [...rx.shell.warnings],
+        ...(rx.st.audit_events?.length ? { events: rx.st.audit_events } : {}),
       },
     ]),
   );

@@ -7,6 +7,7 @@ import type { JsonObject } from '../../compiler/types';
 import type { BlobRef } from '../../shared/contract';
 import type { AppendItem } from '../../runtime/messages';
 import { Counters, newCounters } from '../../runtime/limits';
+import type { AuditEvent } from '../../policies/audit';
 
 export interface ReactState {
   head: BlobRef | null;
@@ -28,6 +29,8 @@ export interface ReactState {
   state?: JsonObject;
   /** Calls an operator replaced this turn: told to the model with the results (react/approval.ts operatorNotes). */
   operator_notes?: string[];
+  /** policies.audit_level: approvals, guardrail decisions and escalations so far, written with the run's audit entry. */
+  audit_events?: AuditEvent[];
 }
 
 /** The state of this run: fresh, or carried from the previous run of the chain. */
@@ -46,6 +49,7 @@ export function reactState(carried: JsonObject | undefined): { st: ReactState; f
     ...(c.tools_blocked ? { tools_blocked: c.tools_blocked } : {}),
     ...(c.guardrail_retries ? { guardrail_retries: c.guardrail_retries } : {}),
     ...(c.state ? { state: c.state } : {}),
+    ...(c.audit_events?.length ? { audit_events: c.audit_events } : {}),
   };
   return { st, first: c.head === undefined };
 }
