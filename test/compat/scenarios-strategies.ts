@@ -1,8 +1,8 @@
 /**
  * Compat scenarios for seed 002 routing strategies (strategiesWorkflow), each stopped at a waiting
- * point mid-conversation, recorded, then finished on another version: keyword routing with a member
- * waiting for a tool approval, a graph edge waiting for route approval, and a parallel fan-out with
- * one branch waiting (patch `strategies-transcript-store`: the transcript's home is chosen at the
+ * point mid-conversation, recorded, then finished on another version: keyword, roundrobin,
+ * sequential and structured routing with a member waiting for a tool approval, a graph edge waiting
+ * for route approval, and a parallel fan-out with one branch waiting (patch `strategies-transcript-store`: the transcript's home is chosen at the
  * start); a state machine whose MaxRevisits escalation reads ReviewArtifactPath from evidence (patch
  * `strategies-review-artifact`: such runs gather evidence without validators). Registered in scenarios.ts.
  */
@@ -82,6 +82,60 @@ export function strategiesScenarios(): Scenario[] {
       input: 'feature',
       ready: (t) => pendingIn(t, (id) => id.includes('-branch-0-')) === 1 && t.some((m) => m.workflowId.includes('-branch-1-') && !m.open),
       expected: 'integrated API 42 and UI',
+    },
+    {
+      name: 'strategies-roundrobin-mid-round',
+      waitsAt: 'roundrobin: A spoke, B (turn 2) waiting for tool approval; C and A follow until maxiterations 4',
+      patches: ['strategies-transcript-store'],
+      workflowType: 'strategiesWorkflow',
+      bundle: () =>
+        strategiesTeam('c-strat-rr', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 4 } }, {
+          A: member({ id: 'rr-a', model: byInput([{ contains: '[C]\nc saw b 5', reply: { content: 'a saw the round' } }], { content: 'a' }) }),
+          B: approvingSpeaker('rr-b', 'b {{last_tool_result}}'),
+          C: member({ id: 'rr-c', model: byInput([{ contains: '[B]\nb 5', reply: { content: 'c saw b 5' } }], { content: 'c blind' }) }),
+        }),
+      input: 'go',
+      ready: (t) => pendingIn(t, (id) => id.endsWith('/turn-2-B')) === 1,
+      expected: 'a saw the round',
+    },
+    {
+      name: 'strategies-sequential-mid-pass',
+      waitsAt: 'sequential: the First agent (turn 1) waiting for tool approval, the Second not started',
+      patches: ['strategies-transcript-store'],
+      workflowType: 'strategiesWorkflow',
+      bundle: () =>
+        strategiesTeam('c-strat-seq', { Selection: { Type: 'sequential' } }, {
+          First: approvingSpeaker('seq-first', 'first {{last_tool_result}}'),
+          Second: member({ id: 'seq-second', model: byInput([{ contains: '[First]\nfirst 5', reply: { content: 'second after first 5' } }], { content: 'second blind' }) }),
+        }),
+      input: 'go',
+      ready: (t) => pendingIn(t, (id) => id.endsWith('/turn-1-First')) === 1,
+      expected: 'second after first 5',
+    },
+    {
+      name: 'strategies-structured-mid-review',
+      waitsAt: 'structured: the Drafter routed by draft_content, the Reviewer (turn 2) waiting for tool approval before its JSON verdict routes to the Publisher',
+      patches: ['strategies-transcript-store'],
+      workflowType: 'strategiesWorkflow',
+      bundle: () =>
+        strategiesTeam('c-strat-structured', {
+          Selection: {
+            Type: 'structured', DefaultAgent: 'Drafter',
+            StructuredRoutes: [
+              { Agent: 'Reviewer', Condition: { Field: 'draft_content', Exists: true }, SourceAgents: ['Drafter'] },
+              { Agent: 'Publisher', Condition: { Field: 'review_result', Is: 'Yes' }, SourceAgents: ['Reviewer'] },
+              { Agent: 'Drafter', Condition: { Field: 'review_result', Is: 'No' }, SourceAgents: ['Reviewer'] },
+            ],
+          },
+          Termination: { Type: 'regex', Pattern: 'PUBLISHED', AgentNames: ['Publisher'], MaxIterations: 6 },
+        }, {
+          Drafter: member({ id: 'st-drafter', model: answers('{"draft_content": "Roses are red"}') }),
+          Reviewer: approvingSpeaker('st-reviewer', '{"review_result": "yes", "score": {{last_tool_result}}}'),
+          Publisher: member({ id: 'st-publisher', model: byInput([{ contains: '"score": 5', reply: { content: 'PUBLISHED with score 5' } }], { content: 'PUBLISHED blind' }) }),
+        }),
+      input: 'a poem',
+      ready: (t) => pendingIn(t, (id) => id.endsWith('/turn-2-Reviewer')) === 1,
+      expected: 'PUBLISHED with score 5',
     },
     {
       name: 'strategies-revisits-review-artifact',
