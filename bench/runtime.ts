@@ -13,6 +13,14 @@
  * src/worker/create-worker.ts WORKER_TUNING). BENCH_TURNS (default 100) sets N; BENCH_REPEAT
  * (default 2) measured runs of each workflow per profile (the best is reported, after a warm-up);
  * BENCH_DUMP=dir writes the measured histories there as JSON.
+ *
+ * Streaming (seed 003; BENCH_STREAM=0 skips it): on the project settings, a model (the local
+ * OpenAI-compatible test server) emits 10 independent tool calls over a slow stream (BENCH_STREAM_GAP_MS,
+ * default 100 ms before each call) and each call takes BENCH_STREAM_TOOL_MS (default 100 ms): wall
+ * time of the run (runtime.execution_loop dependencies) when each call is dispatched as it
+ * completes in the stream vs when the same calls arrive all at once after the same total time
+ * (waiting for the whole reply), for independent calls and for a chain (each `_dependsOn` the one
+ * before), measured alternately in the same run.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -26,6 +34,7 @@ import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';
 import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
 import { eventBytes } from '../src/shared/history-size';
+import { startFakeOpenAI } from '../test/helpers/openai-server';
 
 const N = Number(process.env.BENCH_TURNS ?? 100);
 const TOOL_TEXT = 'a short tool argument';
@@ -278,6 +287,69 @@ async function main(): Promise<void> {
   console.log('where a turn goes (ms per turn, from history timestamps):');
   console.table(where);
   for (const r of ratios) console.log(r);
+  if (process.env.BENCH_STREAM !== '0') await streamingBench(code);
+}
+
+/** Dispatch-on-arrival vs waiting for the whole reply (see the header). */
+async function streamingBench(code: string): Promise<void> {
+  const calls = 10;
+  const gap = Number(process.env.BENCH_STREAM_GAP_MS ?? 100);
+  const toolMs = Number(process.env.BENCH_STREAM_TOOL_MS ?? 100);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-stream-'));
+  const server = await startDevServer({ headless: true, fastSqlite: true, dbFile: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log'), dynamicConfig: PROFILES.project.dynamicConfig });
+  const srv = await startFakeOpenAI();
+  const store = new FileBlobStore(path.join(tmp, 'store'));
+  const nc = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const taskQueue = `bench-stream-${Date.now()}`;
+  const worker = await Worker.create({ connection: nc, taskQueue, workflowBundle: { code }, activities: createActivities({ store }), ...PROFILES.project.worker });
+  const a = benchAgent(1);
+  a.agent_id = 'bench-stream';
+  a.runtime = { ...a.runtime, execution_loop: 'dependencies', model: { model_id: 'bench-oa', version: '1', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'bench', request_timeout_seconds: 60 }, supports_tools: true } };
+  a.tools = { tool_choice: 'auto', refs: [{ ...a.tools.refs[0], tool_id: 'sleep', description: 'sleep', input_schema: { type: 'object', properties: { ms: { type: 'number' } } }, builtin: { name: 'sleep' } }] };
+  const ref = await storeBundle(store, { format: 'agentloom.compiled/v1', root: a.agent_id, agents: { [a.agent_id]: a }, content_hash: 's' } as CompiledBundle);
+  const plans = {
+    independent: Array.from({ length: calls }, (_, i) => ({ id: `s${i}`, name: 'sleep', arguments: { ms: toolMs } })),
+    // each call depends on the one before it (_dependsOn): a chain the stream can feed one link at a time
+    chain: Array.from({ length: calls }, (_, i) => ({ id: `s${i}`, name: 'sleep', arguments: { ms: toolMs, ...(i ? { _dependsOn: [`s${i - 1}`] } : {}) } })),
+  };
+  const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  type Mode = 'arrival' | 'whole';
+  const run = async (plan: keyof typeof plans, mode: Mode): Promise<number> => {
+    // the same stream and total time: a gap before each call, or the whole gap first and then every call at once
+    const before_call = (i: number) => (mode === 'arrival' ? wait(gap) : i === 0 ? wait(gap * calls) : Promise.resolve());
+    srv.enqueue({ kind: 'reply', content: null, tool_calls: plans[plan], stream: { before_call } }, { kind: 'reply', content: 'done' });
+    const t0 = Date.now();
+    await client.workflow.execute('agfReactWorkflow', { taskQueue, workflowId: `stream-${plan}-${mode}-${Date.now()}`, args: [{ bundle: ref, agent_id: a.agent_id, input: 'go' }] });
+    return Date.now() - t0;
+  };
+  const repeat = Math.max(1, Number(process.env.BENCH_REPEAT ?? 2)) + 1;
+  const times: Record<string, number[]> = {};
+  try {
+    await worker.runUntil(async () => {
+      await run('independent', 'whole');
+      for (const plan of Object.keys(plans) as (keyof typeof plans)[]) {
+        for (let k = 0; k < repeat; k++) {
+          for (const mode of ['whole', 'arrival'] as Mode[]) (times[`${plan}/${mode}`] ??= []).push(await run(plan, mode));
+        }
+      }
+    });
+  } finally {
+    await srv.close();
+    await connection.close();
+    await nc.close();
+    await server.stop();
+  }
+  const best = (k: string) => Math.min(...times[k]);
+  console.log(`streaming: ${calls} calls, ${gap} ms apart in the stream (${gap * calls} ms in all), ${toolMs} ms each; load ${os.loadavg()[0].toFixed(1)}`);
+  console.table(
+    Object.keys(plans).flatMap((plan) => [
+      { calls: plan, dispatch: 'when the whole reply has arrived', 'best ms': best(`${plan}/whole`), 'all ms': times[`${plan}/whole`].join(' ') },
+      { calls: plan, dispatch: 'as each call arrives', 'best ms': best(`${plan}/arrival`), 'all ms': times[`${plan}/arrival`].join(' ') },
+    ]),
+  );
+  for (const plan of Object.keys(plans)) console.log(`streaming (${plan}): dispatch-on-arrival / whole reply: ${(best(`${plan}/arrival`) / best(`${plan}/whole`)).toFixed(2)}x wall time`);
 }
 
 main().catch((e) => {
