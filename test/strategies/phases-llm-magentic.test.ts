@@ -34,6 +34,18 @@ function magenticTeam(root: string, manager: ScriptedModelConfig, magentic: Reco
   ]);
 }
 
+/** A manager that plans "the manager plan", picks `speaker` once its prompt holds `plan`, and is done once `doneWhen` was said. */
+function planReviewManager(plan: string, speaker: string, instruction: string, doneWhen: string): ScriptedModelConfig {
+  return {
+    rules: [
+      when('magentic_orientation', ORIENT('the manager plan')),
+      when(doneWhen, json({ task_complete: true, stalling: false, facts: 'done', reason: 'done' })),
+      when('magentic_ledger_update', json({ task_complete: false, stalling: false, facts: 'none', reason: 'starting' })),
+      when(plan, json({ next_speaker: speaker, instruction })),
+    ],
+  };
+}
+
 async function members(wfId: string): Promise<string[]> {
   return (await childIds(h, wfId)).map((id) => id.slice(wfId.length + 1)).sort();
 }
@@ -85,15 +97,7 @@ describe('magentic', () => {
   }, 180_000);
 
   test('EnablePlanReview: the run waits for the operator; a rejection carrying an edited plan replaces the plan', async () => {
-    const manager: ScriptedModelConfig = {
-      rules: [
-        when('magentic_orientation', ORIENT('the manager plan')),
-        when('[Developer]: code:', json({ task_complete: true, stalling: false, facts: 'done', reason: 'done' })),
-        when('magentic_ledger_update', json({ task_complete: false, stalling: false, facts: 'none', reason: 'starting' })),
-        when('# Plan\nOPERATOR PLAN: Developer only', json({ next_speaker: 'Developer', instruction: 'Follow the operator plan.' })),
-      ],
-    };
-    const wf = await h.start(magenticTeam('mag-review', manager, { EnablePlanReview: true }), 'build the login page');
+    const wf = await h.start(magenticTeam('mag-review', planReviewManager('# Plan\nOPERATOR PLAN: Developer only', 'Developer', 'Follow the operator plan.', '[Developer]: code:'), { EnablePlanReview: true }), 'build the login page');
     const pending = await waitFor(async () => (await wf.query(statusQuery)).pending_approvals?.[0], 'the plan review', 60_000);
     expect(pending).toMatchObject({ call_id: 'plan-1', arguments: { plan: 'the manager plan' } });
     expect((await wf.query(statusQuery)).state).toBe('waiting_for_approval');
@@ -106,15 +110,7 @@ describe('magentic', () => {
   }, 180_000);
 
   test('EnablePlanReview: an approval goes on with the manager plan', async () => {
-    const manager: ScriptedModelConfig = {
-      rules: [
-        when('magentic_orientation', ORIENT('the manager plan')),
-        when('[CodeReviewer]: LGTM', json({ task_complete: true, stalling: false, facts: 'done', reason: 'done' })),
-        when('magentic_ledger_update', json({ task_complete: false, stalling: false, facts: 'none', reason: 'starting' })),
-        when('# Plan\nthe manager plan', json({ next_speaker: 'CodeReviewer', instruction: 'Review.' })),
-      ],
-    };
-    const wf = await h.start(magenticTeam('mag-approve', manager, { EnablePlanReview: true }), 'build the login page');
+    const wf = await h.start(magenticTeam('mag-approve', planReviewManager('# Plan\nthe manager plan', 'CodeReviewer', 'Review.', '[CodeReviewer]: LGTM'), { EnablePlanReview: true }), 'build the login page');
     await waitFor(async () => (await wf.query(statusQuery)).pending_approvals?.[0], 'the plan review', 60_000);
     await wf.executeUpdate(approveUpdate, { args: [{ call_id: 'plan-1', by: 'ops' }] });
     expect(((await wf.result()) as AgentRunResult).output).toBe('LGTM');
