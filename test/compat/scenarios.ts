@@ -19,6 +19,7 @@ import { evidenceScenarios } from './scenarios-evidence';
 import { strategiesScenarios } from './scenarios-strategies';
 import { phaseScenarios } from './scenarios-phases';
 import { llmScenarios } from './scenarios-llm';
+import { execScenarios } from './scenarios-exec';
 
 export interface Scenario {
   name: string;
@@ -479,6 +480,7 @@ export const SCENARIOS: Scenario[] = [
   ...evidenceScenarios(),
   ...phaseScenarios(),
   ...llmScenarios(),
+  ...execScenarios(),
 ];
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */
