@@ -12,6 +12,7 @@ import { SessionState, SessionStore } from '../activities/session';
 import { sessionPrompt, SESSION_ID } from '../activities/session-history';
 import { renderUserPrompt } from '../runtime/template';
 import { reactConfig } from '../runtime/agent-view';
+import { lifecycleRefusal } from '../policies/lifecycle';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -77,6 +78,9 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
     throw new RunError(`${agentId} does not compile:\n${(errors.length ? errors : diagnostics).map((d: Diagnostic) => formatDiagnostic(d)).join('\n')}`);
   }
   const root = bundle.agents[agentId];
+  // Lifecycle before anything starts: disabled never runs, draft only with --allow-draft.
+  const refusal = lifecycleRefusal(root, { allow_draft: options?.allow_draft === true });
+  if (refusal) throw new RunError(refusal);
   const given = parseInputFlag(rawInput);
   const examples = root.interface.input.examples ?? [];
   if (given === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);

@@ -30,6 +30,8 @@ export interface ModelPrefs {
   stop_sequences?: string[];
   tool_choice: 'none' | 'auto' | 'required';
   max_output_tokens?: number;
+  /** runtime.reasoning_effort, sent as the provider's `reasoning_effort` (decision 233). */
+  reasoning_effort?: 'low' | 'medium' | 'high';
 }
 
 export function reactConfig(agent: Pick<AgentView, 'execution_policy'>): ReactConfig {
@@ -55,6 +57,7 @@ export function modelPrefs(agent: AgentView, forceNone: boolean, toolCallsMade =
   if (cfg.stop_sequences?.length) prefs.stop_sequences = cfg.stop_sequences;
   // The constraint wins: the smallest declared max_output_tokens is a hard cap.
   if (maxOut.length) prefs.max_output_tokens = Math.min(...maxOut);
+  if (agent.runtime.reasoning_effort) prefs.reasoning_effort = agent.runtime.reasoning_effort;
   return prefs;
 }
 

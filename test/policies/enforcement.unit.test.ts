@@ -51,7 +51,7 @@ describe('enforcement inventory', () => {
 
   it('names every declared unenforced field, grouped by the object holding it, honouring warnWhen', () => {
     const doc = {
-      runtime: { model: 'm', reasoning_effort: 'high' },
+      runtime: { model: 'm', reasoning_effort: 'high' }, // enforced since issue 11: no warning
       memory: { mode: 'none' },
       state: { session_history: 'ephemeral', working_state: 'session' },
       knowledge: { refs: [{ ref: 'a' }, { ref: 'b', required: true, citations_required: false }] },
@@ -60,7 +60,6 @@ describe('enforcement inventory', () => {
     };
     const got = unenforcedFields(doc).map((u) => ({ at: u.at, fields: u.fields }));
     expect(got).toEqual([
-      { at: ['runtime'], fields: ['runtime.reasoning_effort'] },
       { at: ['knowledge', 'refs', 1], fields: ['knowledge.refs[1].required'] },
       { at: ['observability', 'logs'], fields: ['observability.logs.enabled', 'observability.logs.level'] },
     ]);

@@ -8,6 +8,7 @@
  * own prompt and answer join the session when it succeeds (src/activities/session.ts).
  */
 import { defineCommand, flagString, registryDir, RUN_OPTIONS, UsageError } from '../args';
+import type { JsonValue } from '../../compiler/types';
 
 export const run = defineCommand(
   'run',
@@ -51,7 +52,9 @@ export const run = defineCommand(
         process.stderr.write(`loom run: ${end.workflowId} failed: ${end.reason}\n`);
         return 1;
       }
-      process.stdout.write(JSON.stringify(end.output, null, json ? 0 : 2) + '\n');
+      // interface.output.render shapes the printed output; --json prints JSON whatever it says.
+      const { renderOutput } = await import('../../runtime/output-render');
+      process.stdout.write((json ? JSON.stringify(end.output) : renderOutput(end.output as JsonValue, prepared.root.interface.output.render)) + '\n');
       try {
         await recordSessionRun(prepared, end.workflowId, end.output);
       } catch (err) {

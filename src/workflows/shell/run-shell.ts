@@ -40,6 +40,7 @@ import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, re
 import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { redactToolArgs } from '../../policies/sensitive';
+import { lifecycleWarning } from '../../policies/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
@@ -247,8 +248,11 @@ export class RunShell {
   }
 
   /** The agent is loaded: publish who runs (and the state), and label the run's current details. */
-  begin(agent: { agent_id: string; version: string }, pattern: string): void {
+  begin(agent: { agent_id: string; version: string; status?: string }, pattern: string): void {
     this.status.version = agent.version;
+    // A root run of a deprecated (or allowed draft) agent says so in its warnings (no command: replay-safe).
+    const stale = this.input.options?.parent ? undefined : lifecycleWarning(agent);
+    if (stale) this.warn(stale);
     this.label = `${agent.agent_id} (${pattern})`;
     this.begun = true;
     if (this.opts.publishing === 'milestones' && this.input.carried) return;
