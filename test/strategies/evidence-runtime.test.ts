@@ -252,11 +252,12 @@ describe('keyword graph validators over real evidence', () => {
   });
 });
 
-describe('examples/strategies/evidence-team (offline, scripted team, real files and commands)', () => {
+describe('examples/strategies/evidence-team (offline, scripted team, real files and commands; keyword, state machine and graph forms)', () => {
   const dir = path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'evidence-team');
   test.each([
     ['dev-team-keyword', 'RequireShellPass: no shell command containing one of "node slugify.test.js" exited 0 this turn (`node slugify.test.js` exited 1: expected hello-world, got hello,--world!); run it and fix the failures first: re-invoked'],
     ['dev-team-statemachine', 'contract ImplementationComplete: CommandSucceeded: run `node slugify.test.js` until it exits 0: re-invoked'],
+    ['dev-team-graph', 'RequireShellPass: no shell command exited 0 this turn (`node slugify.test.js` exited 1: expected hello-world, got hello,--world!); run it and fix the failures first: re-invoked'],
   ])('%s: the failing test blocks the handoff, the fixed helper passes, the Reviewer approves', async (root, blocked) => {
     const { bundle: compiled, diagnostics } = compileBundle(dir, root);
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -278,7 +279,7 @@ describe('examples/strategies/evidence-team (offline, scripted team, real files 
 
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(8);
+  expect(dev.started.length).toBe(9);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
 }, 120_000);
