@@ -7,11 +7,15 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { CompiledAgent, JsonObject } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledGuardrail, JsonObject } from '../../src/compiler/types';
 import type { ApproveArgs, DecideArgs } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness, waitForStatus } from './harness';
 import { historyEvents } from '../helpers/history';
+import { agent as member, bundle as treeBundle, locals } from '../orchestration/builders';
+import { workflowTypeFor } from '../../src/shared/dispatch';
+import { storeBundle } from '../../src/activities/blob-store';
+import { testStore } from './builders';
 
 jest.setTimeout(120000);
 
@@ -93,4 +97,31 @@ test('decide on the run replaces its pending call: unknown tools, delegations-on
   expect(res.state).toEqual({ result: 'swapped' });
   expect(res.output).toBe('model saw: ops replaced your call r1 (arithmetic {"a":1,"b":2,"op":"add"}) with echo {"text":"swapped"}; the result of r1 is the result of echo / swapped');
   expect(await toolRuns(h)).toEqual([['r1', 'echo', { text: 'swapped' }]]);
+});
+
+test('a replacement sent with the approve signal passes the tool_input guardrails like any call: it runs with the redacted arguments', async () => {
+  const a = replaceAgent('signal-guarded');
+  const pii: CompiledGuardrail = { ref: 'pii-scan', version: '1.0.0', status: 'active', result_type: 'transform', provider: { type: 'builtin', name: 'pii-regex' }, on_fail: 'apply' };
+  a.guardrails = { ...a.guardrails, tool_input: [pii] };
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id, input: 'go' });
+  await waitForStatus(h, (s) => s.pending_approvals.length === 1, 60000);
+  await h.signal('approve', { call_id: 'r1', tool: 'echo', args: { text: 'mail bob@example.com' }, by: 'ops' } satisfies ApproveArgs);
+  const res = await h.result();
+  expect(await toolRuns(h)).toEqual([['r1', 'echo', { text: 'mail [REDACTED:email]' }]]);
+  expect(res.state).toEqual({ result: 'mail [REDACTED:email]' });
+  expect(res.warnings.join('\n')).toMatch(/call r1 \(arithmetic\) replaced by ops with echo/);
+});
+
+test('decide on the root of a tree replaces a call held by a member: checked against that member\'s tools, forwarded with the approve signal', async () => {
+  const payer = replaceAgent('payer');
+  const root = member({ id: 'pay-team', policy: { id: 'agf.parallel', config: { agents: [{ agent: 'payer' }], output_from: 'merge' } }, local_agents: locals('payer') });
+  const b = treeBundle('pay-team', [root, payer]);
+  const h = await H.startType(workflowTypeFor(root)!, { bundle: await storeBundle(testStore(), b), agent_id: 'pay-team', input: 'go' });
+  await waitForStatus(h, (s) => (s.pending_decisions ?? []).length === 1, 60000);
+  const decide = (a: DecideArgs) => h.executeUpdate('decide', { args: [a] });
+  expect(await refusal(decide({ ref: 'r1', decision: 'approve', tool: 'refund' }))).toMatch(/^cannot replace .*r1 with 'refund': not a tool of payer; use one of arithmetic, echo, mailer, us_echo$/);
+  const ok = await decide({ ref: 'r1', decision: 'approve', tool: 'echo', args: { text: 'from the root' }, by: 'ops' });
+  expect(ok).toMatch(/^approved r1 replaced by echo in /);
+  const res = (await h.result()) as { output: Record<string, string> };
+  expect(JSON.stringify(res.output)).toContain('from the root');
 });
