@@ -2,9 +2,12 @@
  * Seed 002 routing on a real Temporal dev server, for what the unit tests of src/strategies alone
  * proved before: every parallel fan-out merge (union, consensus, vote, ranked, semantic_diff, and
  * ConflictResolution when one reaches no decision), the state machine's MaxRevisits escalation,
- * and SourceAgents refusing a keyword of another role. Members are scripted; the join agent echoes
+ * SourceAgents refusing a keyword of another role, and the seed's structured and parallel examples
+ * as pasted into examples/strategies/seed-routing. Members are scripted; the join agent echoes
  * its input (`{{message}}`), so each test reads exactly what the merge put into the history.
  */
+import * as path from 'path';
+import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
@@ -119,9 +122,23 @@ describe('SourceAgents', () => {
   });
 });
 
+describe('the seed\'s structured and parallel fan-out examples, pasted unchanged (examples/strategies/seed-routing)', () => {
+  const dir = path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'seed-routing');
+  test.each([
+    ['publishing-desk', 'PUBLISHED at /poems/roses', ['turn-1-Drafter', 'turn-2-Reviewer', 'turn-3-Drafter', 'turn-4-Reviewer', 'turn-5-Publisher']],
+    ['feature-squad', 'Integrated the API, the form and the migration.\nAPPROVED', ['turn-1-Planner', 'turn-2-branch-0-BackendWork', 'turn-2-branch-1-FrontendWork', 'turn-2-branch-2-MigrationWork', 'turn-5-Integrator']],
+  ])('%s compiles without a finding and runs offline to its answer', async (root, output, turns) => {
+    const { bundle: compiled, diagnostics } = compileBundle(dir, root);
+    expect(diagnostics).toEqual([]);
+    const wf = await dev.start(compiled!, compiled!.agents[root].interface.input.examples![0]);
+    expect(((await wf.result()) as AgentRunResult).output).toBe(output);
+    expect(await dev.turns(wf.workflowId)).toEqual(turns);
+  });
+});
+
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(9);
+  expect(dev.started.length).toBe(11);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
   expect(outcomes).toHaveLength(dev.started.length);
