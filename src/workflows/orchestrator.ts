@@ -16,6 +16,7 @@ import type { EscalationEvent } from '../orchestration/escalation';
 import { runChildAgent } from './child';
 import { NEEDS_CHILD, runInlineMember } from './shell/inline-member';
 import { inlineMemberBlocker } from '../runtime/inline-member';
+import { memberInputRefusal } from '../orchestration/member-input';
 import { runEscalation } from './shell/human-queue';
 import { RunShell } from './shell/run-shell';
 
@@ -43,15 +44,17 @@ export class OrchestratorRun extends RunShell {
 
   /** Load the orchestrator agent and publish who runs. */
   async init(): Promise<LoadedAgent> {
-    this.agent = await this.load(this.input.agent_id);
+    // A root run (no parent) checks the lifecycle: draft needs allow_draft, disabled never runs.
+    const root = this.input.options?.parent ? undefined : { allow_draft: this.input.options?.allow_draft === true };
+    this.agent = await this.load(this.input.agent_id, root);
     this.begin(this.agent, this.status.pattern === 'vendor' ? patternOf(this.agent) : this.status.pattern);
     return this.agent;
   }
 
-  async load(agentId: string): Promise<LoadedAgent> {
+  async load(agentId: string, root?: { allow_draft: boolean }): Promise<LoadedAgent> {
     const cached = this.agents.get(agentId);
     if (cached) return cached;
-    const a = await acts.loadAgent({ bundle: this.input.bundle, agent_id: agentId });
+    const a = await acts.loadAgent({ bundle: this.input.bundle, agent_id: agentId, ...(root ? { root } : {}) });
     this.agents.set(agentId, a);
     return a;
   }
@@ -67,9 +70,11 @@ export class OrchestratorRun extends RunShell {
    * own type (e.g. agfReactWorkflow for a pattern's `$self`). A policy this worker does not
    * implement fails with an error naming the policy id. `inline` (agf.batch): a member that
    * qualifies (inlineMemberBlocker) runs as model-turn activities of this workflow instead
-   * (shell/inline-member.ts; patch `inline-single-turn-members`).
+   * (shell/inline-member.ts; patch `inline-single-turn-members`). The member's input must match
+   * its interface.input.schema (src/orchestration/member-input.ts) or the member never starts
+   * (`escalationInput`: the runtime's own escalation wrapper, not checked).
    */
-  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean; summary?: string }): Promise<AgentRunResult> {
+  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean; summary?: string; escalationInput?: boolean }): Promise<AgentRunResult> {
     await this.checkpoint();
     const member = await this.load(spec.agent_id);
     const workflowType = spec.workflowType ?? workflowTypeFor(member);
@@ -79,6 +84,9 @@ export class OrchestratorRun extends RunShell {
         'UnsupportedPolicy',
       );
     }
+    // Patched only when an input is refused: a valid input issues exactly the commands it did before.
+    const refused = spec.escalationInput ? undefined : memberInputRefusal(member, spec.role, spec.input);
+    if (refused && patched('contract-orchestrator')) throw ApplicationFailure.nonRetryable(refused, 'MemberInputInvalid', { member: member.agent_id, role: spec.role });
     if (spec.inline) {
       const call = { workflowType, overridden: spec.workflowType !== undefined, options: spec.options, timeoutSeconds: spec.timeoutSeconds };
       if (inlineMemberBlocker(member, call) === undefined && patched('inline-single-turn-members')) {
@@ -147,6 +155,7 @@ export class OrchestratorRun extends RunShell {
           agent_id: agentId,
           input: { escalation: { reason, trigger: event.on, ...(event.on === 'node_failure' ? { node: event.node } : {}) }, input: detail.input ?? this.input.input },
           role: `escalation-${agentId}-${this.escalations++}`,
+          escalationInput: true,
         }),
     });
     if (!out.handled) return out;

@@ -16,10 +16,12 @@ import { agent as member, answers, bundle, byInput, handoff, locals } from '../o
 import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/builders';
 import { Member, WIRE, waitForTree } from './tree';
 import { evidenceScenarios } from './scenarios-evidence';
+import { contractScenarios } from './scenarios-contract';
 import { strategiesScenarios } from './scenarios-strategies';
 import { phaseScenarios } from './scenarios-phases';
 import { llmScenarios } from './scenarios-llm';
 import { execScenarios } from './scenarios-exec';
+import { graphScenarios } from './scenarios-graph';
 
 export interface Scenario {
   name: string;
@@ -481,6 +483,8 @@ export const SCENARIOS: Scenario[] = [
   ...phaseScenarios(),
   ...llmScenarios(),
   ...execScenarios(),
+  ...graphScenarios(),
+  ...contractScenarios(),
 ];
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */
