@@ -6,6 +6,7 @@ import { diag, fieldPath, posOf, readSource, type PathPart, type SourceFile } fr
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
 import { loadTenant, type TenantConfig } from './tenant';
 import { parseShellConfig, SHELL_BUILTIN } from '../activities/shell-policy';
+import { builtinGuardrailConfigProblems } from './guardrail-config';
 
 export type Kind = 'agent' | 'model' | 'tool' | 'kb' | 'guardrail' | 'collection' | 'role';
 
@@ -169,6 +170,16 @@ function kindChecks(kind: Kind, src: SourceFile, data: Record<string, unknown>, 
     if (Array.isArray(tr) && tr.length === 2 && typeof tr[0] === 'number' && typeof tr[1] === 'number' && tr[0] > tr[1]) {
       const pos = posOf(src, ['temperature_range']);
       diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG004', 'temperature_range', 'temperature_range must be [min, max] with min ≤ max'));
+    }
+  }
+  if (kind === 'guardrail') {
+    // A builtin provider's config checked here, not by the first run that reaches the guardrail.
+    for (const p of builtinGuardrailConfigProblems(data.provider)) {
+      const at = ['provider', ...p.path];
+      // A missing field (e.g. config.schema) is reported on the line naming the provider.
+      const present = at.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), data) !== undefined;
+      const pos = posOf(src, present ? at : ['provider', 'name'], true);
+      diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG011', fieldPath(at), p.message));
     }
   }
   if (kind === 'tool') {
