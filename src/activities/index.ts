@@ -14,8 +14,11 @@ import { createAuditActivities } from './audit';
 import { createEvidenceActivities } from './evidence';
 import { createExecutionStateActivities } from './execution-state';
 import { createTranscriptActivities } from './transcript';
+import { createGraphMessageActivities } from './graph-messages';
 import { createStrategySelectorActivities } from './strategy-selector';
 import { createSessionActivities } from './session-turns';
+import { createMemoryActivities } from './memory';
+import { createArtifactActivities } from './artifacts';
 import type { AgentView } from '../runtime/agent-view';
 import type { ContentClassifier } from '../policies/content';
 import { createMcpToolExecutor } from './mcp-tools';
@@ -85,8 +88,11 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createEvidenceActivities(),
     ...createExecutionStateActivities({ messages }),
     ...createTranscriptActivities({ bundles, messages }),
+    ...createGraphMessageActivities({ bundles, messages }),
     ...createStrategySelectorActivities({ bundles, providers }),
     ...createSessionActivities({ bundles, messages }),
+    ...createMemoryActivities({ bundles, store }),
+    ...createArtifactActivities({ store, bundles, messages }),
   };
 }
 

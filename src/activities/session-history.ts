@@ -55,6 +55,8 @@ export interface SessionTurnOptions {
   /** state.scratchpad_visible_to_model: the working state is shown to the model. */
   scratchpadVisible: boolean;
   maxStateTokens?: number;
+  /** What memory collections gave for this message (a `# Memory` block), shown first; not part of the state budget. */
+  memory?: string;
 }
 
 export interface SessionTurnPrompt extends SessionPrompt {
@@ -89,7 +91,7 @@ export function sessionTurnPrompt(earlier: Message[], scratchpad: ScratchpadEntr
   }
   const dropped = history.length - kept.length;
   const notesDropped = notes.length - keptNotes.length;
-  const parts: string[] = [];
+  const parts: string[] = o.memory ? [o.memory] : [];
   if (kept.length) parts.push(`# Earlier in this session\n${dropped ? `(${dropped} earlier message(s) left out to stay within the session budget)\n` : ''}${kept.join('\n')}`);
   if (keptNotes.length) parts.push(`# Working state\n${keptNotes.join('\n')}`);
   const text = parts.length ? `${parts.join('\n\n')}\n\n# Now\n${prompt}` : prompt;

@@ -20,6 +20,10 @@ export interface SessionPlan {
   working_state: 'ephemeral' | 'session';
   scratchpad_visible_to_model: boolean;
   max_state_tokens?: number;
+  /** memory.mode is not none and read collections are declared / write collections have writeback on / some collection has scope session. */
+  memory_reads: boolean;
+  memory_writes: boolean;
+  session_memory: boolean;
 }
 
 export interface TurnInputRequest {
@@ -28,6 +32,8 @@ export interface TurnInputRequest {
   head: BlobRef | null;
   scratchpad: BlobRef | null;
   text: string;
+  /** The `# Memory` block read for this message (memoryRead). */
+  memory?: string;
 }
 
 export interface TurnInputResult {
@@ -56,7 +62,12 @@ export function sessionPlan(agent: CompiledAgent): SessionPlan {
   const workflowType = workflowTypeFor(agent);
   if (!workflowType) throw new Error(`${agent.agent_id} uses ${patternOf(agent)}, which this runtime does not implement`);
   const s = agent.state ?? {};
+  const m = agent.memory ?? { mode: 'none', read_collections: [], write_collections: [] };
+  const on = m.mode !== 'none';
   return {
+    memory_reads: on && m.read_collections.length > 0,
+    memory_writes: on && m.write_collections.some((c) => c.writeback.enabled),
+    session_memory: on && [...m.read_collections, ...m.write_collections].some((c) => c.scope === 'session'),
     workflow_type: workflowType,
     pattern: patternOf(agent),
     session_history: s.session_history ?? 'session',
@@ -108,7 +119,7 @@ export function createSessionActivities(deps: { bundles: BundleCache; messages: 
       // Only the newest messages can fit: the chain is walked back no further than the budget.
       const { msgs, older } = p.session_history === 'session' ? await recent(inp.head, budgetChars(p)) : { msgs: [], older: 0 };
       const sp = sessionTurnPrompt(msgs, await notes(inp.scratchpad), inp.text, {
-        history: p.session_history, scratchpadVisible: p.scratchpad_visible_to_model, maxStateTokens: p.max_state_tokens,
+        history: p.session_history, scratchpadVisible: p.scratchpad_visible_to_model, maxStateTokens: p.max_state_tokens, memory: inp.memory,
       });
       const input_ref = await messages.putLoose({ role: 'user', content: sp.text });
       return { input_ref, kept: sp.kept, dropped: sp.dropped + older, notes_kept: sp.notesKept, notes_dropped: sp.notesDropped };

@@ -16,7 +16,7 @@ export interface PreparedSession {
   input: SessionInput & { idle_timeout_seconds: number };
 }
 
-export async function prepareSession(agentId: string, registry: string, o: { sessionId?: string; idleTimeoutSeconds?: number; options?: RunOptions }): Promise<PreparedSession> {
+export async function prepareSession(agentId: string, registry: string, o: { sessionId?: string; actorId?: string; idleTimeoutSeconds?: number; options?: RunOptions }): Promise<PreparedSession> {
   if (o.sessionId !== undefined && !SESSION_ID.test(o.sessionId)) {
     throw new SessionStartError(`--session must be letters, digits, '.', '_', ':' or '-' (up to 128 characters), e.g. --session support-42 (got '${o.sessionId}')`);
   }
@@ -31,7 +31,7 @@ export async function prepareSession(agentId: string, registry: string, o: { ses
   const sessionId = o.sessionId ?? `${agentId}-chat-${randomBytes(4).toString('hex')}`;
   return {
     root, sessionId,
-    input: { bundle: ref, agent_id: agentId, idle_timeout_seconds: o.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS, ...(o.options ? { options: o.options } : {}) },
+    input: { bundle: ref, agent_id: agentId, ...(o.actorId ? { actor_id: o.actorId } : {}), idle_timeout_seconds: o.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS, ...(o.options ? { options: o.options } : {}) },
   };
 }
 
@@ -48,6 +48,7 @@ export async function startOrJoinSession(client: Client, p: PreparedSession): Pr
         [SEARCH_ATTRIBUTES.agentId]: [p.root.agent_id],
         [SEARCH_ATTRIBUTES.agentVersion]: [p.root.version],
         [SEARCH_ATTRIBUTES.pattern]: ['session'],
+        [SEARCH_ATTRIBUTES.status]: ['running'],
       },
     });
     return { handle, joined: false };

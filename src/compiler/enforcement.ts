@@ -25,7 +25,7 @@ export interface FieldRule {
 }
 
 const E = (note: string): FieldRule => ({ status: 'enforced', note });
-const R = (note: string): FieldRule => ({ status: 'enforced', note, reactOnly: true });
+const R = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ status: 'enforced', note, reactOnly: true, ...(warnWhen ? { warnWhen } : {}) });
 const D = (note = 'metadata; the runtime does not act on it'): FieldRule => ({ status: 'descriptive', note });
 const W = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ status: 'warned', note, ...(warnWhen ? { warnWhen } : {}) });
 
@@ -64,18 +64,19 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'knowledge.retrieval.trigger': W('retrieval runs only when the model calls search_knowledge'),
   'knowledge.retrieval.grounding_required': W('answers are not checked for grounding', isTrue),
   'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),
-  'memory.mode': W('no memory is read or written', (v) => v !== 'none'),
-  'memory.read_collections': W('collections are not read'), 'memory.write_collections': W('collections are not written'),
-  'memory.writeback.enabled': W('no writeback runs', isTrue), 'memory.writeback.approval_required': W('no writeback runs', isTrue), 'memory.writeback.strategy': W('no writeback runs'),
+  // Memory is read and written back by chat sessions (src/workflows/session.ts); a single run does neither, so declaring it still warns.
+  'memory.mode': W('memory is read and written only in chat sessions (`loom chat`, `loom send`), not by `loom run`/`loom start`', (v) => v !== 'none'),
+  'memory.read_collections': W('read before each chat-session turn only, not by `loom run`/`loom start`'), 'memory.write_collections': W('written back after each chat-session turn only, not by `loom run`/`loom start`'),
+  'memory.writeback.enabled': W('the agent-level writeback block is not read: each collection\'s own `writeback` governs its writes', isTrue), 'memory.writeback.approval_required': W('the agent-level writeback block is not read: set `approval_required` in the collection file', isTrue), 'memory.writeback.strategy': W('the agent-level writeback block is not read: set `strategy` in the collection file'),
   'state.session_history': E('chat sessions (src/workflows/session.ts; `loom chat`, `loom send`) and `loom run --session`: earlier exchanges given to each turn, or none for ephemeral'),
   'state.working_state': E('chat sessions: each turn\'s notes (run State, warnings) kept in the session scratchpad, or dropped for ephemeral'),
   'state.scratchpad_visible_to_model': E('chat sessions: the scratchpad shown to the model at the start of each turn'),
   'state.max_state_tokens': E('chat sessions and `loom run --session`: history + scratchpad trimmed, oldest first; compiler: below the input budget (AGF170)'),
-  'artifacts.enabled': W('no artifact store is written', isTrue),
-  'artifacts.save_input': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
-  'artifacts.save_output': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
-  'artifacts.save_intermediate': W('no artifact store is written', (v, d) => v === true && artifactsOn(v, d)),
-  'artifacts.retention_class': W('no artifact store is written', artifactsOn),
+  'artifacts.enabled': R('a completed react run writes its artifacts through the shared store (src/activities/artifacts.ts; `loom artifacts RUN_ID`)'),
+  'artifacts.save_input': R('input.json: the first user message as stored (after pii_redaction)', (v, d) => v === true && artifactsOn(v, d)),
+  'artifacts.save_output': R('output.json: the final output', (v, d) => v === true && artifactsOn(v, d)),
+  'artifacts.save_intermediate': R('intermediate.json: every tool call with its arguments and result', (v, d) => v === true && artifactsOn(v, d)),
+  'artifacts.retention_class': R('ephemeral writes nothing; standard/extended expire after LOOM_ARTIFACT_STANDARD_DAYS/EXTENDED_DAYS (artifactsPurgeWorkflow); restricted sealed with the codec key', artifactsOn),
   'policies.pii_redaction': R('runtime PII pass on the input before the model and on every model reply (src/policies/pii.ts)'),
   'policies.allow_external_http': E('tool HTTP egress check (src/activities/net-policy.ts)'),
   'policies.require_human_approval': E('approval before every tool call'),

@@ -16,6 +16,8 @@ export const DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
 export interface SessionInput {
   bundle: BlobRef;
   agent_id: string;
+  /** Who is chatting: `{actorId}` in memory collection namespaces (default `anonymous`). */
+  actor_id?: string;
   /** Seconds without a message after which the session ends (durable timer; default DEFAULT_IDLE_TIMEOUT_SECONDS). */
   idle_timeout_seconds?: number;
   /** Passed to every turn's run (approval timeout and so on). */
@@ -36,6 +38,18 @@ export interface SessionCarry {
   messages: number;
   executions: number;
   usage: TokenUsage;
+  /** Memory writebacks waiting for a human (carried so a decision can arrive in a later execution). */
+  writebacks?: PendingMemoryWrite[];
+}
+
+/** A memory writeback (collection `writeback.approval_required: true`) waiting for approve/reject. */
+export interface PendingMemoryWrite {
+  call_id: string;
+  collection_id: string;
+  namespace: string;
+  /** The entry to store (src/runtime/memory.ts MemoryEntry). */
+  entry: { id: string; text: string; at: string; source: { session_id: string; message: number; agent_id: string } };
+  requested_at: string;
 }
 
 export interface SessionMessage {
@@ -57,6 +71,8 @@ export interface SessionReply {
   execution: number;
   /** The turn's run (a child workflow of the session). */
   workflow_id: string;
+  /** Memory: entries read per collection, collections written, writebacks waiting for approval (call ids). */
+  memory?: { read: Record<string, number>; written: string[]; pending: string[] };
 }
 
 /** Send one user message; returns the reply once the agent's turn has run. Refused (with the reason) for empty text or an ending session. */

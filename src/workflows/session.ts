@@ -8,15 +8,22 @@
  *   working_state     the scratchpad of each turn's notes (run State, warnings), stored by ref
  *   max_state_tokens  both trimmed, oldest first, when the next turn's first message is built
  *
+ *   memory            read collections searched for each message (a `# Memory` block first),
+ *                     write collections written back after each turn; a writeback whose
+ *                     collection says `approval_required` waits durably for approve/reject
+ *                     (in `loom inbox`, AgentStatus waiting_for_approval) while the chat goes on
+ *
  * Messages are answered one at a time, in the order they arrive. The session continues-as-new
- * when Temporal suggests it (or every `continue_as_new_every` messages), carrying refs and
- * counters, and ends after `idle_timeout_seconds` without a message (a durable timer).
+ * when Temporal suggests it (or every `continue_as_new_every` messages), carrying refs, counters
+ * and undecided writebacks, and ends after `idle_timeout_seconds` without a message (a durable
+ * timer) once no writeback waits; then session-scoped memory is deleted.
  */
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
-import type { AgentRunResult, RunStatus, TokenUsage } from '../shared/contract';
-import { statusQuery } from '../shared/handlers';
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
+import type { AgentRunResult, ApproveArgs, PendingApproval, PendingDecision, RejectArgs, RunStatus, TokenUsage } from '../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import { approveUpdate, rejectUpdate, statusQuery } from '../shared/handlers';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, sessionMessageUpdate } from '../shared/session';
-import type { SessionCarry, SessionInput, SessionMessage, SessionReply } from '../shared/session';
+import type { PendingMemoryWrite, SessionCarry, SessionInput, SessionMessage, SessionReply } from '../shared/session';
 import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
 import { runChildAgent } from './child';
@@ -25,6 +32,8 @@ const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retr
 
 /** Messages over all executions are bounded only by time; one execution's history by this many events. */
 const HISTORY_EVENTS_LIMIT = 4000;
+/** A writeback approval nobody answers is rejected after this long unless the session's options say otherwise. */
+const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 7 * 24 * 3600;
 
 function addUsage(a: TokenUsage, b: TokenUsage | undefined): TokenUsage {
   if (!b) return a;
@@ -59,15 +68,31 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
   let ending: string | undefined;
   let last: Pick<SessionReply, 'kept' | 'dropped' | 'notes_kept' | 'notes_dropped'> | undefined;
   const warnings: string[] = [];
+  const actorId = input.actor_id ?? 'anonymous';
+  const sessionId = workflowInfo().workflowId;
+  const scope = () => ({ bundle: input.bundle, agent_id: input.agent_id, actor_id: actorId, session_id: sessionId });
+  // Memory writebacks waiting for a human, and the answers given (call id -> approved?).
+  const waiting = new Map<string, PendingMemoryWrite>((carry.writebacks ?? []).map((w) => [w.call_id, w]));
+  const answers = new Map<string, { approved: boolean; reason?: string; by?: string }>();
+  let published = 'running';
+  const publish = () => {
+    const s = waiting.size ? 'waiting_for_approval' : ending ? 'completed' : 'running';
+    if (s !== published) { published = s; upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [s] }); }
+  };
+  const approvals = (): PendingApproval[] => [...waiting.values()].map((w) => ({
+    call_id: w.call_id, tool: 'memory_writeback', arguments: { collection: w.collection_id, namespace: w.namespace, text: w.entry.text },
+    reason: `collection ${w.collection_id} has writeback.approval_required: true`, requested_at: w.requested_at,
+  }));
 
   const status = (): RunStatus => ({
-    state: ending ? 'completed' : 'running',
+    state: ending ? 'completed' : waiting.size && !busy ? 'waiting_for_approval' : 'running',
     agent_id: input.agent_id,
     version: '',
     pattern: 'session',
     step: carry.messages,
     turn: carry.messages,
-    pending_approvals: [],
+    pending_approvals: approvals(),
+    pending_decisions: approvals().map((a): PendingDecision => ({ kind: 'approval', workflow_id: sessionId, path: [], agent_id: input.agent_id, call_id: a.call_id, tool: a.tool, arguments: a.arguments, reason: a.reason, requested_at: a.requested_at })),
     tool_calls_made: 0,
     token_usage: carry.usage,
     warnings,
@@ -96,7 +121,8 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
     const { workflow_type } = plan!;
     try {
       const n = carry.messages + 1;
-      const turn = await acts.sessionTurnInput({ bundle: input.bundle, agent_id: input.agent_id, head: carry.head, scratchpad: carry.scratchpad, text: msg.text });
+      const read = plan!.memory_reads ? await acts.memoryRead({ ...scope(), query: msg.text }) : undefined;
+      const turn = await acts.sessionTurnInput({ bundle: input.bundle, agent_id: input.agent_id, head: carry.head, scratchpad: carry.scratchpad, text: msg.text, ...(read?.block ? { memory: read.block } : {}) });
       const role = `message-${n}`;
       let result: AgentRunResult;
       try {
@@ -118,11 +144,60 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
       carry.usage = addUsage(carry.usage, result.usage);
       inThisExecution++;
       last = { kept: turn.kept, dropped: turn.dropped, notes_kept: turn.notes_kept, notes_dropped: turn.notes_dropped };
-      return { output: result.output, message: n, ...last, execution: carry.executions, workflow_id: `${workflowInfo().workflowId}/${role}` };
+      const memory = plan!.memory_reads || plan!.memory_writes ? await writeBack(n, msg.text, answerText(result.output), read?.found ?? {}) : undefined;
+      return { output: result.output, message: n, ...last, execution: carry.executions, workflow_id: `${sessionId}/${role}`, ...(memory ? { memory } : {}) };
     } finally {
       busy = false;
     }
   }
+
+  /** Writeback after a turn: collections without approval are written now, the others wait for a human. */
+  async function writeBack(n: number, text: string, answer: string, read: Record<string, number>): Promise<NonNullable<SessionReply['memory']>> {
+    if (!plan!.memory_writes) return { read, written: [], pending: [] };
+    const at = new Date(Date.now()).toISOString();
+    const wb = await acts.memoryWriteback({ ...scope(), message: n, text, answer, at });
+    const pending: string[] = [];
+    for (const p of wb.pending) {
+      const w: PendingMemoryWrite = { call_id: `memory-${n}-${p.collection_id}`, collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at };
+      waiting.set(w.call_id, w);
+      pending.push(w.call_id);
+      void decideWriteback(w);
+    }
+    publish();
+    return { read, written: wb.written, pending };
+  }
+
+  /** Waits (durably) for approve/reject of one writeback; an unanswered one is rejected at the approval timeout. */
+  async function decideWriteback(w: PendingMemoryWrite): Promise<void> {
+    const timeoutS = input.options?.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
+    const elapsed = Date.now() - Date.parse(w.requested_at);
+    const answered = await condition(() => answers.has(w.call_id), Math.max(1, timeoutS * 1000 - elapsed));
+    const a = answers.get(w.call_id);
+    if (answered && a?.approved) await acts.memoryWrite({ collection_id: w.collection_id, namespace: w.namespace, entry: w.entry });
+    else warnings.push(`memory writeback ${w.call_id} to ${w.collection_id} not written: ${answered ? `rejected${a?.by ? ` by ${a.by}` : ''} (${a?.reason})` : `no answer within ${timeoutS} s`}`);
+    waiting.delete(w.call_id);
+    answers.delete(w.call_id);
+    publish();
+  }
+
+  const knownCall = (callId: string) => {
+    if (!waiting.has(callId) || answers.has(callId)) {
+      throw new Error(`no memory writeback ${callId} waits in session ${sessionId}${waiting.size ? `; waiting: ${[...waiting.keys()].filter((k) => !answers.has(k)).join(', ')}` : ' (nothing waits)'}`);
+    }
+  };
+  setHandler(approveUpdate, (a: ApproveArgs) => {
+    answers.set(a.call_id, { approved: true, by: a.by });
+    return `approved memory writeback ${a.call_id}`;
+  }, {
+    validator: (a: ApproveArgs) => {
+      knownCall(a?.call_id);
+      if (a.args || a.tool) throw new Error('a memory writeback is approved as extracted: --args and --tool do not apply (reject it instead)');
+    },
+  });
+  setHandler(rejectUpdate, (r: RejectArgs) => {
+    answers.set(r.call_id, { approved: false, reason: r.reason, by: r.by });
+    return `rejected memory writeback ${r.call_id}`;
+  }, { validator: (r: RejectArgs) => knownCall(r?.call_id) });
 
   setHandler(sessionMessageUpdate, answer, {
     validator: (msg: SessionMessage) => {
@@ -132,6 +207,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
   });
 
   plan = await acts.sessionPlan({ bundle: input.bundle, agent_id: input.agent_id });
+  for (const w of waiting.values()) void decideWriteback(w); // carried from the previous execution
 
   const timeToContinue = (): boolean =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_EVENTS_LIMIT ||
@@ -146,10 +222,15 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
     }
     await condition(() => !busy);
     if (timeToContinue()) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof sessionWorkflow>({ ...input, carried: carry });
+      // An answered writeback is written before the next execution (it carries only undecided ones).
+      await condition(() => allHandlersFinished() && [...waiting.keys()].every((k) => !answers.has(k)));
+      return continueAsNew<typeof sessionWorkflow>({ ...input, carried: { ...carry, writebacks: [...waiting.values()] } });
     }
   }
+  // Undecided writebacks are answered (or time out) before the session closes.
+  await condition(() => waiting.size === 0);
+  if (plan.session_memory) await acts.memoryEndSession(scope());
+  publish();
   await condition(allHandlersFinished);
   return {
     agent_id: input.agent_id,

@@ -1,6 +1,6 @@
 /**
- * `loom chat AGENT_ID [--registry DIR] [--session ID] [--idle-timeout SECONDS] [--approval-timeout S]
- * [--on-approval-timeout reject|escalate]`: start a chat session (src/workflows/session.ts), or
+ * `loom chat AGENT_ID [--registry DIR] [--session ID] [--actor ID] [--idle-timeout SECONDS]
+ * [--approval-timeout S] [--on-approval-timeout reject|escalate]`: start a chat session (src/workflows/session.ts), or
  * join the running one named by --session, and talk to it: each line typed is one message, its
  * reply is printed. Ctrl-D (end of input) leaves the prompt; the session stays open for
  * `loom send SESSION_ID TEXT` until it has been idle for --idle-timeout seconds.
@@ -16,8 +16,8 @@ export function replyText(r: SessionReply): string {
 export const run = defineCommand(
   'chat',
   {
-    usage: 'loom chat AGENT_ID [--registry DIR] [--session ID] [--idle-timeout SECONDS] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate]',
-    options: { registry: { type: 'string' }, session: { type: 'string' }, 'idle-timeout': { type: 'string' }, 'approval-timeout': { type: 'string' }, 'on-approval-timeout': { type: 'string' } },
+    usage: 'loom chat AGENT_ID [--registry DIR] [--session ID] [--actor ID] [--idle-timeout SECONDS] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate]',
+    options: { registry: { type: 'string' }, session: { type: 'string' }, actor: { type: 'string' }, 'idle-timeout': { type: 'string' }, 'approval-timeout': { type: 'string' }, 'on-approval-timeout': { type: 'string' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {
@@ -30,7 +30,7 @@ export const run = defineCommand(
     let prepared;
     try {
       prepared = await prepareSession(agentId, registryDir(args), {
-        sessionId: flagString(args, 'session'), idleTimeoutSeconds: idle,
+        sessionId: flagString(args, 'session'), idleTimeoutSeconds: idle, actorId: flagString(args, 'actor') ?? process.env.USER,
         options: runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')),
       });
     } catch (err) {

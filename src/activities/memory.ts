@@ -1,0 +1,116 @@
+/**
+ * Memory collections at run time (seed 001 "memory"; issue 12.4): entries live in the shared
+ * store's `memory` keyspace (records `memory`/`<collection_id>/<namespace>`: a folder file or a
+ * loom_records row in PostgreSQL, whichever LOOM_STORE_URL names). Read before a chat turn
+ * (keyword search against the message, `{actorId}`/`{sessionId}` substituted into the
+ * namespace), written back after it per the collection's `writeback` settings, and a
+ * session-scoped collection's namespace deleted when the session ends.
+ */
+import type { CompiledAgent, CompiledCollection } from '../compiler/types';
+import type { BlobRef } from '../shared/contract';
+import { sha256 } from '../compiler/canonical';
+import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, writebackText } from '../runtime/memory';
+import type { BundleCache } from './agent-loader';
+import type { BlobStore } from './blob-store';
+
+/** An entry whose id is its content address (text + source): a retried writeback stores it once. */
+export function memoryEntry(text: string, source: MemoryEntry['source'], at: string): MemoryEntry {
+  return { id: 'sha256:' + sha256(JSON.stringify([text, source])), text, at, source };
+}
+
+interface StoredMemory { format: 'agentloom.memory/v1'; entries: MemoryEntry[] }
+
+export interface MemoryScope { bundle: BlobRef; agent_id: string; actor_id: string; session_id: string }
+
+/** A writeback waiting for a human (collection `writeback.approval_required: true`). */
+export interface PendingWriteback { collection_id: string; namespace: string; entry: MemoryEntry }
+
+export class MemoryStore {
+  constructor(private readonly store: BlobStore) {}
+
+  private key(collectionId: string, namespace: string): string {
+    return `${collectionId}/${namespace}`;
+  }
+
+  async list(collectionId: string, namespace: string): Promise<MemoryEntry[]> {
+    const raw = await this.store.getRecord('memory', this.key(collectionId, namespace));
+    if (!raw) return [];
+    const m = JSON.parse(raw) as StoredMemory;
+    if (m?.format !== 'agentloom.memory/v1') throw new Error(`memory record ${collectionId}/${namespace} in ${this.store.location} is not agentloom.memory/v1`);
+    return m.entries;
+  }
+
+  /** Add an entry (a retried write of the same entry is a no-op). */
+  async add(collectionId: string, namespace: string, entry: MemoryEntry): Promise<void> {
+    const entries = await this.list(collectionId, namespace);
+    if (entries.some((e) => e.id === entry.id)) return;
+    entries.push(entry);
+    await this.store.setRecord('memory', this.key(collectionId, namespace), JSON.stringify({ format: 'agentloom.memory/v1', entries } satisfies StoredMemory));
+  }
+
+  async clear(collectionId: string, namespace: string): Promise<void> {
+    await this.store.setRecord('memory', this.key(collectionId, namespace), JSON.stringify({ format: 'agentloom.memory/v1', entries: [] } satisfies StoredMemory));
+  }
+}
+
+function namespaceOf(c: CompiledCollection, s: MemoryScope): string {
+  return memoryNamespace(c.collection_id, typeof c.backend.namespace === 'string' ? c.backend.namespace : undefined, { actorId: s.actor_id, sessionId: s.session_id });
+}
+
+function memoryOf(agent: CompiledAgent): CompiledAgent['memory'] {
+  return agent.memory ?? { mode: 'none', read_collections: [], write_collections: [] };
+}
+
+export function createMemoryActivities(deps: { bundles: BundleCache; store: BlobStore }) {
+  const mem = new MemoryStore(deps.store);
+  const agentOf = async (s: MemoryScope) => (await deps.bundles.agent(s.bundle, s.agent_id)).agent;
+
+  return {
+    /** The `# Memory` block for this message from every read collection ('' when nothing matched). */
+    async memoryRead(inp: MemoryScope & { query: string }): Promise<{ block: string; found: Record<string, number> }> {
+      const m = memoryOf(await agentOf(inp));
+      if (m.mode === 'none') return { block: '', found: {} };
+      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: keywordSearch(await mem.list(c.collection_id, namespaceOf(c, inp)), inp.query) })));
+      return { block: memoryBlock(found), found: Object.fromEntries(found.map((f) => [f.collection_id, f.entries.length])) };
+    },
+
+    /**
+     * After a turn: what each write collection with `writeback.enabled` keeps of it. Collections
+     * without `approval_required` are written here; the others are returned to wait for a human.
+     */
+    async memoryWriteback(inp: MemoryScope & { message: number; text: string; answer: string; at: string }): Promise<{ written: string[]; pending: PendingWriteback[] }> {
+      const agent = await agentOf(inp);
+      const m = memoryOf(agent);
+      const written: string[] = [];
+      const pending: PendingWriteback[] = [];
+      if (m.mode === 'none') return { written, pending };
+      for (const c of m.write_collections) {
+        if (!c.writeback.enabled) continue;
+        const entry = memoryEntry(writebackText(c.writeback.strategy, inp.text, inp.answer), { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
+        const namespace = namespaceOf(c, inp);
+        if (c.writeback.approval_required === true) pending.push({ collection_id: c.collection_id, namespace, entry });
+        else { await mem.add(c.collection_id, namespace, entry); written.push(c.collection_id); }
+      }
+      return { written, pending };
+    },
+
+    /** An approved writeback. */
+    async memoryWrite(inp: PendingWriteback): Promise<void> {
+      await mem.add(inp.collection_id, inp.namespace, inp.entry);
+    },
+
+    /** Session end: collections with `scope: session` are deleted (seed 001: "Deleted at session end"). */
+    async memoryEndSession(inp: MemoryScope): Promise<string[]> {
+      const m = memoryOf(await agentOf(inp));
+      const session = [...m.read_collections, ...m.write_collections].filter((c) => c.scope === 'session');
+      const done = new Set<string>();
+      for (const c of session) {
+        const ns = namespaceOf(c, inp);
+        if (done.has(`${c.collection_id}/${ns}`)) continue;
+        done.add(`${c.collection_id}/${ns}`);
+        await mem.clear(c.collection_id, ns);
+      }
+      return [...done];
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Memory collections (seed 001 "memory"), the pure part: the namespace a collection reads and
+ * writes for this actor and session (`{actorId}`/`{sessionId}` substituted), keyword ranking of
+ * stored entries against the current message, the block injected into the model context, and
+ * what a writeback extracts from a run per `writeback.strategy`.
+ */
+export interface MemoryEntry {
+  /** Content address of the entry (text + source): a retried writeback stores it once. */
+  id: string;
+  text: string;
+  /** ISO time of the writeback. */
+  at: string;
+  source: { session_id: string; message: number; agent_id: string };
+}
+
+export interface MemoryContext { actorId: string; sessionId: string }
+
+/** Writeback strategies: `output` the answer as given, `summary` its first MAX_SUMMARY characters, `exchange` the message and the answer. */
+export const WRITEBACK_STRATEGIES = ['output', 'summary', 'exchange'] as const;
+export type WritebackStrategy = (typeof WRITEBACK_STRATEGIES)[number];
+export const MAX_SUMMARY = 600;
+/** Entries given to the model per collection. */
+export const MEMORY_READ_LIMIT = 5;
+
+/** `backend.namespace` with `{actorId}` and `{sessionId}` filled in (default `{collection}/{actorId}`); any other placeholder is an error naming it. */
+export function memoryNamespace(collectionId: string, pattern: string | undefined, ctx: MemoryContext): string {
+  const p = pattern ?? `${collectionId}/{actorId}`;
+  const unknown = /\{(?!actorId\}|sessionId\})([^}]*)\}/.exec(p);
+  if (unknown) throw new Error(`collection ${collectionId}: backend.namespace '${p}' uses {${unknown[1]}}; only {actorId} and {sessionId} are substituted`);
+  return p.replace(/\{actorId\}/g, ctx.actorId).replace(/\{sessionId\}/g, ctx.sessionId);
+}
+
+function words(s: string): Set<string> {
+  return new Set(s.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2));
+}
+
+/** Entries sharing words with `query`, most shared words first (newest first on ties); entries sharing none are left out. */
+export function keywordSearch(entries: MemoryEntry[], query: string, limit = MEMORY_READ_LIMIT): MemoryEntry[] {
+  const q = words(query);
+  return entries
+    .map((e, i) => ({ e, i, score: [...words(e.text)].filter((w) => q.has(w)).length }))
+    .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || b.i - a.i)
+    .slice(0, limit)
+    .map((r) => r.e);
+}
+
+/** The model-context block of what was read, per collection (empty when nothing was found). */
+export function memoryBlock(found: { collection_id: string; entries: MemoryEntry[] }[]): string {
+  const parts = found.filter((f) => f.entries.length).map((f) => `## ${f.collection_id}\n${f.entries.map((e) => `- ${e.text}`).join('\n')}`);
+  return parts.length ? `# Memory\n${parts.join('\n')}` : '';
+}
+
+/** What a writeback stores from a finished run; unknown strategies are refused by name. */
+export function writebackText(strategy: string | undefined, message: string, answer: string): string {
+  const s = strategy ?? 'summary';
+  if (s === 'output') return answer;
+  if (s === 'summary') return answer.length > MAX_SUMMARY ? `${answer.slice(0, MAX_SUMMARY)}…` : answer;
+  if (s === 'exchange') return `user: ${message}\nassistant: ${answer}`;
+  throw new Error(`writeback.strategy '${s}' is not one of ${WRITEBACK_STRATEGIES.join(', ')}`);
+}

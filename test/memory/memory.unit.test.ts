@@ -1,0 +1,35 @@
+/** src/runtime/memory.ts: namespace substitution, keyword search, the context block, writeback strategies. */
+import { keywordSearch, memoryBlock, memoryNamespace, writebackText, MAX_SUMMARY } from '../../src/runtime/memory';
+import { memoryEntry } from '../../src/activities/memory';
+
+const src = { session_id: 's1', message: 1, agent_id: 'a' };
+
+test('{actorId} and {sessionId} are substituted; the default namespace is per actor; other placeholders are refused by name', () => {
+  expect(memoryNamespace('prefs', 'prefs/{actorId}/{sessionId}', { actorId: 'ada', sessionId: 's1' })).toBe('prefs/ada/s1');
+  expect(memoryNamespace('prefs', undefined, { actorId: 'ada', sessionId: 's1' })).toBe('prefs/ada');
+  expect(() => memoryNamespace('prefs', 'prefs/{tenantId}', { actorId: 'ada', sessionId: 's1' })).toThrow("collection prefs: backend.namespace 'prefs/{tenantId}' uses {tenantId}; only {actorId} and {sessionId} are substituted");
+});
+
+test('keyword search ranks by shared words, newest first on ties, and leaves out entries sharing none', () => {
+  const es = [memoryEntry('prefers email contact', src, 't1'), memoryEntry('lives in Porto', src, 't2'), memoryEntry('email weekly digest', src, 't3')];
+  expect(keywordSearch(es, 'contact by email?').map((e) => e.text)).toEqual(['prefers email contact', 'email weekly digest']);
+  expect(keywordSearch(es, 'weather')).toEqual([]);
+  expect(keywordSearch(es, 'email', 1).map((e) => e.text)).toEqual(['email weekly digest']);
+});
+
+test('the memory block names each collection with its entries, and is empty when nothing was found', () => {
+  expect(memoryBlock([{ collection_id: 'prefs', entries: [memoryEntry('prefers email', src, 't')] }, { collection_id: 'notes', entries: [] }])).toBe('# Memory\n## prefs\n- prefers email');
+  expect(memoryBlock([{ collection_id: 'prefs', entries: [] }])).toBe('');
+});
+
+test('writeback strategies: output, summary (cut), exchange; an unknown one is refused naming the known ones', () => {
+  expect(writebackText('output', 'q', 'a')).toBe('a');
+  expect(writebackText(undefined, 'q', 'x'.repeat(MAX_SUMMARY + 5))).toBe('x'.repeat(MAX_SUMMARY) + '…');
+  expect(writebackText('exchange', 'q', 'a')).toBe('user: q\nassistant: a');
+  expect(() => writebackText('facts', 'q', 'a')).toThrow("writeback.strategy 'facts' is not one of output, summary, exchange");
+});
+
+test('entry ids are content addresses: the same text from the same source is one entry', () => {
+  expect(memoryEntry('x', src, 't1').id).toBe(memoryEntry('x', src, 't2').id);
+  expect(memoryEntry('x', src, 't1').id).not.toBe(memoryEntry('x', { ...src, message: 2 }, 't1').id);
+});
