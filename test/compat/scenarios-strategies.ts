@@ -9,7 +9,7 @@
 import type { CompiledAgent } from '../../src/compiler/types';
 import { agent as member, answers, byInput } from '../orchestration/builders';
 import { builtinTool } from '../runtime/builders';
-import { fanOutConfig, strategiesTeam } from '../strategies/team';
+import { fanOutConfig, reviewLoopConfig, strategiesTeam } from '../strategies/team';
 import type { Scenario } from './scenarios';
 import type { Member } from './tree';
 
@@ -143,21 +143,7 @@ export function strategiesScenarios(): Scenario[] {
       patches: ['strategies-review-artifact'],
       workflowType: 'strategiesWorkflow',
       bundle: () =>
-        strategiesTeam('c-strat-revisits', {
-          Selection: {
-            Type: 'statemachine',
-            StateMachine: {
-              Initial: 'Planning',
-              States: {
-                Planning: { Agent: 'Planner', Transitions: [{ To: 'Implementation', Signal: 'HANDOFF TO DEVELOPER' }] },
-                Implementation: { Agent: 'Developer', Transitions: [{ To: 'Review', Signal: 'HANDOFF TO REVIEWER' }] },
-                Review: { Agent: 'Reviewer', Transitions: [{ To: 'Done', Signal: 'APPROVED' }, { To: 'Implementation', Signal: 'REVISION REQUIRED', MaxRevisits: 1, ReviewArtifactPath: 'review.md' }] },
-                Done: { Agent: 'Reviewer', Terminal: true },
-              },
-            },
-          },
-          Termination: { Type: 'regex', Pattern: '\\bAPPROVED\\b', AgentNames: ['Reviewer'], MaxIterations: 12 },
-        }, {
+        strategiesTeam('c-strat-revisits', reviewLoopConfig({ MaxRevisits: 1, ReviewArtifactPath: 'review.md' }, { planning: true, maxIterations: 12 }), {
           Planner: approvingSpeaker('rv-planner', 'Plan {{last_tool_result}}\nHANDOFF TO DEVELOPER'),
           Developer: member({ id: 'rv-developer', model: answers('Code.\nHANDOFF TO REVIEWER') }),
           // Both versions escalate with this sentence; only the patched one also quotes review.md (absent here).

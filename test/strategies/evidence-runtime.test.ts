@@ -17,7 +17,7 @@ import { statusQuery } from '../../src/shared/handlers';
 import { agent, answers } from '../orchestration/builders';
 import { failureOf } from '../orchestration/harness';
 import { recordingHarness } from './dev-server';
-import { strategiesTeam } from './team';
+import { reviewLoopConfig, strategiesTeam } from './team';
 
 const dev = recordingHarness('strat-evidence');
 let tmp: string;
@@ -193,20 +193,7 @@ describe('state machine contracts, RecoveryAgent and HandoffContext', () => {
 
 describe('state machine MaxRevisits escalation over the real review artifact', () => {
   test('past MaxRevisits the reviewer is re-invoked with ReviewArtifactPath quoted as it was written, not the back-edge', async () => {
-    const b = team('ev-revisits', {
-      Selection: {
-        Type: 'statemachine',
-        StateMachine: {
-          Initial: 'Implementation',
-          States: {
-            Implementation: { Agent: 'Developer', Transitions: [{ To: 'Review', Signal: 'HANDOFF TO REVIEWER' }] },
-            Review: { Agent: 'Reviewer', Transitions: [{ To: 'Done', Signal: 'APPROVED' }, { To: 'Implementation', Signal: 'REVISION REQUIRED', MaxRevisits: 1, ReviewArtifactPath: 'review.md' }] },
-            Done: { Agent: 'Reviewer', Terminal: true },
-          },
-        },
-      },
-      Termination: { Type: 'regex', Pattern: '\\bAPPROVED\\b', AgentNames: ['Reviewer'], MaxIterations: 10 },
-    }, {
+    const b = team('ev-revisits', reviewLoopConfig({ MaxRevisits: 1, ReviewArtifactPath: 'review.md' }), {
       Developer: answers('Code.\nHANDOFF TO REVIEWER'),
       Reviewer: script([
         { turn: 3, when: 'The outstanding objections, from review.md:\n- naming is off\n- still no tests', replies: [say('Naming is cosmetic; tests are tracked separately.\nAPPROVED')] },

@@ -13,7 +13,7 @@ import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
 import { answers, byInput } from '../orchestration/builders';
 import { recordingHarness } from './dev-server';
-import { fanOutConfig, scriptedTeam } from './team';
+import { fanOutConfig, reviewLoopConfig, scriptedTeam } from './team';
 
 const dev = recordingHarness('strat-routing');
 
@@ -76,20 +76,7 @@ describe('parallel fan-out merges', () => {
 
 describe('statemachine MaxRevisits', () => {
   test('past MaxRevisits the back-edge does not fire again: the reviewer is re-invoked with the escalation message', async () => {
-    const b = scriptedTeam('sm-revisits', {
-      Selection: {
-        Type: 'statemachine',
-        StateMachine: {
-          Initial: 'Implementation',
-          States: {
-            Implementation: { Agent: 'Developer', Transitions: [{ To: 'Review', Signal: 'HANDOFF TO REVIEWER' }] },
-            Review: { Agent: 'Reviewer', Transitions: [{ To: 'Done', Signal: 'APPROVED' }, { To: 'Implementation', Signal: 'REVISION REQUIRED', MaxRevisits: 1 }] },
-            Done: { Agent: 'Reviewer', Terminal: true },
-          },
-        },
-      },
-      Termination: { Type: 'regex', Pattern: '\\bAPPROVED\\b', AgentNames: ['Reviewer'], MaxIterations: 10 },
-    }, {
+    const b = scriptedTeam('sm-revisits', reviewLoopConfig({ MaxRevisits: 1 }), {
       Developer: answers('Code.\nHANDOFF TO REVIEWER'),
       Reviewer: byInput([{ contains: 'This transition (Review → Implementation) has already fired 1 time(s), its MaxRevisits.', reply: say('The naming objection is not blocking.\nAPPROVED') }], say('Naming is off.\nREVISION REQUIRED')),
     });

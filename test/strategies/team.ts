@@ -35,3 +35,26 @@ export function fanOutConfig(merge: Record<string, unknown> = { Strategy: 'union
     Termination: { Type: 'maxiterations', MaxIterations: maxIterations },
   };
 }
+
+/**
+ * A review loop as a state machine: (Planning →) Implementation → Review, whose REVISION REQUIRED
+ * back-edge carries `backEdge` (e.g. MaxRevisits), APPROVED → Done (terminal); a regex termination
+ * on the Reviewer's APPROVED, at most `maxIterations` turns.
+ */
+export function reviewLoopConfig(backEdge: Record<string, unknown>, opts: { planning?: boolean; maxIterations?: number } = {}): Record<string, unknown> {
+  return {
+    Selection: {
+      Type: 'statemachine',
+      StateMachine: {
+        Initial: opts.planning ? 'Planning' : 'Implementation',
+        States: {
+          ...(opts.planning ? { Planning: { Agent: 'Planner', Transitions: [{ To: 'Implementation', Signal: 'HANDOFF TO DEVELOPER' }] } } : {}),
+          Implementation: { Agent: 'Developer', Transitions: [{ To: 'Review', Signal: 'HANDOFF TO REVIEWER' }] },
+          Review: { Agent: 'Reviewer', Transitions: [{ To: 'Done', Signal: 'APPROVED' }, { To: 'Implementation', Signal: 'REVISION REQUIRED', ...backEdge }] },
+          Done: { Agent: 'Reviewer', Terminal: true },
+        },
+      },
+    },
+    Termination: { Type: 'regex', Pattern: '\\bAPPROVED\\b', AgentNames: ['Reviewer'], MaxIterations: opts.maxIterations ?? 10 },
+  };
+}
