@@ -11,7 +11,11 @@
  *  - `max_node_executions` bounds the total number of node executions ($self included);
  *  - error edges (`on: error`, seed 001 "explicit error edges") are traversed only when their
  *    source fails: the target receives `{error, node}` as that source's input. They take no part
- *    in joins or cycle detection (a failed source never runs again in that wave).
+ *    in joins or cycle detection (a failed source never runs again in that wave);
+ *  - the graph transcript: every completion appends `{node, visit, output}` (completion order);
+ *    conditions read it as `transcript` (`transcript.0.output`, `len(transcript)`) and
+ *    `transcript_last` (the newest entry), nodes read it in their first message (the workflow
+ *    stores it as a chain in the content-addressed store, src/activities/graph-messages.ts).
  */
 import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
 import { Ast, evaluateExpr, parseExpr, textOf } from '../shared/expr';
@@ -37,7 +41,12 @@ export interface GraphSnapshot {
   order: string[];
   /** Node ids in completion order. */
   completed_order: string[];
+  /** Every completion in order (the graph transcript; outputs the workflow already holds). */
+  transcript?: GraphTranscriptEntry[];
 }
+
+/** One entry of the graph transcript: which node completed, its visit number (1-based), its output. */
+export interface GraphTranscriptEntry { node: string; visit: number; output: JsonValue }
 
 export class GraphScheduler {
   readonly nodeIds: string[];
@@ -71,6 +80,7 @@ export class GraphScheduler {
       total_executions: 0,
       order: this.nodeIds,
       completed_order: [],
+      transcript: [],
     };
   }
 
@@ -179,8 +189,18 @@ export class GraphScheduler {
       if (o && typeof o === 'object' && !Array.isArray(o)) Object.assign(state, o);
     }
     const executions: JsonObject = Object.fromEntries(this.nodeIds.map((id) => [id, this.state.nodes[id].executions]));
+    const transcript = (this.state.transcript ?? []) as unknown as JsonObject[];
     return {
-      vars: { result: output, state: { ...state, input, results, last_node: source, executions, total_executions: this.state.total_executions }, input, results, node: source, executions },
+      vars: {
+        result: output,
+        state: { ...state, input, results, last_node: source, executions, total_executions: this.state.total_executions },
+        input,
+        results,
+        node: source,
+        executions,
+        transcript,
+        transcript_last: transcript.length ? transcript[transcript.length - 1] : null,
+      },
       resultText: textOf(output),
     };
   }
@@ -195,6 +215,7 @@ export class GraphScheduler {
     n.last_output = output;
     n.outputs.push(output);
     n.activated_by = [];
+    (this.state.transcript ??= []).push({ node: id, visit: n.executions, output });
     this.state.completed_order = [...this.state.completed_order.filter((x) => x !== id), id];
     return this.activate(id, this.outbound[id], output, input);
   }

@@ -59,6 +59,11 @@ export interface RunOptions {
    * rendering `input` and `context`, so the caller's history carries a reference, not the text.
    */
   input_ref?: BlobRef;
+  /**
+   * agf.react: the run continues this stored conversation (a message-chain head) instead of
+   * starting a new one, e.g. a graph node revisited with `reset_on_revisit: false`.
+   */
+  conversation_ref?: BlobRef;
   /** Extra tools the runtime gives this run (e.g. swarm's `handoff_to_agent`). */
   extra_tools?: ExtraToolSpec[];
   /** Force a final answer without tools (e.g. swarm after max_handoffs). */

@@ -74,8 +74,9 @@ describe('graph', () => {
         nodes: [{ id: 'drafter', agent_ref: 'drafter2' }, { id: 'reviewer', agent_ref: 'reviewer2' }],
         edges: [{ from: '$self', to: 'drafter' }, { from: 'drafter', to: 'reviewer' }, { from: 'reviewer', to: 'drafter', condition: 'state.score < 0.8 and not result_contains(\'approved\')' }],
       }) }),
-      agent({ id: 'drafter2', model: byInput([{ contains: 'previous_outputs', reply: { content: { draft: 'second draft' } } }], { content: { draft: 'first draft' } }) }),
-      agent({ id: 'reviewer2', model: byInput([{ contains: 'second draft', reply: { content: { score: 0.9, verdict: 'approved' } } }], { content: { score: 0.1 } }) }),
+      // reset_on_revisit false: the revisit continues the drafter's conversation (its last message: the reviewer's score).
+      agent({ id: 'drafter2', model: { rules: [{ when: { last_message_contains: 'score' }, reply: { content: { draft: 'second draft' } } }], turns: [{ content: { draft: 'first draft' } }] } }),
+      agent({ id: 'reviewer2', model: { rules: [{ when: { last_message_contains: 'second draft' }, reply: { content: { score: 0.9, verdict: 'approved' } } }], turns: [{ content: { score: 0.1 } }] } }),
     ]);
     const res = (await (await h.start(b, 'x')).result()) as AgentRunResult;
     expect(res.output).toEqual({ score: 0.9, verdict: 'approved' });
@@ -93,10 +94,11 @@ describe('graph', () => {
       }) }),
       agent({ id: 'cj-a', model: answers('A-OUT', 1000) }),
       agent({ id: 'cj-b', model: answers('B-OUT') }),
-      agent({ id: 'cj-join', model: byInput([
-        { contains: 'previous_outputs', reply: { content: 'done' } },
-        { contains: 'A-OUT', reply: { content: 'again' } },
-      ], { content: 'joined without a' }) }),
+      // Its second visit reads its own first answer in the graph transcript.
+      agent({ id: 'cj-join', model: { rules: [
+        { when: { last_message_contains: '[join (visit 1)]' }, reply: { content: 'done' } },
+        { when: { input_contains: 'A-OUT' }, reply: { content: 'again' } },
+      ], turns: [{ content: 'joined without a' }] } }),
     ]);
     const wf = await h.start(b, 'x');
     expect(((await wf.result()) as AgentRunResult).output).toBe('done');

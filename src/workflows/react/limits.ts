@@ -36,6 +36,8 @@ export function prepareFirstRun(rx: ReactRun): void {
     if (input.options?.context) prompt += `\n\n# Context\n${JSON.stringify(input.options.context, null, 2)}`;
     st.pending_append = [{ message: { role: 'user', content: prompt } }];
   }
+  // A graph node revisited with reset_on_revisit: false continues its own stored conversation.
+  if (input.options?.conversation_ref) st.head = input.options.conversation_ref;
   if (ag.runtime.timeout_seconds) st.deadline_ms = Date.now() + ag.runtime.timeout_seconds * 1000;
 }
 
