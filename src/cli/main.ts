@@ -38,6 +38,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   diagram: { module: 'diagram', summary: 'print the topology of AGENT_ID (policy, pattern or strategy, tools) as Mermaid or --format dot' },
   describe: { module: 'describe', summary: 'the input form an external UI renders for AGENT_ID (ui, ui_hints, --locale)' },
   dispatch: { module: 'dispatch', summary: 'pick the agent whose routing matches TEXT (--explain shows the ranking), run it, fall back on failure' },
+  artifacts: { module: 'artifacts', summary: 'list or print (--get NAME) the artifacts of a run; `artifacts purge [--schedule]` deletes expired ones' },
   'codec-server': { module: 'codec-server', summary: 'serve the payload codec endpoint (/decode, /encode with CORS) so the Temporal Web UI shows encrypted payloads decoded' },
   chat: { module: 'chat', summary: 'chat with AGENT_ID in a session (one line per message, Ctrl-D leaves; --session ID joins one)' },
   send: { module: 'send', summary: 'send one message to a chat session and print the reply' },

@@ -8,7 +8,7 @@
  */
 import type { BlobRef } from '../shared/contract';
 import { hashOf } from '../store/file';
-import type { BlobStore } from '../store/types';
+import type { ArtifactInfo, BlobStore, StoredArtifact } from '../store/types';
 import { decrypt, encrypt } from './aes-gcm';
 import type { CodecKeys } from './keys';
 
@@ -81,6 +81,23 @@ export class EncryptedBlobStore implements BlobStore {
   setRecord(kind: string, key: string, value: string): Promise<void> {
     const sealed = this.keys.encodeWith ? RECORD_PREFIX + seal(Buffer.from(value, 'utf8'), this.keys).toString('base64') : value;
     return this.inner.setRecord(kind, key, sealed);
+  }
+
+  putArtifact(a: StoredArtifact): Promise<void> {
+    return this.inner.putArtifact({ ...a, content: seal(a.content, this.keys) });
+  }
+
+  listArtifacts(runId: string): Promise<ArtifactInfo[]> {
+    return this.inner.listArtifacts(runId);
+  }
+
+  async getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
+    const a = await this.inner.getArtifact(runId, name);
+    return a && { ...a, content: unseal(a.content, this.keys, `artifact ${name} of run ${runId} in ${this.location}`) };
+  }
+
+  purgeArtifacts(now: Date): Promise<number> {
+    return this.inner.purgeArtifacts(now);
   }
 
   close(): Promise<void> {

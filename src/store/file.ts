@@ -8,7 +8,7 @@ import { randomUUID } from 'crypto';
 import type { BlobRef } from '../shared/contract';
 import { sha256 } from '../compiler/canonical';
 import { loomEnv } from '../activities/env';
-import { BlobNotFoundError, BlobStore } from './types';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact } from './types';
 
 /** The folder used when LOOM_STORE_URL is unset: LOOM_STORE_DIR, else `<LOOM_HOME>/store`, else `./.loom/store`. */
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -91,5 +91,73 @@ export class FileBlobStore implements BlobStore {
     await writeAtomically(this.recordPath(kind, key), value);
   }
 
+  /** `<dir>/artifacts/<sha256 of run id>/<name>.json`: the info, the content in base64. */
+  private artifactDir(runId: string): string {
+    return path.join(this.dir, 'artifacts', sha256(runId));
+  }
+
+  private artifactFile(runId: string, name: string): string {
+    if (!/^[a-z][a-z0-9_.-]*$/.test(name)) throw new Error(`not an artifact name: ${name}`);
+    return path.join(this.artifactDir(runId), `${name}.json`);
+  }
+
+  async putArtifact(a: StoredArtifact): Promise<void> {
+    const { content, ...info } = a;
+    await writeAtomically(this.artifactFile(a.run_id, a.name), JSON.stringify({ ...info, content: content.toString('base64') }));
+  }
+
+  private async readArtifact(file: string): Promise<StoredArtifact | null> {
+    try {
+      const j = JSON.parse(await fs.promises.readFile(file, 'utf8')) as ArtifactInfo & { content: string };
+      return { ...j, content: Buffer.from(j.content, 'base64') };
+    } catch (err: any) {
+      if (err?.code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  private async runFiles(dir: string): Promise<string[]> {
+    try {
+      return (await fs.promises.readdir(dir)).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f));
+    } catch (err: any) {
+      if (err?.code === 'ENOENT') return [];
+      throw err;
+    }
+  }
+
+  async listArtifacts(runId: string): Promise<ArtifactInfo[]> {
+    const out: ArtifactInfo[] = [];
+    for (const f of await this.runFiles(this.artifactDir(runId))) {
+      const a = await this.readArtifact(f);
+      if (a) out.push(infoOf(a));
+    }
+    return out.sort((x, y) => x.created_at.localeCompare(y.created_at) || x.name.localeCompare(y.name));
+  }
+
+  getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
+    return this.readArtifact(this.artifactFile(runId, name));
+  }
+
+  async purgeArtifacts(now: Date): Promise<number> {
+    const root = path.join(this.dir, 'artifacts');
+    let n = 0;
+    for (const run of await fs.promises.readdir(root).catch(() => [] as string[])) {
+      for (const f of await this.runFiles(path.join(root, run))) {
+        const a = await this.readArtifact(f);
+        if (a && Date.parse(a.expires_at) < now.getTime()) {
+          await fs.promises.rm(f, { force: true });
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
   async close(): Promise<void> {}
+}
+
+/** An artifact's listing entry (its content dropped). */
+export function infoOf(a: StoredArtifact): ArtifactInfo {
+  const { content: _c, ...info } = a;
+  return info;
 }

@@ -8,8 +8,8 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import type { BlobRef } from '../shared/contract';
-import { hashOf } from './file';
-import { BlobNotFoundError, BlobStore, StoreUnavailableError } from './types';
+import { hashOf, infoOf } from './file';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoreUnavailableError } from './types';
 import type { StoreLocation } from './url';
 
 type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
@@ -28,6 +28,14 @@ const SCHEMA = [
      value text NOT NULL,
      updated_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (kind, key))`,
+  `CREATE TABLE IF NOT EXISTS loom_artifacts (
+     run_id text NOT NULL,
+     name text NOT NULL,
+     info jsonb NOT NULL,
+     content bytea NOT NULL,
+     expires_at timestamptz NOT NULL,
+     PRIMARY KEY (run_id, name))`,
+  `CREATE INDEX IF NOT EXISTS loom_artifacts_expires ON loom_artifacts (expires_at)`,
 ];
 
 /** SQLSTATE classes that mean "cannot talk to the database now": connection (08), resources (53), operator intervention (57). */
@@ -171,6 +179,35 @@ export class PostgresBlobStore implements BlobStore {
         [kind, key, value],
       ),
     );
+  }
+
+  async putArtifact(a: StoredArtifact): Promise<void> {
+    const info = infoOf(a);
+    await this.withClient((c) =>
+      c.query(
+        `INSERT INTO loom_artifacts (run_id, name, info, content, expires_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (run_id, name) DO UPDATE SET info = EXCLUDED.info, content = EXCLUDED.content, expires_at = EXCLUDED.expires_at`,
+        [a.run_id, a.name, JSON.stringify(info), a.content, a.expires_at],
+      ),
+    );
+  }
+
+  async listArtifacts(runId: string): Promise<ArtifactInfo[]> {
+    return this.withClient(async (c) => {
+      const r = await c.query<{ info: ArtifactInfo }>(`SELECT info FROM loom_artifacts WHERE run_id = $1 ORDER BY info->>'created_at', name`, [runId]);
+      return r.rows.map((row) => row.info);
+    });
+  }
+
+  async getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
+    return this.withClient(async (c) => {
+      const r = await c.query<{ info: ArtifactInfo; content: Buffer }>('SELECT info, content FROM loom_artifacts WHERE run_id = $1 AND name = $2', [runId, name]);
+      return r.rows.length ? { ...r.rows[0].info, content: r.rows[0].content } : null;
+    });
+  }
+
+  async purgeArtifacts(now: Date): Promise<number> {
+    return this.withClient(async (c) => (await c.query('DELETE FROM loom_artifacts WHERE expires_at < $1', [now.toISOString()])).rowCount ?? 0);
   }
 
   async close(): Promise<void> {

@@ -24,8 +24,35 @@ export interface BlobStore {
   getRecord(kind: string, key: string): Promise<string | null>;
   /** Write a named record (last write wins). */
   setRecord(kind: string, key: string, value: string): Promise<void>;
+  /** Seed 001 artifacts: write (or overwrite) one artifact of a run. */
+  putArtifact(a: StoredArtifact): Promise<void>;
+  /** A run's artifacts without their content, oldest first. */
+  listArtifacts(runId: string): Promise<ArtifactInfo[]>;
+  /** One artifact with its content, null when absent (or purged). */
+  getArtifact(runId: string, name: string): Promise<StoredArtifact | null>;
+  /** Delete every artifact whose `expires_at` is before `now`; returns how many went. */
+  purgeArtifacts(now: Date): Promise<number>;
   /** Release connections (a no-op for the folder). */
   close(): Promise<void>;
+}
+
+/** What `loom artifacts RUN_ID` lists: which run, which kind of data, how long it is kept. */
+export interface ArtifactInfo {
+  run_id: string;
+  /** `input.json`, `output.json`, `intermediate.json`. */
+  name: string;
+  kind: 'input' | 'output' | 'intermediate';
+  retention_class: 'standard' | 'extended' | 'restricted';
+  agent_id: string;
+  created_at: string;
+  /** ISO time after which the purge workflow deletes it. */
+  expires_at: string;
+  bytes: number;
+}
+
+export interface StoredArtifact extends ArtifactInfo {
+  /** The artifact's bytes as stored (sealed with AES-256-GCM for `restricted`, see src/codec). */
+  content: Buffer;
 }
 
 /** A blob the store does not hold: not retryable (retrying will not make it appear). */

@@ -14,6 +14,7 @@ export { taskDagWorkflow } from './task-dag';
 export { stepsWorkflow } from './steps';
 export { strategiesWorkflow } from './strategies';
 export { sessionWorkflow } from './session';
+export { artifactsPurgeWorkflow } from './artifacts-purge';
 export { strategiesMapShardWorkflow } from './strategies-map-reduce';
 export { vendorPolicyWorkflow, registerPolicy, registeredPolicies } from './vendor';
 export type { VendorPolicyFn } from './vendor';

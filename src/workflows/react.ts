@@ -10,6 +10,7 @@
  *   react/delegation.ts  delegate_to_agent and agent tools as child runs
  *   react/escalation.ts  guardrail / model_decision escalation to an agent or a human queue
  *   react/limits.ts      first-run checks and prompt, the run timeout, when to continue-as-new
+ *   react/artifacts.ts   seed 001 artifacts written through the store as a completed run ends
  *
  * The conversation lives in the content-addressed message store (src/activities/message-store.ts);
  * this workflow keeps only the head ref and counters, so history grows by a constant amount per
@@ -28,6 +29,7 @@ import { ReactRun } from './react/context';
 import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
 import { auditRun, redactInput, refuseModelsOutsideResidency } from './react/policies';
+import { saveArtifacts } from './react/artifacts';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
@@ -73,6 +75,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await escalate(rx, e);
     }
     if (st.state) result = { ...result, state: st.state };
+    await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);

@@ -1,0 +1,63 @@
+/**
+ * Seed 001 artifacts, the pure part: which artifacts a finished run writes (`input.json`,
+ * `output.json`, `intermediate.json` per save_input/save_output/save_intermediate), their content
+ * (built from the stored conversation, so pii_redaction has already scrubbed the input), and how
+ * long each retention class keeps them. `ephemeral` writes nothing. No I/O, no Temporal import.
+ */
+import type { CompiledAgent } from '../compiler/types';
+import type { Message } from './messages';
+import type { ArtifactInfo } from '../store/types';
+
+export type RetentionClass = CompiledAgent['artifacts']['retention_class'];
+
+/** Days each class keeps an artifact (seed: standard "30–90 days", extended "1–7 years", restricted "same as standard"). */
+export const DEFAULT_RETENTION_DAYS = { standard: 90, extended: 2555 } as const;
+
+export interface RetentionDays { standard: number; extended: number }
+
+/** LOOM_ARTIFACT_STANDARD_DAYS / LOOM_ARTIFACT_EXTENDED_DAYS (the tenant's setting), else the defaults. */
+export function retentionDaysFromEnv(env: NodeJS.ProcessEnv): RetentionDays {
+  const read = (name: string, dflt: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return dflt;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a whole number of days (1 or more), got '${raw}'`);
+    return Number(raw);
+  };
+  return { standard: read('LOOM_ARTIFACT_STANDARD_DAYS', DEFAULT_RETENTION_DAYS.standard), extended: read('LOOM_ARTIFACT_EXTENDED_DAYS', DEFAULT_RETENTION_DAYS.extended) };
+}
+
+export function expiresAt(cls: Exclude<RetentionClass, 'ephemeral'>, now: Date, days: RetentionDays): Date {
+  const d = cls === 'extended' ? days.extended : days.standard;
+  return new Date(now.getTime() + d * 86_400_000);
+}
+
+/** True when a finished run of this agent writes any artifact (what the workflow checks before calling the activity). */
+export function writesArtifacts(a: CompiledAgent['artifacts'] | undefined): boolean {
+  return !!a && a.enabled && a.retention_class !== 'ephemeral' && (a.save_input || a.save_output || a.save_intermediate);
+}
+
+export interface PlannedArtifact { name: string; kind: ArtifactInfo['kind']; content: string }
+
+/**
+ * The artifacts of a run: the first user message (as stored: redacted when pii_redaction is on),
+ * the final output, and every tool call with its result, in order.
+ */
+export function planArtifacts(a: CompiledAgent['artifacts'], conversation: readonly Message[], output: unknown): PlannedArtifact[] {
+  if (!writesArtifacts(a)) return [];
+  const out: PlannedArtifact[] = [];
+  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  if (a.save_input) {
+    const first = conversation.find((m) => m.role === 'user');
+    out.push({ name: 'input.json', kind: 'input', content: json({ message: first?.content ?? null }) });
+  }
+  if (a.save_output) out.push({ name: 'output.json', kind: 'output', content: json({ output: output ?? null }) });
+  if (a.save_intermediate) {
+    const results = new Map(conversation.filter((m) => m.role === 'tool' && m.tool_call_id).map((m) => [m.tool_call_id!, m]));
+    const calls = conversation.flatMap((m) => m.tool_calls ?? []).map((c) => {
+      const r = results.get(c.id);
+      return { id: c.id, tool: c.name, arguments: c.arguments, result: r?.content ?? null, is_error: r?.is_error === true };
+    });
+    out.push({ name: 'intermediate.json', kind: 'intermediate', content: json({ tool_calls: calls }) });
+  }
+  return out;
+}

@@ -1,0 +1,13 @@
+/**
+ * Deletes expired artifacts (seed 001 retention): one activity over the shared store. Started on
+ * a Temporal Schedule that `loom artifacts purge --schedule` creates (id `loom-artifacts-purge`,
+ * hourly by default), or once by `loom artifacts purge`.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+const { purgeExpiredArtifacts } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 10 } });
+
+export async function artifactsPurgeWorkflow(): Promise<{ purged: number; store: string }> {
+  return purgeExpiredArtifacts();
+}
