@@ -3,12 +3,15 @@
  * `Model` (compiled into the strategies pattern's `models`, decision 119) through the same
  * providers as the model activity, with the rendered selection prompt as its only user message and
  * no tools. Member descriptions for `{{$agents}}` are read from the bundle here (I/O stays in
- * activities); the prompt itself is built by src/strategies/llm-selection.ts.
+ * activities); the prompt itself is built by src/strategies/llm-selection.ts. With the strategies
+ * agent's `policies.pii_redaction` on, the prompt and the reply go through the platform PII pass.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CompiledModel, StrategiesPattern } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import { selectionPrompt, type HistoryTurn } from '../strategies/llm-selection';
+import { redactModelReply } from './policies';
+import { redactText } from '../policies/pii';
 import type { BundleCache } from './agent-loader';
 import type { Provider } from './model';
 
@@ -44,7 +47,10 @@ export function createStrategySelectorActivities(deps: { bundles: BundleCache; p
       if (!provider) throw ApplicationFailure.nonRetryable(`model provider '${model.provider}' (model ${model.model_id}) is not available in this worker`, 'UnknownProvider');
       const agents = pattern.agents.map((a) => ({ name: a.name, description: bundle.agents[a.agent_id]?.meta.description }));
       const prompt = selectionPrompt(inp.prompt, agents, inp.task, inp.history);
-      const content = inp.correction ? `${prompt}\n\n${inp.correction}` : prompt;
+      const full = inp.correction ? `${prompt}\n\n${inp.correction}` : prompt;
+      // The strategies agent's policies.pii_redaction covers its own model calls as it does a react
+      // run's: the selector/manager model never receives the task's or the transcript's raw PII.
+      const content = agent.policies.pii_redaction ? redactText(full).text : full;
       const reply = await provider({
         model,
         agent,
@@ -55,7 +61,7 @@ export function createStrategySelectorActivities(deps: { bundles: BundleCache; p
         turn: inp.turn,
         input: content,
       });
-      return { reply: reply.content ?? '', usage: reply.usage, model: model.model_id };
+      return { reply: redactModelReply(agent, reply).content ?? '', usage: reply.usage, model: model.model_id };
     },
   };
 }

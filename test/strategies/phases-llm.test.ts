@@ -3,12 +3,14 @@
  * compiled in the pattern's `models`, as the compiler puts it) picks each speaker from the rendered
  * prompt; members are scripted agents run as member turns; Termination ends the session.
  */
+import { randomBytes } from 'crypto';
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
 import { agent, answers, bundle, scriptedModel } from '../orchestration/builders';
+import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 import { childIds, Harness, startHarness } from '../orchestration/harness';
 
 let h: Harness;
@@ -79,6 +81,37 @@ describe('llm selection', () => {
       'llm selection turn 1: "Tester" is not one of the agents (Planner, Developer, CodeReviewer) after a correction (first reply: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)); fell back to Planner (the agent after the last speaker in Agents order)',
       'llm selection turn 2: "Tester" is not one of the agents (Planner, Developer, CodeReviewer) after a correction (first reply: "Tester" is not one of the agents (Planner, Developer, CodeReviewer)); fell back to Developer (the agent after the last speaker in Agents order)',
     ]);
+  }, 180_000);
+});
+
+describe('policies.pii_redaction of the strategies agent', () => {
+  const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
+  let srv: FakeOpenAIServer;
+  beforeAll(async () => { process.env[KEY_ENV] = `sk-test-${randomBytes(8).toString('hex')}`; srv = await startFakeOpenAI(); });
+  afterAll(async () => { await srv?.close(); delete process.env[KEY_ENV]; });
+
+  test('the selection model receives the task and the transcript with placeholders, never the raw email, phone or name', async () => {
+    const EMAIL = 'maria.lopez@example.com';
+    const PHONE = '+1 415 555 0134';
+    const b = llmTeam('llm-pii', { turns: [] }, { Termination: { Type: 'maxiterations', MaxIterations: 2 } }, TEAM);
+    const root = b.agents['llm-pii'];
+    root.policies = { ...root.policies, pii_redaction: true, runtime_pass: true };
+    (root.orchestration!.pattern as StrategiesPattern & { models: Record<string, unknown> }).models['selector-mini'] = {
+      model_id: 'selector-mini', version: '1.0.0', status: 'active', provider: 'openai', supports_tools: false,
+      openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 },
+    };
+    srv.enqueue(reply('Planner'), reply('Developer'));
+    const wf = await h.start(b, `Hi, my name is Maria Lopez. Mail ${EMAIL} or call ${PHONE} about the login page.`);
+    const res = (await wf.result()) as AgentRunResult;
+    expect(await members(wf.workflowId)).toEqual(['turn-1-Planner', 'turn-2-Developer']);
+    expect(res.output).toContain(EMAIL); // members run under their own policies (none here)
+    const sent = srv.requests.map((r) => JSON.stringify(r.body.messages));
+    expect(sent).toHaveLength(2);
+    for (const s of sent) {
+      expect(s).toContain('my name is [PERSON]. Mail [EMAIL] or call [PHONE]');
+      for (const raw of [EMAIL, PHONE, 'Maria Lopez']) expect(s).not.toContain(raw);
+    }
+    expect(sent[1]).toContain('[Planner]: plan for: Hi, my name is [PERSON]'); // the transcript too
   }, 180_000);
 });
 
