@@ -22,6 +22,7 @@ import { phaseScenarios } from './scenarios-phases';
 import { llmScenarios } from './scenarios-llm';
 import { execScenarios } from './scenarios-exec';
 import { graphScenarios } from './scenarios-graph';
+import { artifactScenarios } from './scenarios-artifacts';
 
 export interface Scenario {
   name: string;
@@ -485,6 +486,7 @@ export const SCENARIOS: Scenario[] = [
   ...execScenarios(),
   ...graphScenarios(),
   ...contractScenarios(),
+  ...artifactScenarios(),
 ];
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */
