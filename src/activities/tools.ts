@@ -31,7 +31,8 @@ import { loomEnv } from './env';
 import { classifyFailure, toApplicationFailure } from './errors';
 import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
 import type { ExternalToolContext } from './react-tools';
-import { searchKnowledge } from '../runtime/knowledge-search';
+import { chunkLimit, searchKnowledge } from '../runtime/knowledge-search';
+import { backendChunks } from './knowledge';
 import { CHANGES_FILE, EVIDENCE_DIR, recordChange } from './evidence-log';
 import { shellTool } from './shell';
 import { SHELL_BUILTIN } from './shell-policy';
@@ -431,11 +432,13 @@ registerBuiltinTool('calculator', (args) => {
   return evaluateExpression(e);
 });
 registerBuiltinTool('read_file', readFileTool);
-registerBuiltinTool('search_knowledge', (args, ctx) => {
+registerBuiltinTool('search_knowledge', async (args, ctx) => {
   const q = args.query ?? args.q;
   if (typeof q !== 'string' || !q.trim()) throw new Error("search_knowledge: 'query' must be a non-empty string");
   const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.floor(args.limit) : undefined;
-  const hits = searchKnowledge(ctx.knowledge ?? [], q, limit);
+  // files/http backends read here (activity); inline documents come with the bundle.
+  const sources = ctx.knowledge ?? [];
+  const hits = searchKnowledge(sources, q, limit, await backendChunks(sources, q, chunkLimit(sources, limit)));
   return hits.length ? hits : `no article matches '${q}' in ${(ctx.knowledge ?? []).map((k) => k.kb_id).join(', ') || 'this agent\'s knowledge (none declared)'}`;
 });
 registerBuiltinTool('write_file', writeFileTool);

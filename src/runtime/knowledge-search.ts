@@ -1,8 +1,12 @@
 /**
- * Keyword search over an agent's knowledge sources with inline documents (the `search_knowledge`
- * builtin tool). Pure: terms of the query scored against each document's title (×2) and text,
- * best first, at most `max_chunks` (the source's `retrieval.max_chunks`, default 5).
+ * Knowledge search (the `search_knowledge` builtin tool, and required sources injected into the
+ * model context): documents split into chunks, ranked with BM25 by MiniSearch (its BM25+ variant,
+ * title field boosted ×2, no fuzzy or prefix matching: decision 231), best first, at most
+ * `max_chunks` (the source's `retrieval.max_chunks`, default 5). Pure: callers hand it the
+ * documents (inline ones come with the bundle; the `files` and `http` backends are read by
+ * src/activities/knowledge.ts).
  */
+import MiniSearch from 'minisearch';
 import type { CompiledKnowledge } from '../compiler/types';
 
 export interface KnowledgeHit {
@@ -13,8 +17,17 @@ export interface KnowledgeHit {
   score: number;
 }
 
+/** One searchable unit: a document, or a chunk of one (id `doc#n`). */
+export interface KnowledgeChunk {
+  kb_id: string;
+  id: string;
+  title?: string;
+  text: string;
+}
+
 const STOP = new Set(['the', 'and', 'for', 'you', 'your', 'are', 'was', 'were', 'how', 'what', 'can', 'with', 'this', 'that', 'from', 'have', 'has', 'not', 'but', 'our', 'its', 'his', 'her', 'who', 'why', 'when']);
 
+/** Lower-cased words of 3+ letters or digits, stop words left out (index and query alike). */
 export function terms(text: string): string[] {
   return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 2 && !STOP.has(t)))];
 }
@@ -25,24 +38,61 @@ interface InlineDoc {
   text?: unknown;
 }
 
-export function searchKnowledge(sources: CompiledKnowledge[], query: string, limit?: number): KnowledgeHit[] {
-  const q = terms(query);
-  if (!q.length) return [];
-  const hits: KnowledgeHit[] = [];
-  let max = limit ?? 0;
-  for (const kb of sources) {
-    if (kb.status === 'disabled' || kb.backend.type !== 'inline') continue;
-    if (limit === undefined) max = Math.max(max, kb.retrieval?.max_chunks ?? 5);
-    const docs = Array.isArray(kb.backend.documents) ? (kb.backend.documents as InlineDoc[]) : [];
-    docs.forEach((d, i) => {
-      const title = typeof d.title === 'string' ? d.title : undefined;
-      const text = typeof d.text === 'string' ? d.text : '';
-      const inTitle = new Set(terms(title ?? ''));
-      const inText = new Set(terms(text));
-      let score = 0;
-      for (const t of q) score += (inTitle.has(t) ? 2 : 0) + (inText.has(t) ? 1 : 0);
-      if (score > 0) hits.push({ kb_id: kb.kb_id, id: typeof d.id === 'string' ? d.id : `${kb.kb_id}#${i}`, ...(title ? { title } : {}), text, score });
-    });
+/** Characters per chunk: a chunk is whole paragraphs up to this size (a longer paragraph is cut). */
+export const CHUNK_CHARS = 1200;
+
+/** A document split into chunks of whole paragraphs (ids `id`, or `id#1`, `id#2`… when split). */
+export function chunkDocument(kb_id: string, id: string, text: string, title?: string, size = CHUNK_CHARS): KnowledgeChunk[] {
+  const paras = text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  const parts: string[] = [];
+  let cur = '';
+  for (const p of paras) {
+    for (let i = 0; i < p.length; i += size) {
+      const piece = p.slice(i, i + size);
+      if (cur && cur.length + piece.length + 2 > size) { parts.push(cur); cur = ''; }
+      cur = cur ? `${cur}\n\n${piece}` : piece;
+    }
   }
-  return hits.sort((a, b) => b.score - a.score || a.kb_id.localeCompare(b.kb_id) || a.id.localeCompare(b.id)).slice(0, Math.max(1, max || 5));
+  if (cur) parts.push(cur);
+  if (parts.length <= 1) return [{ kb_id, id, ...(title ? { title } : {}), text: parts[0] ?? '' }];
+  return parts.map((t, n) => ({ kb_id, id: `${id}#${n + 1}`, ...(title ? { title } : {}), text: t }));
+}
+
+/** The chunks of a source's inline documents (other backends: none here, see src/activities/knowledge.ts). */
+export function inlineChunks(kb: CompiledKnowledge): KnowledgeChunk[] {
+  if (kb.backend.type !== 'inline') return [];
+  const docs = Array.isArray(kb.backend.documents) ? (kb.backend.documents as InlineDoc[]) : [];
+  return docs.flatMap((d, i) => chunkDocument(kb.kb_id, typeof d.id === 'string' ? d.id : `${kb.kb_id}#${i}`, typeof d.text === 'string' ? d.text : '', typeof d.title === 'string' ? d.title : undefined));
+}
+
+/** BM25 ranking of `chunks` for `query` (one index over all of them), best first, at most `limit`. */
+export function rankChunks(chunks: readonly KnowledgeChunk[], query: string, limit: number): KnowledgeHit[] {
+  const q = terms(query);
+  if (!q.length || !chunks.length) return [];
+  const index = new MiniSearch<KnowledgeChunk & { key: number }>({
+    idField: 'key',
+    fields: ['title', 'text'],
+    tokenize: (s) => terms(s),
+    processTerm: (t) => t,
+  });
+  index.addAll(chunks.map((c, key) => ({ ...c, key })));
+  return index
+    .search(q.join(' '), { boost: { title: 2 }, combineWith: 'OR', prefix: false, fuzzy: false })
+    .map((r) => ({ c: chunks[r.id as number], score: r.score }))
+    .sort((a, b) => b.score - a.score || a.c.kb_id.localeCompare(b.c.kb_id) || a.c.id.localeCompare(b.c.id))
+    .slice(0, Math.max(1, limit))
+    .map(({ c, score }) => ({ kb_id: c.kb_id, id: c.id, ...(c.title ? { title: c.title } : {}), text: c.text, score }));
+}
+
+/** The result limit: `limit`, else the largest `retrieval.max_chunks` of the sources (default 5). */
+export function chunkLimit(sources: readonly CompiledKnowledge[], limit?: number): number {
+  return limit ?? (sources.length ? Math.max(...sources.map((kb) => kb.retrieval?.max_chunks ?? 5)) : 5);
+}
+
+/** Search the active sources' inline documents (plus `extra` chunks read from other backends). */
+export function searchKnowledge(sources: CompiledKnowledge[], query: string, limit?: number, extra: readonly KnowledgeChunk[] = []): KnowledgeHit[] {
+  const active = sources.filter((kb) => kb.status !== 'disabled');
+  const ids = new Set(active.map((kb) => kb.kb_id));
+  const chunks = [...active.flatMap(inlineChunks), ...extra.filter((c) => ids.has(c.kb_id))];
+  return rankChunks(chunks, query, chunkLimit(active, limit));
 }

@@ -1,0 +1,86 @@
+/**
+ * Knowledge backends that live outside the bundle (seed 001 knowledge; issue 11 point 2), read in
+ * activities so the workflow sees only results:
+ *  - `files`: `backend.path`, a folder of documents (.md, .markdown, .txt; sub-folders too), each
+ *    split into paragraph chunks (src/runtime/knowledge-search.ts). A relative path resolves
+ *    against LOOM_KNOWLEDGE_DIR, else the worker's working directory (decision 232). A document's
+ *    first `# ` heading is its title; its id is its path inside the folder.
+ *  - `http`: `backend.url` answers `GET <url>?q=<query>&limit=<n>` with a JSON list of
+ *    `{id, title?, text}` (or `{documents: [...]}`); its hits are ranked with the rest.
+ * Files are re-read when they change (mtime); folders are listed on every search.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { CompiledKnowledge } from '../compiler/types';
+import { chunkDocument, type KnowledgeChunk } from '../runtime/knowledge-search';
+
+const DOC_EXT = new Set(['.md', '.markdown', '.txt']);
+const MAX_FILES = 2000;
+const cache = new Map<string, { mtimeMs: number; chunks: KnowledgeChunk[] }>();
+
+/** The folder a `files` backend reads. */
+export function filesRoot(kb: CompiledKnowledge): string {
+  const p = typeof kb.backend.path === 'string' ? kb.backend.path : '';
+  if (!p) throw new Error(`knowledge base ${kb.kb_id}: backend type files needs \`path\` (a folder of .md/.txt documents)`);
+  return path.isAbsolute(p) ? p : path.resolve(process.env.LOOM_KNOWLEDGE_DIR ?? process.cwd(), p);
+}
+
+/** Every chunk of a `files` backend's documents. */
+export async function fileChunks(kb: CompiledKnowledge): Promise<KnowledgeChunk[]> {
+  const root = filesRoot(kb);
+  const stat = await fs.promises.stat(root).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new Error(`knowledge base ${kb.kb_id}: ${root} is not a folder (backend.path; relative paths resolve against LOOM_KNOWLEDGE_DIR or the worker's working directory)`);
+  const files: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const e of (await fs.promises.readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (files.length >= MAX_FILES || e.name.startsWith('.')) continue;
+      const abs = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(abs);
+      else if (e.isFile() && DOC_EXT.has(path.extname(e.name).toLowerCase())) files.push(abs);
+    }
+  };
+  await walk(root);
+  const out: KnowledgeChunk[] = [];
+  for (const abs of files) {
+    const { mtimeMs } = await fs.promises.stat(abs);
+    const key = `${kb.kb_id}\0${abs}`;
+    let hit = cache.get(key);
+    if (!hit || hit.mtimeMs !== mtimeMs) {
+      const text = await fs.promises.readFile(abs, 'utf8');
+      const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim();
+      hit = { mtimeMs, chunks: chunkDocument(kb.kb_id, path.relative(root, abs).split(path.sep).join('/'), text, title) };
+      cache.set(key, hit);
+    }
+    out.push(...hit.chunks);
+  }
+  return out;
+}
+
+/** The documents an `http` backend returns for `query`. */
+export async function httpChunks(kb: CompiledKnowledge, query: string, limit: number): Promise<KnowledgeChunk[]> {
+  const url = typeof kb.backend.url === 'string' ? kb.backend.url : '';
+  if (!/^https?:\/\//.test(url)) throw new Error(`knowledge base ${kb.kb_id}: backend type http needs \`url\` (http:// or https://)`);
+  const u = new URL(url);
+  u.searchParams.set('q', query);
+  u.searchParams.set('limit', String(limit));
+  const res = await fetch(u, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
+  if (!res.ok) throw new Error(`knowledge base ${kb.kb_id}: ${u.origin}${u.pathname} answered HTTP ${res.status}`);
+  const body = (await res.json()) as unknown;
+  const list = Array.isArray(body) ? body : Array.isArray((body as { documents?: unknown })?.documents) ? (body as { documents: unknown[] }).documents : [];
+  return list.flatMap((d, i) => {
+    const o = (d ?? {}) as { id?: unknown; title?: unknown; text?: unknown };
+    if (typeof o.text !== 'string') return [];
+    return chunkDocument(kb.kb_id, typeof o.id === 'string' ? o.id : `${kb.kb_id}#${i}`, o.text, typeof o.title === 'string' ? o.title : undefined);
+  });
+}
+
+/** Chunks of every active non-inline source for `query` (inline documents come with the bundle). */
+export async function backendChunks(sources: readonly CompiledKnowledge[], query: string, limit: number): Promise<KnowledgeChunk[]> {
+  const out: KnowledgeChunk[] = [];
+  for (const kb of sources) {
+    if (kb.status === 'disabled') continue;
+    if (kb.backend.type === 'files') out.push(...(await fileChunks(kb)));
+    else if (kb.backend.type === 'http') out.push(...(await httpChunks(kb, query, limit)));
+  }
+  return out;
+}
