@@ -12,7 +12,7 @@ const ROOT = path.resolve(__dirname, '..');
 
 test('docker-compose.yml: Temporal on PostgreSQL, the Web UI and the worker wired by TEMPORAL_ADDRESS', () => {
   const dc = parse(fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { environment?: Record<string, string>; depends_on?: unknown; build?: string; entrypoint?: string[]; image?: string }> };
-  expect(Object.keys(dc.services).sort()).toEqual(['cli', 'postgresql', 'store-db-init', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'worker']);
+  expect(Object.keys(dc.services).sort()).toEqual(['cli', 'codec-server', 'postgresql', 'store-db-init', 'temporal', 'temporal-admin-tools', 'temporal-ui', 'worker']);
   expect(dc.services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
   for (const s of ['worker', 'temporal-ui', 'temporal-admin-tools']) expect(dc.services[s].environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
   expect(dc.services.worker.build).toBe('.');

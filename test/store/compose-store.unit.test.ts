@@ -24,3 +24,22 @@ test('the worker and the CLI share one PostgreSQL store, created before they sta
   expect(postgresql.ports).toContain('5432:5432');
   expect(cli.profiles).toEqual(['cli']);
 });
+
+test('encryption: worker, CLI and codec server name the same key; the Web UI calls the codec server, which allows its origin', () => {
+  const { worker, cli, 'temporal-ui': ui } = dc.services;
+  const codec = dc.services['codec-server'];
+  // The same variable on every side (compose substitutes it from the host's environment).
+  expect(worker.environment?.LOOM_CODEC_KEY).toBe('${LOOM_CODEC_KEY:-}');
+  expect(cli.environment?.LOOM_CODEC_KEY).toBe('${LOOM_CODEC_KEY:-}');
+  expect(codec.environment?.LOOM_CODEC_KEY).toMatch(/^\$\{LOOM_CODEC_KEY:\?/);
+  expect(codec.profiles).toEqual(['encryption']);
+  const args = codec.entrypoint!;
+  expect(args.slice(0, 3)).toEqual(['node', 'dist/client.js', 'codec-server']);
+  const port = args[args.indexOf('--port') + 1];
+  const origins = args[args.indexOf('--origins') + 1].split(',');
+  // Published on the host's loopback only: the browser reaches it, the network does not.
+  expect(codec.ports).toEqual([`127.0.0.1:${port}:${port}`]);
+  expect(ui.environment?.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:${port}`);
+  const uiPort = ui.ports![0].split(':')[0];
+  expect(origins).toContain(`http://localhost:${uiPort}`);
+});
