@@ -1,7 +1,7 @@
 /**
  * Seed 002 routing on a real Temporal dev server, for what the unit tests of src/strategies alone
  * proved before: every parallel fan-out merge (union, consensus, vote, ranked, semantic_diff, and
- * ConflictResolution when one reaches no decision), the state machine's MaxRevisits escalation,
+ * ConflictResolution when one reaches no decision), graph Parallel nodes, the state machine's MaxRevisits escalation,
  * SourceAgents refusing a keyword of another role, and the seed's structured and parallel examples
  * as pasted into examples/strategies/seed-routing. Members are scripted; the join agent echoes
  * its input (`{{message}}`), so each test reads exactly what the merge put into the history.
@@ -74,6 +74,33 @@ describe('parallel fan-out merges', () => {
   });
 });
 
+describe('graph Parallel nodes', () => {
+  test('Parallel nodes sharing the trigger run together on one snapshot; their union reaches the common join node', async () => {
+    const b = scriptedTeam('graph-parallel', {
+      Selection: {
+        Type: 'graph',
+        Graph: {
+          EntryNode: 'coord',
+          Nodes: [{ Id: 'coord', Agent: 'Coordinator' }, { Id: 'a', Agent: 'AnalyzerA', Parallel: true }, { Id: 'b', Agent: 'AnalyzerB', Parallel: true }, { Id: 'synth', Agent: 'Synthesizer', Terminal: true }],
+          Edges: [
+            { From: 'coord', To: 'a', Keyword: 'ANALYZE' }, { From: 'coord', To: 'b', Keyword: 'ANALYZE' },
+            { From: 'a', To: 'synth' }, { From: 'b', To: 'synth' },
+          ],
+        },
+      },
+    }, {
+      Coordinator: answers('Two views, please.\nANALYZE'),
+      AnalyzerA: answers('Cost: low'),
+      AnalyzerB: byInput([{ contains: 'Cost: low', reply: say('saw the other branch') }], say('Risk: medium')),
+      Synthesizer: echo,
+    });
+    const wf = await dev.start(b, 'assess the vendor');
+    const joined = String(((await wf.result()) as AgentRunResult).output);
+    expect(joined).toContain('[Merged output of a, b (union)]\n[Branch a: AnalyzerA]\nCost: low\n\n[Branch b: AnalyzerB]\nRisk: medium\n\n# Context');
+    expect(await dev.turns(wf.workflowId)).toEqual(['turn-1-Coordinator', 'turn-2-branch-0-a', 'turn-2-branch-1-b', 'turn-4-Synthesizer']);
+  });
+});
+
 describe('statemachine MaxRevisits', () => {
   test('past MaxRevisits the back-edge does not fire again: the reviewer is re-invoked with the escalation message', async () => {
     const b = scriptedTeam('sm-revisits', reviewLoopConfig({ MaxRevisits: 1 }), {
@@ -125,7 +152,7 @@ describe('the seed\'s structured and parallel fan-out examples, pasted unchanged
 
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(11);
+  expect(dev.started.length).toBe(12);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
   expect(outcomes).toHaveLength(dev.started.length);
