@@ -8,6 +8,7 @@
  */
 import type { CompiledAgent, CompiledCollection } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
+import { ApplicationFailure } from '@temporalio/activity';
 import { sha256 } from '../compiler/canonical';
 import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, writebackText } from '../runtime/memory';
 import type { BundleCache } from './agent-loader';
@@ -53,8 +54,17 @@ export class MemoryStore {
   }
 }
 
+/** A collection definition the runtime cannot apply: retrying will not fix it. */
+function definitionError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw ApplicationFailure.nonRetryable((e as Error).message, 'MemoryDefinition');
+  }
+}
+
 function namespaceOf(c: CompiledCollection, s: MemoryScope): string {
-  return memoryNamespace(c.collection_id, typeof c.backend.namespace === 'string' ? c.backend.namespace : undefined, { actorId: s.actor_id, sessionId: s.session_id });
+  return definitionError(() => memoryNamespace(c.collection_id, typeof c.backend.namespace === 'string' ? c.backend.namespace : undefined, { actorId: s.actor_id, sessionId: s.session_id }));
 }
 
 function memoryOf(agent: CompiledAgent): CompiledAgent['memory'] {
@@ -86,7 +96,7 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
       if (m.mode === 'none') return { written, pending };
       for (const c of m.write_collections) {
         if (!c.writeback.enabled) continue;
-        const entry = memoryEntry(writebackText(c.writeback.strategy, inp.text, inp.answer), { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
+        const entry = memoryEntry(definitionError(() => writebackText(c.writeback.strategy, inp.text, inp.answer)), { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
         const namespace = namespaceOf(c, inp);
         if (c.writeback.approval_required === true) pending.push({ collection_id: c.collection_id, namespace, entry });
         else { await mem.add(c.collection_id, namespace, entry); written.push(c.collection_id); }

@@ -23,6 +23,7 @@ export const CODES: Record<string, CodeInfo> = {
   REG006: { severity: 'error', title: 'Role grants the same tool twice' },
   REG007: { severity: 'error', title: '`shell` builtin tool config invalid: no `allowed_commands`, a bad pattern, timeout/output cap out of range, an unknown field or a bad env name' },
   REG008: { severity: 'error', title: '`tenant.md` invalid: unknown field, missing tenant_id, a secret that is not `{env}`/`{file}`, a queue without description, an undeclared credentials_ref' },
+  REG009: { severity: 'error', title: 'Collection `writeback.strategy` not one the runtime applies (output, summary, exchange), or a `backend.namespace` placeholder other than {actorId}/{sessionId}' },
   REG011: { severity: 'error', title: 'Builtin guardrail provider config invalid: json-schema without `config.schema` (or not a JSON Schema), an unknown builtin name, a bad pattern, kind or category' },
   // agent: hard validation failures (seed 001 "Validation rules")
   AGF001: { severity: 'error', title: 'Missing required top-level field', seed: 'Missing any required top-level field' },

@@ -7,6 +7,7 @@ import { isValidJsonSchema, schemaDiagnostics } from './validate';
 import { loadTenant, type TenantConfig } from './tenant';
 import { parseShellConfig, SHELL_BUILTIN } from '../activities/shell-policy';
 import { builtinGuardrailConfigProblems } from './guardrail-config';
+import { WRITEBACK_STRATEGIES } from '../runtime/memory';
 
 export type Kind = 'agent' | 'model' | 'tool' | 'kb' | 'guardrail' | 'collection' | 'role';
 
@@ -208,6 +209,20 @@ function kindChecks(kind: Kind, src: SourceFile, data: Record<string, unknown>, 
         const pos = posOf(src, [other], true);
         diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG004', other, `\`${other}\` block given but kind is \`${String(k)}\`; remove it or set \`kind: ${other}\``));
       }
+    }
+  }
+  if (kind === 'collection') {
+    // What the runtime applies at session time (src/runtime/memory.ts), checked before any session reaches it.
+    const wb = data.writeback as { strategy?: unknown } | undefined;
+    if (typeof wb?.strategy === 'string' && !(WRITEBACK_STRATEGIES as readonly string[]).includes(wb.strategy)) {
+      const pos = posOf(src, ['writeback', 'strategy']);
+      diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG009', 'writeback.strategy', `writeback.strategy \`${wb.strategy}\` is not one the runtime applies; use one of ${WRITEBACK_STRATEGIES.join(', ')}`));
+    }
+    const ns = (data.backend as { namespace?: unknown } | undefined)?.namespace;
+    const unknown = typeof ns === 'string' ? /\{(?!actorId\}|sessionId\})([^}]*)\}/.exec(ns) : null;
+    if (unknown) {
+      const pos = posOf(src, ['backend', 'namespace']);
+      diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG009', 'backend.namespace', `backend.namespace uses {${unknown[1]}}; only {actorId} and {sessionId} are substituted`));
     }
   }
   if (kind === 'role') {
