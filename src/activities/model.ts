@@ -19,6 +19,8 @@ import { redactModelReply, redactModelTurn } from './policies';
 import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
 import { callStreamedSignal, streamedCallsQuery } from '../shared/handlers';
 import { StreamTextSink } from './stream-text';
+import { chunkLimit, inlineChunks, requiredKnowledgeBlock } from '../runtime/knowledge-search';
+import { backendChunks } from './knowledge';
 
 export interface ModelTurnInput {
   bundle: BlobRef;
@@ -82,6 +84,16 @@ export function reactInstructions(agent: CompiledAgent): string {
   const base = !own ? agent.instructions : agent.instructions ? `${own}\n\n${agent.instructions}` : own;
   // runtime.execution_loop dependencies: the model learns the _dependsOn/_outputPath wire form.
   return agent.runtime.execution_loop === 'dependencies' ? `${base}\n\n${LOOP_INSTRUCTIONS}` : base;
+}
+
+/** `required: true` knowledge sources appended to the instructions (bounded, with citation ids; issue 11.2). */
+async function withRequiredKnowledge(agent: CompiledAgent, instructions: string, input: JsonValue): Promise<string> {
+  const required = agent.knowledge.refs.filter((k) => k.required && k.status !== 'disabled');
+  if (!required.length) return instructions;
+  const query = typeof input === 'string' ? input : JSON.stringify(input ?? '');
+  const chunks = [...required.flatMap(inlineChunks), ...(await backendChunks(required, query, chunkLimit(required)))];
+  const block = requiredKnowledgeBlock(chunks, query);
+  return block ? `${instructions}\n\n${block}` : instructions;
 }
 
 export function toolSpecs(agent: CompiledAgent, extra: ExtraToolSpec[] = [], forbid = false): ProviderRequest['tools'] {
@@ -197,12 +209,13 @@ export function createModelActivity(deps: ModelDeps) {
     // A retry after calls were taken from the stream completes the turn with exactly those calls
     // (they may be running already); the model plans the rest on the next turn.
     const taken = await stream.taken();
+    const instructions = taken.length ? '' : await withRequiredKnowledge(agent, reactInstructions(agent), input);
     const raw = taken.length ? { tool_calls: taken, usage: { prompt_tokens: 0, completion_tokens: 0 } } : await withHeartbeat(() => provider({
       model,
       agent,
       // Seed 000: agf.react `config.instructions` reach the model verbatim; the Markdown body's
       // sections (seed 001) follow them.
-      instructions: reactInstructions(agent),
+      instructions,
       conversation,
       tools: toolSpecs(agent, inp.extra_tools, inp.forbid_tools),
       prefs: inp.prefs,

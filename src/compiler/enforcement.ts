@@ -57,7 +57,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'tools.tool_choice': E('model preferences'),
   'tools.refs[].ref': E('tools offered to the model'), 'tools.refs[].approval_required': E('approval before the call'), 'tools.refs[].max_calls_per_run': E('react limits'),
   'knowledge.refs[].ref': E('searched by the search_knowledge builtin tool (inline, files and http backends; src/activities/knowledge.ts)'),
-  'knowledge.refs[].required': W('required sources are not injected into the model context', isTrue),
+  'knowledge.refs[].required': E('required sources injected into the model instructions on every turn, bounded, with citation ids (model activity)'),
   'knowledge.refs[].citations_required': W('answers are not checked for citations', isTrue),
   'knowledge.refs[].retrieval': W('per-source retrieval overrides are not applied'),
   'knowledge.retrieval.search_mode': W('search_knowledge ranks with BM25 (keyword); semantic and hybrid are not implemented', (v) => v !== 'keyword'),

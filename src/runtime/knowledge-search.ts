@@ -96,3 +96,39 @@ export function searchKnowledge(sources: CompiledKnowledge[], query: string, lim
   const chunks = [...active.flatMap(inlineChunks), ...extra.filter((c) => ids.has(c.kb_id))];
   return rankChunks(chunks, query, chunkLimit(active, limit));
 }
+
+/** The size bound of the required-knowledge block in the model context (characters). */
+export const REQUIRED_KNOWLEDGE_CHARS = 8000;
+
+/**
+ * The block `required: true` sources add to the model's instructions on every turn (seed 001:
+ * "the KB is injected directly into the model context on every run"): every chunk with its
+ * citation id `[kb_id/id]`, and when they exceed `maxChars`, the chunks BM25 ranks best for the
+ * run's input that fit (the rest named as left out). Empty when there are no chunks.
+ */
+export function requiredKnowledgeBlock(chunks: readonly KnowledgeChunk[], query: string, maxChars = REQUIRED_KNOWLEDGE_CHARS): string {
+  if (!chunks.length) return '';
+  const render = (c: KnowledgeChunk) => `[${c.kb_id}/${c.id}]${c.title ? ` ${c.title}` : ''}\n${c.text}`;
+  const total = chunks.reduce((n, c) => n + render(c).length + 2, 0);
+  let chosen: readonly KnowledgeChunk[] = chunks;
+  if (total > maxChars) {
+    const ranked = rankChunks(chunks, query, chunks.length).map((h) => chunks.find((c) => c.kb_id === h.kb_id && c.id === h.id)!);
+    const rest = chunks.filter((c) => !ranked.includes(c));
+    const picked: KnowledgeChunk[] = [];
+    let used = 0;
+    for (const c of [...ranked, ...rest]) {
+      const n = render(c).length + 2;
+      if (used + n > maxChars) continue;
+      picked.push(c);
+      used += n;
+    }
+    chosen = chunks.filter((c) => picked.includes(c));
+  }
+  const left = chunks.length - chosen.length;
+  return [
+    '# Required knowledge',
+    'Ground your answer in these sources and cite them by their id in square brackets, e.g. [' + `${chosen[0]?.kb_id ?? chunks[0].kb_id}/${chosen[0]?.id ?? chunks[0].id}` + '].',
+    ...chosen.map(render),
+    ...(left ? [`(${left} more chunk(s) of the required sources left out to keep this block under ${maxChars} characters; search_knowledge finds them.)`] : []),
+  ].join('\n\n');
+}

@@ -60,7 +60,6 @@ describe('enforcement inventory', () => {
     };
     const got = unenforcedFields(doc).map((u) => ({ at: u.at, fields: u.fields }));
     expect(got).toEqual([
-      { at: ['knowledge', 'refs', 1], fields: ['knowledge.refs[1].required'] },
       { at: ['observability', 'logs'], fields: ['observability.logs.enabled', 'observability.logs.level'] },
     ]);
   });

@@ -1,0 +1,75 @@
+/**
+ * Required knowledge in the model context (issue 11.2) on the shared dev server: a `required: true`
+ * source's documents, with their citation ids, are in the system message the local
+ * OpenAI-compatible server records on every turn; a source that is not required is not; the
+ * block is bounded (unit).
+ */
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Worker } from '@temporalio/worker';
+import type { CompiledKnowledge } from '../../src/compiler/types';
+import type { AgentRunResult } from '../../src/shared/contract';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { requiredKnowledgeBlock } from '../../src/runtime/knowledge-search';
+import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
+
+const KEY_ENV = `LOOM_TEST_KB_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let srv: FakeOpenAIServer;
+
+beforeAll(async () => {
+  process.env[KEY_ENV] = `sk-test-${randomBytes(8).toString('hex')}`;
+  t = await connectTestTemporal('knowledge-required');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+  srv = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await srv.close();
+  worker.shutdown();
+  await running;
+  await t.close();
+  delete process.env[KEY_ENV];
+});
+
+test('required sources (inline and files) reach the model with citation ids on every turn; others do not', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-req-'));
+  fs.writeFileSync(path.join(dir, 'tone.md'), '# Tone\n\nAlways greet the customer by the word Ahoy.');
+  const kb = (kb_id: string, required: boolean, backend: CompiledKnowledge['backend']): CompiledKnowledge => ({ kb_id, version: '1', status: 'active', required, citations_required: false, backend });
+  const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } };
+  const a = agent({ agent_id: 'kb-required', model, tools: [builtinTool('echo')] });
+  a.knowledge = { refs: [
+    kb('brand', true, { type: 'files', path: dir }),
+    kb('policy', true, { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds within 30 days.' }] }),
+    kb('archive', false, { type: 'inline', documents: [{ id: 'old', text: 'Obsolete pricing from 2019.' }] }),
+  ] } as typeof a.knowledge;
+  srv.enqueue(toolCalls([{ name: 'echo', arguments: { text: 'x' } }]), reply('Ahoy! Refunds within 30 days [policy/refunds].'));
+  const bundle = await storeTestBundle(bundleOf(a));
+  const res = (await (await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `kb-required-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'can I get a refund?' }] })).result()) as AgentRunResult;
+  expect(res.output).toBe('Ahoy! Refunds within 30 days [policy/refunds].');
+  expect(srv.requests).toHaveLength(2);
+  for (const r of srv.requests) {
+    const system = String(r.body.messages?.find((m) => m.role === 'system')?.content ?? '');
+    expect(system).toContain('# Required knowledge');
+    expect(system).toContain('[brand/tone.md] Tone');
+    expect(system).toContain('Always greet the customer by the word Ahoy.');
+    expect(system).toContain('[policy/refunds] Refunds\nRefunds within 30 days.');
+    expect(system).not.toContain('Obsolete pricing');
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+test('the block stays under its bound, keeping the chunks that match the input best and saying what it left out', () => {
+  const chunks = Array.from({ length: 20 }, (_, i) => ({ kb_id: 'kb', id: `d${i}`, text: `${i === 13 ? 'refund window thirty days' : 'filler text about shipping'} ${'x'.repeat(200)}` }));
+  const block = requiredKnowledgeBlock(chunks, 'refund window', 1000);
+  expect(block.length).toBeLessThanOrEqual(1000 + 400);
+  expect(block).toContain('[kb/d13]');
+  expect(block).toMatch(/\(\d+ more chunk\(s\) of the required sources left out to keep this block under 1000 characters; search_knowledge finds them\.\)/);
+});
