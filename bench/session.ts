@@ -1,0 +1,60 @@
+/**
+ * `npm run bench:session`: one chat session (src/workflows/session.ts) answering BENCH_MESSAGES
+ * messages (default 10,000) one after another through the sessionMessage update, with a
+ * zero-latency scripted agent, on an embedded dev server: wall time, ms per message, how many
+ * executions the session continued-as-new into and the largest history of any one of them (must
+ * stay under Temporal's 10,240-event warning). Baseline in the same run: the same agent run as
+ * BENCH_BASELINE (default 200) separate agf.react workflows one after another, ms per run — what a
+ * message costs without a session around it. Exits non-zero when any execution reached the limit.
+ */
+import { Worker } from '@temporalio/worker';
+import { storeBundle } from '../src/activities/blob-store';
+import type { CompiledBundle } from '../src/compiler/types';
+import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate } from '../src/shared/session';
+import { HISTORY_LIMIT, benchMember, historyChain, loadAvg, startBenchEnv } from './harness';
+
+async function main(): Promise<void> {
+  const messages = Number(process.env.BENCH_MESSAGES ?? 10_000);
+  const baselineRuns = Number(process.env.BENCH_BASELINE ?? 200);
+  const env = await startBenchEnv('session');
+  const worker = await Worker.create({ connection: env.native, taskQueue: 'bench-session', workflowBundle: env.loomWorkflows, activities: env.createActivities(), maxCachedWorkflows: 100 });
+  const running = worker.run();
+  try {
+    const agent = { ...benchMember('chat', 'ok'), state: { session_history: 'session' as const, max_state_tokens: 500 } };
+    const bundle: CompiledBundle = { format: 'agentloom.compiled/v1', root: 'chat', agents: { chat: agent }, content_hash: 'bench-session' };
+    const ref = await storeBundle(env.store, bundle);
+
+    // Baseline: separate runs of the same agent.
+    const b0 = Date.now();
+    for (let i = 0; i < baselineRuns; i++) {
+      await env.client.workflow.execute('agfReactWorkflow', { taskQueue: 'bench-session', workflowId: `bench-run-${i}`, args: [{ bundle: ref, agent_id: 'chat', input: `message ${i}` }] });
+    }
+    const baselineMs = (Date.now() - b0) / baselineRuns;
+
+    const id = `bench-session-${Date.now()}`;
+    const h = await env.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: 'bench-session', workflowId: id, args: [{ bundle: ref, agent_id: 'chat', idle_timeout_seconds: 600 }] });
+    const t0 = Date.now();
+    let last = { execution: 0, kept: 0 };
+    for (let i = 1; i <= messages; i++) {
+      const r = await h.executeUpdate(sessionMessageUpdate, { args: [{ text: `message ${i}` }] });
+      last = { execution: r.execution, kept: r.kept };
+      if (i % 1000 === 0) process.stderr.write(`${i} messages, execution ${r.execution}, ${((Date.now() - t0) / i).toFixed(1)} ms/message\n`);
+    }
+    const wall = (Date.now() - t0) / 1000;
+    const chain = await historyChain(env.client, id);
+    const largest = Math.max(...chain.map((x) => x.events?.length ?? 0));
+    await h.terminate('bench over');
+    process.stdout.write([
+      '| messages | wall s | ms/message | executions | largest history (events) | messages given to the last turn | baseline: ms per separate run | load (1 min) |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `| ${messages} | ${wall.toFixed(1)} | ${((wall * 1000) / messages).toFixed(1)} | ${chain.length} (last reply: ${last.execution}) | ${largest} | ${last.kept} | ${baselineMs.toFixed(1)} (${baselineRuns} runs) | ${loadAvg()} |`,
+    ].join('\n') + '\n');
+    if (largest >= HISTORY_LIMIT) { process.stderr.write(`an execution reached ${largest} events (limit ${HISTORY_LIMIT})\n`); process.exitCode = 1; }
+  } finally {
+    worker.shutdown();
+    await running;
+    await env.close();
+  }
+}
+
+main().catch((e) => { process.stderr.write(`${(e as Error).stack ?? e}\n`); process.exit(1); });
