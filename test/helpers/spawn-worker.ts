@@ -22,6 +22,10 @@ export interface WorkerProcessOptions {
   /** Call ids that block before applying their effect (the others block after it). */
   blockBefore?: string[];
   readyTimeoutMs?: number;
+  /** The process's working folder (default: the repository root). */
+  cwd?: string;
+  /** Extra environment (e.g. LOOM_STORE_URL, LOOM_HOME for a cluster layout). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface WorkerProcess {
@@ -70,10 +74,12 @@ export async function spawnWorker(opts: WorkerProcessOptions): Promise<WorkerPro
     LOOM_CRASH_BLOCK_BEFORE: (opts.blockBefore ?? []).join(','),
     TS_NODE_TRANSPILE_ONLY: 'true',
     TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
+    ...(opts.env ?? {}),
   };
   delete env.LOOM_WORKFLOWS_PATH;
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['-r', 'ts-node/register', SCRIPT], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // ts-node resolved from the repository, so a worker may run in any working folder.
+  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register'), SCRIPT], { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   live.add(child);
   if (child.pid) spawned.push(child.pid);
   let out = '';
