@@ -128,12 +128,7 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
   if (typeof sel.Type === 'string' && NOT_EXECUTED.includes(sel.Type)) {
     ctx.warn([...base, 'Selection', 'Type'], 'AGL017', `\`Type: ${sel.Type}\` is a phase-driven seed 002 strategy: it compiles but is not yet executed by the runtime (these run: ${EXECUTED})`);
   }
-  // A keyword graph's MapReduce / ScatterGather sub-graphs compile but do not run yet (Graph sub-graphs do).
-  const subGraphs = isObj(sel.Graph) && isObj(sel.Graph.SubGraphs) ? sel.Graph.SubGraphs : {};
-  for (const [id, spec] of Object.entries(subGraphs)) {
-    const kind = isObj(spec) ? ['MapReduce', 'ScatterGather'].find((k) => spec[k] !== undefined) : undefined;
-    if (kind) ctx.warn(where(['Selection', 'Graph', 'SubGraphs', id, kind]), 'AGL017', `sub-graph \`${id}\` is a \`${kind}\` sub-graph: it compiles but the runtime does not execute it yet (the run fails when the graph reaches it); use a \`Graph:\` sub-graph, or run ${kind === 'MapReduce' ? '`Type: mapreduce`' : '`Type: scattergather`'} as its own agent`);
-  }
+  // A keyword graph's Graph, MapReduce and ScatterGather sub-graphs all run (strategies.ts, strategies-phases.ts): no AGL017 for them.
   // llm selection / magentic manager models travel compiled with the pattern (decision 119): the bundle holds agents only.
   const selectionModels: Record<string, CompiledModel> = {};
   const magentic = isObj(sel.Magentic) ? sel.Magentic : {};

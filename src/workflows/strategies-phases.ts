@@ -1,12 +1,13 @@
 /**
  * The phase-driven seed 002 strategies of a strategies run, as one dispatch table: a top-level
- * `Selection.Type` of scattergather, mapreduce, adversarial, llm or magentic runs as the whole strategies run.
+ * `Selection.Type` of scattergather, mapreduce, adversarial, llm or magentic runs as the whole strategies run;
+ * a keyword-graph node's `MapReduce` or `ScatterGather` sub-graph runs as one step of the graph.
  */
 import type { JsonValue, StrategiesPattern } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
 import { textOf } from '../shared/expr';
 import type { ExecutedPhaseType } from '../strategies/phases';
-import type { StrategyConfig } from '../strategies/types';
+import type { MapReduceConfig, ScatterGatherConfig, StrategyConfig } from '../strategies/types';
 import type { OrchestratorRun } from './orchestrator';
 import { runAdversarial } from './strategies-adversarial';
 import { runLlmSelection } from './strategies-llm';
@@ -35,4 +36,20 @@ export async function runPhaseStrategy(run: OrchestratorRun, input: RunAgentInpu
 
 function agentIdOf(pattern: StrategiesPattern): (name: string) => string {
   return (name) => pattern.agents.find((a) => a.name === name)?.agent_id ?? name;
+}
+
+/**
+ * A `MapReduce` or `ScatterGather` sub-graph of a keyword graph (seed "Hierarchical sub-graphs"):
+ * the nested strategy runs with `task` (the parent conversation so far) as its task, its agent
+ * turns are member runs of this workflow named under `prefix`, and its terminal reply is returned
+ * for the parent to record as the node's turn (keyword detection and edge routing read it).
+ */
+export async function runPhaseSubGraph(
+  run: OrchestratorRun, input: RunAgentInput, agentIdOf: (name: string) => string,
+  id: string, spec: { MapReduce?: MapReduceConfig; ScatterGather?: ScatterGatherConfig }, task: string, prefix: string,
+): Promise<MemberReply> {
+  const ctx: PhaseCtx = { run, input, strategy: `sub-graph ${id} (${spec.MapReduce ? 'mapreduce' : 'scattergather'})`, agentIdOf };
+  if (spec.MapReduce) return runMapReduce(ctx, spec.MapReduce, task, prefix);
+  if (spec.ScatterGather) return runScatterGather(ctx, spec.ScatterGather, task, prefix);
+  throw run.fail(`sub-graph ${id} sets none of Graph, MapReduce, ScatterGather`, 'StrategyFailed');
 }

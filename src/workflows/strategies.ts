@@ -24,7 +24,7 @@ import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter,
 import type { BranchOutput, Decision, GraphConfig, HandoffContextEntry, Router, RouterState, StrategyConfig, Turn } from '../strategies';
 import { OrchestratorRun } from './orchestrator';
 import { isExecutedPhaseType } from '../strategies/phases';
-import { runPhaseStrategy } from './strategies-phases';
+import { runPhaseStrategy, runPhaseSubGraph } from './strategies-phases';
 import { failureMessage } from './shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
 import { RunEvidence, type EvidenceState } from './strategies-evidence';
@@ -364,7 +364,10 @@ class Conversation {
 
   private async runSubGraph(id: string, spec: { Graph?: GraphConfig; MapReduce?: unknown; ScatterGather?: unknown }, prefix: string): Promise<Ended> {
     if (!spec.Graph) {
-      throw this.run.fail(`sub-graph ${id} is a ${spec.MapReduce ? 'MapReduce' : 'ScatterGather'}: phase-driven strategies are not executed yet`, 'UnsupportedStrategy');
+      // MapReduce / ScatterGather (strategies-phases.ts): its terminal reply is this node's turn, counted and recorded like an agent's.
+      const r = await runPhaseSubGraph(this.run, this.input, this.agentIdOf, id, spec as Parameters<typeof runPhaseSubGraph>[4], memberInput(this.input.input, this.transcript), prefix);
+      const turn: Turn = { agent: r.agent, text: r.text };
+      return this.afterTurn(turn, r.output) ?? { stop: { kind: 'stop', outcome: 'complete', reason: `sub-graph ${id} gave its terminal output` }, last: turn };
     }
     const sr = keywordGraphRouter(spec.Graph) as Router<RouterState>;
     const s = sr.start();

@@ -1,0 +1,61 @@
+/**
+ * Seed 002 "Hierarchical sub-graphs" of kind MapReduce and ScatterGather on a real Temporal dev
+ * server: the seed's two blocks, pasted unchanged, over a scripted team. The nested strategy's
+ * agent turns are member runs of the graph's workflow; its terminal output is the node's turn, so
+ * the edge keyword routes on it and the next agent reads it in the transcript.
+ */
+import { parse } from 'yaml';
+import type { ScriptedModelConfig } from '../../src/compiler/types';
+import type { AgentRunResult } from '../../src/shared/contract';
+import { SUBGRAPH_MAPREDUCE_YAML, SUBGRAPH_SCATTER_YAML } from './seed-examples';
+import { recordingHarness } from './dev-server';
+import { scriptedTeam as team } from './team';
+
+const dev = recordingHarness('phases-subgraph');
+const say = (content: string): ScriptedModelConfig => ({ turns: [{ content }] });
+
+describe('sub-graphs of a keyword graph', () => {
+  test('MapReduce sub-graph: Splitter, Mapper per item, Reducer; the Reducer\'s ANALYSIS COMPLETE routes to the Writer, who reads it', async () => {
+    const b = team('sub-mapreduce', parse(SUBGRAPH_MAPREDUCE_YAML) as Record<string, unknown>, {
+      TaskSplitter: say('{"tasks": ["churn by region", "churn by plan"]}'),
+      Analyst: say('analysis of: {{message}}'),
+      Synthesizer: say('{{message}}\nANALYSIS COMPLETE'),
+      Writer: say('report from: {{message}}'),
+    });
+    const wf = await dev.start(b, 'why did churn rise?');
+    const res = (await wf.result()) as AgentRunResult;
+    const out = String(res.output);
+    expect(out.startsWith('report from: ')).toBe(true);
+    // Each item mapped once, alone, in item order (the Mapper runs inline in the graph's workflow).
+    expect(out).toMatch(/analysis of: [^\n]*churn by region[\s\S]*analysis of: [^\n]*churn by plan[\s\S]*ANALYSIS COMPLETE/);
+    const members = (await dev.members(wf.workflowId)).sort();
+    expect(members.filter((m) => m.startsWith('parallel_analysis-'))).toEqual(expect.arrayContaining(['parallel_analysis-split-1-TaskSplitter', 'parallel_analysis-reduce-Synthesizer']));
+    expect(members.filter((m) => /Writer$/.test(m))).toHaveLength(1);
+  });
+
+  test('ScatterGather sub-graph: three reviewers, the LeadReviewer\'s REVIEW COMPLETE routes to the Writer, who reads it', async () => {
+    const b = team('sub-scatter', parse(SUBGRAPH_SCATTER_YAML) as Record<string, unknown>, {
+      LegalReviewer: say('legal: fine'),
+      TechnicalReviewer: say('technical: TLS 1.0'),
+      BusinessReviewer: say('business: SLA low'),
+      LeadReviewer: say('{{message}}\nREVIEW COMPLETE'),
+      Writer: say('memo from: {{message}}'),
+    });
+    const wf = await dev.start(b, 'the vendor contract');
+    const res = (await wf.result()) as AgentRunResult;
+    const out = String(res.output);
+    expect(out.startsWith('memo from: ')).toBe(true);
+    for (const s of ['[Participant: LegalReviewer]', 'technical: TLS 1.0', 'business: SLA low', 'REVIEW COMPLETE']) expect(out).toContain(s);
+    const members = (await dev.members(wf.workflowId)).sort();
+    expect(members.filter((m) => m.startsWith('expert_review-'))).toEqual([
+      'expert_review-gather-LeadReviewer', 'expert_review-scatter-1-LegalReviewer', 'expert_review-scatter-2-TechnicalReviewer', 'expert_review-scatter-3-BusinessReviewer',
+    ]);
+    expect(members.filter((m) => /Writer$/.test(m))).toHaveLength(1);
+  });
+
+  test('every sub-graph run of this file replays without nondeterminism', async () => {
+    const outcomes = await dev.replayStarted();
+    expect(outcomes.filter((o) => o.error)).toEqual([]);
+    expect(outcomes).toHaveLength(dev.started.length);
+  });
+});
