@@ -355,12 +355,100 @@ export function bundleDiagram(bundle: CompiledBundle): Diagram {
   return agentDiagram(bundle.agents[bundle.root]);
 }
 
+// ---- where a run is now (`loom diagram AGENT --run ID`) ---------------------------------------
+
+/** Diagram node ids a run is at now, has finished, or failed at. */
+export interface RunMarks { current: string[]; done: string[]; failed: string[] }
+
+/** The subset of the run's status query the marks are read from (src/shared/contract.ts RunStatus). */
+export interface RunStatusView { state: string; pattern: string; progress?: JsonObject }
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/**
+ * Where a run of `a` is now, from its status query, as diagram node ids: graph nodes by their
+ * status, the step of agf.sequential, the route of agf.conditional, task DAG tasks by
+ * status, the swarm's current agent, the steps pattern's current step, a strategies speaker or
+ * state. A finished run marks the output done; a failed one marks the nodes it stopped at failed.
+ */
+export function runMarks(a: CompiledAgent, status: RunStatusView): RunMarks {
+  const d = agentDiagram(a);
+  const has = (id: string): boolean => d.nodes.some((n) => n.id === id);
+  const m: RunMarks = { current: [], done: [], failed: [] };
+  const add = (k: keyof RunMarks, id: string): void => { if (has(id) && !m[k].includes(id)) m[k].push(id); };
+  const prog = status.progress ?? {};
+  const pattern = a.orchestration.pattern;
+  const policyId = a.execution_policy.id;
+  if (pattern?.type === 'graph') {
+    const nodes = obj(prog.nodes);
+    for (const [id, v] of Object.entries(nodes)) {
+      const nid = id === '$self' ? 'n_self' : `n_${id}`;
+      const st = str(obj(v).status);
+      if (st === 'running' || st === 'activated') add('current', nid);
+      else if (st === 'completed') add('done', nid);
+      else if (st === 'failed') add('failed', nid);
+    }
+  } else if (pattern?.type === 'workflow') {
+    for (const t of arr(prog.tasks)) {
+      const st = str(t.status);
+      const id = `t_${str(t.task_id)}`;
+      if (st === 'running') add('current', id);
+      else if (st === 'completed') add('done', id);
+      else if (st === 'failed' || st === 'halted') add('failed', id);
+    }
+  } else if (pattern?.type === 'swarm') {
+    const names = (pattern as SwarmPattern).agents.map((x) => x.ref);
+    const cur = names.indexOf(str(prog.current_agent));
+    for (const h of arr(prog.history)) { const i = names.indexOf(str(h.agent)); if (i >= 0 && i !== cur) add('done', `a${i + 1}`); }
+    if (cur >= 0) add('current', `a${cur + 1}`);
+  } else if (pattern?.type === 'steps') {
+    const names = (pattern as StepsPattern).steps.map((x) => x.name);
+    const at = names.indexOf(str(prog.current_step));
+    names.forEach((n, i) => { if (i < at) add('done', `st_${n}`); });
+    if (at >= 0) add('current', `st_${names[at]}`);
+  } else if (pattern?.type === 'strategies') {
+    if (prog.speaker !== undefined) add('current', `a_${str(prog.speaker)}`);
+    if (prog.position !== undefined) { add('current', `q_${str(prog.position)}`); add('current', `g_${str(prog.position)}`); }
+  } else if (policyId === 'agf.sequential') {
+    const step = num(prog.step);
+    if (step !== undefined) {
+      for (let i = 0; i < step - 1; i++) add('done', stepId(i));
+      add('current', stepId(step - 1));
+    }
+  } else if (policyId === 'agf.conditional') {
+    const route = prog.route;
+    add('done', 'route');
+    add('current', route === 'default' ? 'default' : typeof route === 'number' ? `r${route + 1}` : '');
+  } else if (!pattern && policyId === 'agf.react') {
+    add('current', 'agent');
+  }
+  if (status.state === 'completed') {
+    // Everything the run was at is behind it.
+    m.done.push(...m.current.filter((id) => !m.done.includes(id)));
+    m.current = [];
+    add('done', 'input');
+    add('done', 'output');
+  } else if (status.state === 'failed' || status.state === 'cancelled') {
+    m.failed.push(...m.current.filter((id) => !m.failed.includes(id)));
+    m.current = [];
+    add('done', 'input');
+  } else add('done', 'input');
+  return m;
+}
+
 // ---- rendering -------------------------------------------------------------------------------
 
 const mermaidId = (id: string): string => id.replace(/[^A-Za-z0-9_]/g, '_');
 const mermaidText = (s: string): string => s.replace(/"/g, '#quot;').replace(/\n/g, ' ');
 
-export function toMermaid(d: Diagram): string {
+/** Mermaid classes of `--run` marks: where the run is now, what it finished, where it failed. */
+const MERMAID_MARKS: Record<keyof RunMarks, string> = {
+  current: 'fill:#ffe082,stroke:#e65100,stroke-width:3px',
+  done: 'fill:#c8e6c9,stroke:#2e7d32',
+  failed: 'fill:#ffcdd2,stroke:#c62828,stroke-width:3px',
+};
+
+export function toMermaid(d: Diagram, marks?: RunMarks): string {
   const shape = (n: DiagramNode): string => {
     const t = `"${mermaidText(n.label)}"`;
     return n.shape === 'round' ? `(${t})` : n.shape === 'decision' ? `{${t}}` : n.shape === 'terminal' ? `([${t}])` : `[${t}]`;
@@ -371,15 +459,29 @@ export function toMermaid(d: Diagram): string {
     const arrow = e.back ? '-.->' : '-->';
     lines.push(`  ${mermaidId(e.from)} ${arrow}${e.label ? `|"${mermaidText(e.label)}"|` : ''} ${mermaidId(e.to)}`);
   }
+  if (marks) {
+    for (const k of ['current', 'done', 'failed'] as const) {
+      lines.push(`  classDef ${k} ${MERMAID_MARKS[k]}`);
+      if (marks[k].length) lines.push(`  class ${marks[k].map(mermaidId).join(',')} ${k}`);
+    }
+  }
   return lines.join('\n') + '\n';
 }
 
 const dotText = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, ' ')}"`;
 
-export function toDot(d: Diagram): string {
+const DOT_MARKS: Record<keyof RunMarks, string> = { current: '#ffe082', done: '#c8e6c9', failed: '#ffcdd2' };
+
+export function toDot(d: Diagram, marks?: RunMarks): string {
   const shape: Record<NodeShape, string> = { box: 'box', round: 'box, style=rounded', decision: 'diamond', terminal: 'oval' };
   const lines = [`digraph ${dotText(d.title)} {`, '  rankdir=TB;'];
-  for (const n of d.nodes) lines.push(`  ${dotText(n.id)} [label=${dotText(n.label)}, shape=${shape[n.shape]}];`);
+  const markOf = (n: DiagramNode): string => {
+    const k = (['current', 'failed', 'done'] as const).find((x) => marks?.[x].includes(n.id));
+    if (!k) return `shape=${shape[n.shape]}`;
+    const base = n.shape === 'round' ? 'box, style="rounded,filled"' : `${shape[n.shape]}, style=filled`;
+    return `shape=${base}, fillcolor=${dotText(DOT_MARKS[k])}${k === 'done' ? '' : ', penwidth=3'}`;
+  };
+  for (const n of d.nodes) lines.push(`  ${dotText(n.id)} [label=${dotText(n.label)}, ${markOf(n)}];`);
   for (const e of d.edges) {
     const attrs = [e.label ? `label=${dotText(e.label)}` : '', e.back ? 'style=dashed' : ''].filter(Boolean);
     lines.push(`  ${dotText(e.from)} -> ${dotText(e.to)}${attrs.length ? ` [${attrs.join(', ')}]` : ''};`);
@@ -388,6 +490,6 @@ export function toDot(d: Diagram): string {
   return lines.join('\n') + '\n';
 }
 
-export function renderDiagram(d: Diagram, format: DiagramFormat = 'mermaid'): string {
-  return format === 'dot' ? toDot(d) : toMermaid(d);
+export function renderDiagram(d: Diagram, format: DiagramFormat = 'mermaid', marks?: RunMarks): string {
+  return format === 'dot' ? toDot(d, marks) : toMermaid(d, marks);
 }

@@ -12,7 +12,7 @@ import { builtinTool } from '../runtime/builders';
 import type { Scenario } from './scenarios';
 
 /** A member that calls `arithmetic` (approval required), then answers with the result. */
-function approvingWriter(id: string): CompiledAgent {
+export function approvingWriter(id: string): CompiledAgent {
   const m = member({ id, model: { turns: [{ tool_calls: [{ id: `${id}-c1`, name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }] }, { content: `${id}={{last_tool_result}}` }] } });
   m.tools = { ...m.tools, refs: [builtinTool('arithmetic', { approval_required: true })] };
   // Waiting on a person may outlast the builders' 60 s run timeout (recording, replay, upgrade).

@@ -1,25 +1,33 @@
 /**
- * `loom diagram AGENT_ID [--registry DIR] [--format mermaid|dot]`: print the topology of a compiled
- * agent (src/compiler/diagram.ts). `loom validate --diagram` prints one per agent of the registry.
+ * `loom diagram AGENT_ID [--registry DIR] [--format mermaid|dot] [--run ID]`: print the topology of
+ * a compiled agent (src/compiler/diagram.ts); with `--run`, the nodes where that run is now, those
+ * it has finished and those it failed at are marked (from the run's status query).
+ * `loom validate --diagram` prints one per agent of the registry.
  */
 import { defineCommand, flagString, registryDir, UsageError } from '../args';
 import { compileBundle, formatDiagnostic, loadRegistry } from '../../compiler';
-import { bundleDiagram, renderDiagram, type DiagramFormat } from '../../compiler/diagram';
+import { bundleDiagram, renderDiagram, runMarks, type DiagramFormat, type RunMarks } from '../../compiler/diagram';
 import { pinMcpServers } from '../../mcp/discover';
+import { withRun } from '../run-control';
+import type { RunStatus } from '../../shared/contract';
 
 export function diagramFormat(raw: string | undefined): DiagramFormat {
   if (raw === undefined || raw === 'mermaid' || raw === 'dot') return raw ?? 'mermaid';
   throw new UsageError(`--format must be mermaid or dot (got '${raw}')`);
 }
 
-/** The diagram of `agentId`, or undefined (its errors written to stderr). */
-export function diagramOf(dir: string, agentId: string, format: DiagramFormat): string | undefined {
+/**
+ * The diagram of `agentId`, or undefined (its errors written to stderr); `status` (a run of that
+ * agent) marks where the run is.
+ */
+export function diagramOf(dir: string, agentId: string, format: DiagramFormat, status?: RunStatus): string | undefined {
   const { bundle, diagnostics } = compileBundle(dir, agentId);
   if (!bundle) {
     for (const d of diagnostics.filter((x) => x.severity === 'error')) process.stderr.write(formatDiagnostic(d) + '\n');
     return undefined;
   }
-  return renderDiagram(bundleDiagram(bundle), format);
+  const marks: RunMarks | undefined = status ? runMarks(bundle.agents[bundle.root], status) : undefined;
+  return renderDiagram(bundleDiagram(bundle), format, marks);
 }
 
 /** One diagram per agent of the registry at `dir` (those that compile), separated by a comment line. */
@@ -37,17 +45,33 @@ export async function printRegistryDiagrams(dir: string, format: DiagramFormat):
 export const run = defineCommand(
   'diagram',
   {
-    usage: 'loom diagram AGENT_ID [--registry DIR] [--format mermaid|dot]',
-    options: { registry: { type: 'string' }, format: { type: 'string' } },
+    usage: 'loom diagram AGENT_ID [--registry DIR] [--format mermaid|dot] [--run ID]',
+    options: { registry: { type: 'string' }, format: { type: 'string' }, run: { type: 'string' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {
     const format = diagramFormat(flagString(args, 'format'));
     const dir = registryDir(args);
+    const agentId = args.positionals[0];
     await pinMcpServers(dir);
-    const text = diagramOf(dir, args.positionals[0], format);
-    if (text === undefined) return 1;
-    process.stdout.write(text);
-    return 0;
+    const runId = flagString(args, 'run');
+    if (runId === undefined) {
+      const text = diagramOf(dir, agentId, format);
+      if (text === undefined) return 1;
+      process.stdout.write(text);
+      return 0;
+    }
+    return withRun(runId, { command: 'diagram' }, async (s, id) => {
+      const { statusQuery } = await import('../../shared/handlers');
+      const status = await s.client.workflow.getHandle(id).query(statusQuery);
+      if (status.agent_id !== agentId) {
+        process.stderr.write(`loom diagram: run ${id} is a run of '${status.agent_id}', not '${agentId}' (write: loom diagram ${status.agent_id} --run ${id})\n`);
+        return 1;
+      }
+      const text = diagramOf(dir, agentId, format, status);
+      if (text === undefined) return 1;
+      process.stdout.write(text);
+      return 0;
+    });
   },
 );
