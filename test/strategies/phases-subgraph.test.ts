@@ -4,7 +4,9 @@
  * agent turns are member runs of the graph's workflow; its terminal output is the node's turn, so
  * the edge keyword routes on it and the next agent reads it in the transcript.
  */
+import * as path from 'path';
 import { parse } from 'yaml';
+import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { SUBGRAPH_MAPREDUCE_YAML, SUBGRAPH_SCATTER_YAML } from './seed-examples';
@@ -51,6 +53,17 @@ describe('sub-graphs of a keyword graph', () => {
       'expert_review-gather-LeadReviewer', 'expert_review-scatter-1-LegalReviewer', 'expert_review-scatter-2-TechnicalReviewer', 'expert_review-scatter-3-BusinessReviewer',
     ]);
     expect(members.filter((m) => /Writer$/.test(m))).toHaveLength(1);
+  });
+
+  test('examples/strategies/scatter-gather expert-review-graph (the seed block unchanged) runs offline: the verdict routes to the Writer', async () => {
+    const { bundle: compiled, diagnostics } = compileBundle(path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'scatter-gather'), 'expert-review-graph');
+    expect(diagnostics).toEqual([]);
+    const wf = await dev.start(compiled!, compiled!.agents['expert-review-graph'].interface.input.examples![0]);
+    expect(((await wf.result()) as AgentRunResult).output).toBe('Memo: we recommend renegotiating the Acme Cloud contract (exit on SLA breach, TLS 1.2 or later, a higher SLA) before signing.');
+    const members = (await dev.members(wf.workflowId)).sort();
+    expect(members.filter((m) => m.startsWith('expert_review-'))).toEqual([
+      'expert_review-gather-LeadReviewer', 'expert_review-scatter-1-LegalReviewer', 'expert_review-scatter-2-TechnicalReviewer', 'expert_review-scatter-3-BusinessReviewer',
+    ]);
   });
 
   test('every sub-graph run of this file replays without nondeterminism', async () => {
