@@ -66,6 +66,15 @@ describe('sub-graphs of a keyword graph', () => {
     ]);
   });
 
+  test('examples/strategies/map-reduce analysis-graph (the seed block unchanged) runs offline: the combined notes route to the Writer', async () => {
+    const { bundle: compiled, diagnostics } = compileBundle(path.resolve(__dirname, '..', '..', 'examples', 'strategies', 'map-reduce'), 'analysis-graph');
+    expect(diagnostics).toEqual([]);
+    const wf = await dev.start(compiled!, compiled!.agents['analysis-graph'].interface.input.examples![0]);
+    expect(((await wf.result()) as AgentRunResult).output).toBe('v2.4 release notes (published)\n- New: retry budget\n- New: dark mode\n- New: CSV export');
+    const members = (await dev.members(wf.workflowId)).sort();
+    expect(members.filter((m) => m.startsWith('parallel_analysis-'))).toEqual(['parallel_analysis-reduce-Synthesizer', 'parallel_analysis-split-1-TaskSplitter']);
+  });
+
   test('every sub-graph run of this file replays without nondeterminism', async () => {
     const outcomes = await dev.replayStarted();
     expect(outcomes.filter((o) => o.error)).toEqual([]);
