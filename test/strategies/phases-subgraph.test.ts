@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { compileBundle } from '../../src/compiler';
 import type { ScriptedModelConfig } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { SUBGRAPH_MAPREDUCE_YAML, SUBGRAPH_SCATTER_YAML } from './seed-examples';
+import { SUBGRAPH_GRAPH_YAML, SUBGRAPH_MAPREDUCE_YAML, SUBGRAPH_SCATTER_YAML } from './seed-examples';
 import { recordingHarness } from './dev-server';
 import { scriptedTeam as team } from './team';
 
@@ -17,6 +17,20 @@ const dev = recordingHarness('phases-subgraph');
 const say = (content: string): ScriptedModelConfig => ({ turns: [{ content }] });
 
 describe('sub-graphs of a keyword graph', () => {
+  test('Graph sub-graph: DataGatherer then Analyst (DATA READY) nested; the Analyst\'s RESEARCH COMPLETE routes to the Writer, who reads it', async () => {
+    const b = team('sub-graph', parse(SUBGRAPH_GRAPH_YAML) as Record<string, unknown>, {
+      DataGatherer: say('figures gathered\nDATA READY'),
+      Analyst: say('analysis: churn rose in EMEA\nRESEARCH COMPLETE'),
+      Writer: say('article from: {{message}}'),
+    });
+    const wf = await dev.start(b, 'why did churn rise?');
+    const out = String(((await wf.result()) as AgentRunResult).output);
+    expect(out).toMatch(/^article from: [\s\S]*figures gathered[\s\S]*analysis: churn rose in EMEA\nRESEARCH COMPLETE/);
+    const members = await dev.members(wf.workflowId);
+    expect(members.filter((m) => m.startsWith('research_phase-'))).toHaveLength(2);
+    expect(members.filter((m) => /Writer$/.test(m))).toHaveLength(1);
+  });
+
   test('MapReduce sub-graph: Splitter, Mapper per item, Reducer; the Reducer\'s ANALYSIS COMPLETE routes to the Writer, who reads it', async () => {
     const b = team('sub-mapreduce', parse(SUBGRAPH_MAPREDUCE_YAML) as Record<string, unknown>, {
       TaskSplitter: say('{"tasks": ["churn by region", "churn by plan"]}'),
