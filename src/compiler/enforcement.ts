@@ -33,6 +33,7 @@ const isTrue = (v: unknown): boolean => v === true;
 const notFalseOrNone = (v: unknown): boolean => v !== false && v !== 'none';
 const artifactsOn = (_v: unknown, doc: Record<string, unknown>): boolean => (doc.artifacts as { enabled?: unknown } | undefined)?.enabled === true;
 const observabilityField = 'no OpenTelemetry exporter runs yet';
+const memoryNote = 'memory is read and written back only in chat sessions (`loom chat`, `loom send`), not by `loom run`/`loom start`';
 
 /** Field path (`[]` = every item of a list) -> what the runtime does with it. */
 export const AGENT_FIELDS: Record<string, FieldRule> = {
@@ -65,8 +66,8 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'knowledge.retrieval.grounding_required': W('answers are not checked for grounding', isTrue),
   'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),
   // Memory is read and written back by chat sessions (src/workflows/session.ts); a single run does neither, so declaring it still warns.
-  'memory.mode': W('memory is read and written only in chat sessions (`loom chat`, `loom send`), not by `loom run`/`loom start`', (v) => v !== 'none'),
-  'memory.read_collections': W('read before each chat-session turn only, not by `loom run`/`loom start`'), 'memory.write_collections': W('written back after each chat-session turn only, not by `loom run`/`loom start`'),
+  'memory.mode': W(memoryNote, (v) => v !== 'none'),
+  'memory.read_collections': W(memoryNote), 'memory.write_collections': W(memoryNote),
   'memory.writeback.enabled': W('the agent-level writeback block is not read: each collection\'s own `writeback` governs its writes', isTrue), 'memory.writeback.approval_required': W('the agent-level writeback block is not read: set `approval_required` in the collection file', isTrue), 'memory.writeback.strategy': W('the agent-level writeback block is not read: set `strategy` in the collection file'),
   'state.session_history': E('chat sessions (src/workflows/session.ts; `loom chat`, `loom send`) and `loom run --session`: earlier exchanges given to each turn, or none for ephemeral'),
   'state.working_state': E('chat sessions: each turn\'s notes (run State, warnings) kept in the session scratchpad, or dropped for ephemeral'),
