@@ -19,7 +19,7 @@ import { redactModelReply, redactModelTurn } from './policies';
 import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
 import { callStreamedSignal, streamedCallsQuery } from '../shared/handlers';
 import { StreamTextSink } from './stream-text';
-import { chunkLimit, inlineChunks, requiredKnowledgeBlock } from '../runtime/knowledge-search';
+import { chunkLimit, citationProblem, citationsRequired, inlineChunks, requiredKnowledgeBlock } from '../runtime/knowledge-search';
 import { backendChunks } from './knowledge';
 
 export interface ModelTurnInput {
@@ -84,6 +84,20 @@ export function reactInstructions(agent: CompiledAgent): string {
   const base = !own ? agent.instructions : agent.instructions ? `${own}\n\n${agent.instructions}` : own;
   // runtime.execution_loop dependencies: the model learns the _dependsOn/_outputPath wire form.
   return agent.runtime.execution_loop === 'dependencies' ? `${base}\n\n${LOOP_INSTRUCTIONS}` : base;
+}
+
+/**
+ * citations_required (output provenance or a source): an answer that cites no source fails the
+ * output check, so the react loop asks for one correction, then fails the run with the reason.
+ */
+async function withCitationCheck(agent: CompiledAgent, check: OutputCheck, text: string, input: JsonValue): Promise<OutputCheck> {
+  if (!check.ok || !citationsRequired(agent)) return check;
+  const sources = agent.knowledge.refs.filter((k) => k.status !== 'disabled');
+  const query = typeof input === 'string' ? input : JSON.stringify(input ?? '');
+  const files = sources.filter((k) => k.backend.type === 'files');
+  const chunks = [...sources.flatMap(inlineChunks), ...(await backendChunks(files, query, chunkLimit(files)))];
+  const problem = citationProblem(text, sources, chunks);
+  return problem ? { ok: false, error: problem } : check;
 }
 
 /** `required: true` knowledge sources appended to the instructions (bounded, with citation ids; issue 11.2). */
@@ -232,7 +246,7 @@ export function createModelActivity(deps: ModelDeps) {
     const out: ModelTurnOutput = { head: newHead, message: {}, usage: reply.usage, model: model.model_id };
     if (reply.content !== undefined) out.message.content = reply.content;
     if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;
-    else out.output_check = checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError);
+    else out.output_check = await withCitationCheck(agent, checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError), reply.content ?? '', input);
     return out;
   };
 }

@@ -132,3 +132,24 @@ export function requiredKnowledgeBlock(chunks: readonly KnowledgeChunk[], query:
     ...(left ? [`(${left} more chunk(s) of the required sources left out to keep this block under ${maxChars} characters; search_knowledge finds them.)`] : []),
   ].join('\n\n');
 }
+
+/** Citations are required: `interface.output.provenance.citations_required`, or an active source's `citations_required`. */
+export function citationsRequired(agent: { interface: { output: { provenance?: { citations_required?: boolean } } }; knowledge: { refs: CompiledKnowledge[] } }): boolean {
+  return agent.interface.output.provenance?.citations_required === true || agent.knowledge.refs.some((k) => k.citations_required && k.status !== 'disabled');
+}
+
+/**
+ * Why a final answer does not count as cited, or undefined when it does: it must contain a
+ * citation `[kb_id/…]` of one of the agent's sources, or name the id of one of their documents
+ * quoted or in brackets (e.g. a `suggested_articles` item, `[refunds]`). `chunks`: the documents known (ids `doc` or `doc#n`).
+ */
+export function citationProblem(answer: string, sources: readonly CompiledKnowledge[], chunks: readonly KnowledgeChunk[]): string | undefined {
+  const active = sources.filter((k) => k.status !== 'disabled');
+  if (active.some((k) => answer.includes(`[${k.kb_id}/`))) return undefined;
+  // A bare id counts only quoted (a JSON string such as a suggested_articles item) or in brackets:
+  // ids are often plain words ("refunds") that an uncited answer contains anyway.
+  const ids = new Set(chunks.map((c) => c.id.replace(/#\d+$/, '')));
+  for (const id of ids) if (answer.includes(`"${id}"`) || answer.includes(`[${id}]`)) return undefined;
+  const example = chunks[0] ? `[${chunks[0].kb_id}/${chunks[0].id.replace(/#\d+$/, '')}]` : `[${active[0]?.kb_id ?? 'kb'}/document-id]`;
+  return `the answer cites none of the agent's knowledge sources (${active.map((k) => k.kb_id).join(', ') || 'none declared'}), and citations are required: cite each source the answer rests on by its id in square brackets, e.g. ${example}`;
+}

@@ -1,0 +1,61 @@
+/**
+ * citations_required on the output (issue 11.2) on the shared dev server: an answer citing no
+ * knowledge source gets one correction turn; cited then, the run succeeds with the warning; still
+ * uncited, the run fails with a reason naming the sources and the citation form.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { randomBytes } from 'crypto';
+import type { Worker } from '@temporalio/worker';
+import type { CompiledKnowledge, ScriptedReply } from '../../src/compiler/types';
+import type { AgentRunResult } from '../../src/shared/contract';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { citationProblem } from '../../src/runtime/knowledge-search';
+import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+beforeAll(async () => {
+  t = await connectTestTemporal('knowledge-citations');
+  worker = await createTestWorker(t, createActivities({ store: testStore() }));
+  running = worker.run();
+});
+afterAll(async () => {
+  worker.shutdown();
+  await running;
+  await t.close();
+});
+
+const policy: CompiledKnowledge = { kb_id: 'policy', version: '1', status: 'active', required: false, citations_required: true, backend: { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds within 30 days.' }] } };
+
+async function run(id: string, turns: ScriptedReply[]) {
+  const a = agent({ agent_id: id, model: scriptedModel({ turns }) });
+  a.knowledge = { refs: [policy] } as typeof a.knowledge;
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: id, input: 'refund?' }] });
+  return h.result() as Promise<AgentRunResult>;
+}
+
+test('an uncited answer is corrected once; the cited correction is the output', async () => {
+  const res = await run('cite-fixed', [{ content: 'Refunds within 30 days.' }, { content: 'Refunds within 30 days [policy/refunds].' }]);
+  expect(res.output).toBe('Refunds within 30 days [policy/refunds].');
+  expect(res.warnings.join('\n')).toMatch(/the answer cites none of the agent's knowledge sources \(policy\).*asked the model for a correction/);
+}, 120_000);
+
+test('still uncited after the correction: the run fails with the reason', async () => {
+  const err = await run('cite-never', [{ content: 'Refunds within 30 days.' }, { content: 'Trust me, 30 days.' }]).then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause as Error;
+  expect(cause.message).toMatch(/final answer rejected after a correction turn: the answer cites none of the agent's knowledge sources \(policy\), and citations are required: cite each source the answer rests on by its id in square brackets, e\.g\. \[policy\/refunds\]/);
+}, 120_000);
+
+test('what counts as a citation: [kb_id/…] or a document id quoted or in brackets (e.g. in suggested_articles), not a plain word', () => {
+  const chunks = [{ kb_id: 'policy', id: 'refunds', text: '' }, { kb_id: 'policy', id: 'long-doc#2', text: '' }];
+  expect(citationProblem('see [policy/anything]', [policy], chunks)).toBeUndefined();
+  expect(citationProblem('{"answer":"x","suggested_articles":["refunds"]}', [policy], chunks)).toBeUndefined();
+  expect(citationProblem('see [long-doc]', [policy], chunks)).toBeUndefined();
+  expect(citationProblem('refunds take 30 days', [policy], chunks)).toMatch(/cites none/);
+  expect(citationProblem('see [other/refunds-x]', [policy], chunks)).toMatch(/cites none/);
+});
