@@ -91,7 +91,7 @@ export async function spawnWorker(opts: WorkerProcessOptions): Promise<WorkerPro
       resolve({ code, signal });
     });
   });
-  const timeoutMs = opts.readyTimeoutMs ?? 30000;
+  const timeoutMs = opts.readyTimeoutMs ?? 120_000; // a worker process bundles every workflow first: slow on a loaded 2-core machine
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => {
       killSync(child);

@@ -18,7 +18,7 @@ import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, s
 import { agent, bundle, locals, store, testStore } from './builders';
 import { childWorkflowIds, waitForSettledHistory } from '../helpers/history';
 
-jest.setTimeout(100000);
+jest.setTimeout(300_000);
 
 let T: TestTemporal;
 beforeAll(async () => {

@@ -17,7 +17,7 @@ import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, readEffects, readMarkers, spawnWorker, survivingPids, until } from '../helpers/spawn-worker';
 import { agent, bundle, locals, store, testStore } from './builders';
 
-jest.setTimeout(150_000);
+jest.setTimeout(300_000);
 
 let T: TestTemporal;
 beforeAll(async () => {

@@ -24,7 +24,7 @@ import { activityAttempts, historyEvents } from '../helpers/history';
 /** TimeoutType.TIMEOUT_TYPE_HEARTBEAT */
 const HEARTBEAT = 4;
 
-jest.setTimeout(90000);
+jest.setTimeout(300_000);
 
 let T: TestTemporal;
 beforeAll(async () => {
