@@ -11,6 +11,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ExternalToolContext } from './react-tools';
 import { McpPool } from '../mcp/pool';
 import { McpConfigError, describeServer } from '../mcp/connect';
+import { assertMcpUrlAllowed, McpPolicyError } from '../mcp/net-check';
 
 /** Key under which the idempotency key is sent in a tools/call request's `_meta`. */
 export const MCP_IDEMPOTENCY_META = 'dev.agentloom/idempotency-key';
@@ -35,6 +36,13 @@ export function createMcpToolExecutor(pool: McpPool = new McpPool()): (ctx: Exte
     const cfg = ctx.tool.mcp;
     if (!cfg) throw ApplicationFailure.nonRetryable(`tool ${ctx.tool.tool_id} has kind mcp but no mcp block; recompile the agent`, 'ToolMisconfigured');
     const where = describeServer(cfg.server);
+    try {
+      // Checked on every call, with this agent's policy: the pooled session may be shared with others.
+      await assertMcpUrlAllowed(cfg.server, ctx.allowExternalHttp ?? false);
+    } catch (e) {
+      if (e instanceof McpPolicyError) throw ApplicationFailure.nonRetryable(`MCP server ${cfg.server_id}: ${e.message}`, 'ToolPolicyBlocked');
+      throw ApplicationFailure.retryable(`MCP server ${cfg.server_id} (${where}): ${(e as Error)?.message ?? e}`, 'McpTransportError');
+    }
     let session;
     try {
       session = await pool.session(cfg.server_id, cfg.server);

@@ -64,6 +64,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF062: { severity: 'error', title: 'publish: agent_id lineage changed', seed: 'attempted change of agent_id for an existing lineage' },
   AGF130: { severity: 'error', title: 'MCP server tools not pinned: the server could not be reached at compile/publish time and `mcp.pinned` is absent' },
   AGF131: { severity: 'error', title: '`mcp.tools` names a tool the MCP server does not list, or a tool name that cannot be a model-visible tool name' },
+  AGF150: { severity: 'error', title: 'An MCP server `url` host is outside `mcp.allowed_hosts` while the agent does not set `policies.allow_external_http: true`' },
   // execution_policy / local_agents (seed 000)
   AGF040: { severity: 'error', title: 'Unknown agf.* execution policy id' },
   AGF041: { severity: 'error', title: 'Vendor policy id does not match x-<vendor>.<name>' },

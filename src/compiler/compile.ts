@@ -406,7 +406,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
     }
     if (ct.kind === 'mcp') {
       // One definition = one MCP server: its (narrowed) tools, schemas pinned into the bundle.
-      const mcp = expandMcpTools(ct, asObj(asObj(e.data).mcp), (s) => sensitiveFields(s));
+      const mcp = expandMcpTools(ct, asObj(asObj(e.data).mcp), (s) => sensitiveFields(s), asObj(d.policies).allow_external_http === true);
       for (const pr of mcp.problems) ctx.err(p, pr.code, pr.message);
       for (const t of mcp.tools) { seenTools.add(t.tool_id); toolRefs.push(t); }
       return;

@@ -8,6 +8,7 @@
  */
 import type { CompiledTool, JsonObject, McpServerConfig } from './types';
 import { canonicalJson, sha256 } from './canonical';
+import { hostMatches } from '../activities/net-policy';
 
 /** One tool as an MCP server lists it (tools/list), reduced to what the bundle pins. */
 export interface McpListedTool { name: string; description?: string; input_schema: JsonObject }
@@ -25,7 +26,7 @@ export function mcpSchemaHash(name: string, inputSchema: unknown): string {
 /** The server part of an `mcp:` block (what a worker needs to connect), without tool settings. */
 export function mcpServerConfig(block: Record<string, unknown>): McpServerConfig {
   const out: Record<string, unknown> = {};
-  for (const k of ['command', 'args', 'env', 'cwd', 'url', 'headers', 'timeout_seconds']) if (block[k] !== undefined) out[k] = block[k];
+  for (const k of ['command', 'args', 'env', 'cwd', 'url', 'headers', 'timeout_seconds', 'allowed_hosts', 'allow_private_network']) if (block[k] !== undefined) out[k] = block[k];
   return JSON.parse(JSON.stringify(out)) as McpServerConfig;
 }
 
@@ -39,6 +40,18 @@ export function mcpServerKey(serverId: string, server: McpServerConfig): string 
   return `${serverId}@${sha256(canonicalJson(server)).slice(0, 16)}`;
 }
 
+/**
+ * Compile-time half of the network policy for an HTTP MCP server: the URL's host when it is outside
+ * `allowed_hosts` while external HTTP is off. LOOM_INTERNAL_HOSTS is a worker setting and is not read
+ * here, so a compile does not depend on the compiling machine's environment (decision 175).
+ */
+export function mcpUrlOutsideAllowlist(server: McpServerConfig, allowExternalHttp: boolean): string | undefined {
+  if (!server.url || allowExternalHttp) return undefined;
+  let host: string;
+  try { host = new URL(server.url).hostname; } catch { return undefined; }
+  return (server.allowed_hosts ?? []).some((p) => hostMatches(host, p)) ? undefined : host.replace(/^\[|\]$/g, '');
+}
+
 const discovered = new Map<string, McpPin>();
 export function recordMcpPin(serverId: string, server: McpServerConfig, pin: McpPin): void {
   discovered.set(mcpServerKey(serverId, server), pin);
@@ -49,17 +62,22 @@ export function mcpPinFor(serverId: string, server: McpServerConfig): McpPin | u
 
 export interface McpExpansion {
   tools: CompiledTool[];
-  problems: { code: 'AGF130' | 'AGF131'; message: string }[];
+  problems: { code: 'AGF130' | 'AGF131' | 'AGF150'; message: string }[];
 }
 
 /**
  * Expands a compiled `kind: mcp` definition (`base`, with the agent's and role's approval and limit
  * already applied) into its tools. `block` is the file's `mcp:` object.
  */
-export function expandMcpTools(base: CompiledTool, block: Record<string, unknown>, sensitive: (schema: unknown) => string[]): McpExpansion {
+export function expandMcpTools(base: CompiledTool, block: Record<string, unknown>, sensitive: (schema: unknown) => string[], allowExternalHttp = false): McpExpansion {
   const server = mcpServerConfig(block);
   const file = `tools/${base.tool_id}.tool.md`;
   const problems: McpExpansion['problems'] = [];
+  const refused = mcpUrlOutsideAllowlist(server, allowExternalHttp);
+  if (refused) {
+    problems.push({ code: 'AGF150', message: `${file}: \`mcp.url\` host '${refused}' is not in \`mcp.allowed_hosts\` and this agent does not set \`policies.allow_external_http: true\`; add '${refused}' to \`mcp.allowed_hosts\` (a loopback or private address also needs \`mcp.allow_private_network: true\`) or allow external HTTP in the agent` });
+    return { tools: [], problems };
+  }
   const pinnedInFile = Array.isArray(block.pinned)
     ? (block.pinned as Record<string, unknown>[]).map((t) => ({ name: String(t.name), description: t.description as string | undefined, input_schema: (t.input_schema ?? {}) as JsonObject }))
     : undefined;

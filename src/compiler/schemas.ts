@@ -257,7 +257,7 @@ export const TOOL_SCHEMA: S = {
         command: nonEmpty, args: strArr, env: { type: 'array', items: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' } }, cwd: nonEmpty,
         url: { type: 'string', pattern: '^https?://' },
         headers: { type: 'object', additionalProperties: closed({ value_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' }, value: str }) },
-        timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
+        timeout_seconds: { type: 'number', exclusiveMinimum: 0 }, allowed_hosts: strArr, allow_private_network: bool,
         tools: { type: 'array', items: closed({ name: nonEmpty, description: str, approval_required: bool, max_calls_per_run: int0, side_effects: bool }, ['name']) },
         pinned: { type: 'array', items: closed({ name: nonEmpty, description: str, input_schema: obj }, ['name', 'input_schema']) },
       }),

@@ -178,6 +178,10 @@ export interface McpServerConfig {
   /** Header name -> env var name holding its value (e.g. `Authorization: { value_env: MCP_TOKEN }`). */
   headers?: Record<string, { value_env?: string; value?: string }>;
   timeout_seconds?: number;
+  /** For `url`: hosts reachable when the agent's `policies.allow_external_http` is false (as http tools). */
+  allowed_hosts?: string[];
+  /** For `url`: allow private, loopback and link-local addresses (as http tools). */
+  allow_private_network?: boolean;
 }
 
 export interface McpToolConfig {

@@ -7,9 +7,12 @@ import type { McpServerConfig } from '../compiler/types';
 import { loadRegistry } from '../compiler';
 import { describeMcpServer, mcpServerConfig, recordMcpPin, type McpListedTool, type McpPin } from '../compiler/mcp-tools';
 import type { McpConnection } from './connect';
+import { assertMcpUrlAllowed } from './net-check';
 
 /** Lists one server's tools (one short session). */
-export async function listMcpTools(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<McpListedTool[]> {
+export async function listMcpTools(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; allowExternalHttp?: boolean } = {}): Promise<McpListedTool[]> {
+  // The network policy first: a refused URL gets no request at all.
+  await assertMcpUrlAllowed(server, opts.allowExternalHttp ?? false);
   // Loaded only when a registry has an MCP server: plain compiles do not load the SDK.
   const { connectMcp } = await import('./connect');
   const conn: McpConnection = await connectMcp(server, opts);
@@ -36,9 +39,15 @@ export async function pinMcpServers(registryDir: string, opts: { env?: NodeJS.Pr
     const block = d.mcp as Record<string, unknown> | undefined;
     if (d.kind !== 'mcp' || !block || Array.isArray(block.pinned)) return;
     const server = mcpServerConfig(block);
+    // Discovery may reach what at least one agent using this server may reach at run time (decision 176).
+    const allowExternalHttp = [...reg.entries.agent.values()].some((a) => {
+      const ad = (a.data ?? {}) as { policies?: { allow_external_http?: unknown }; tools?: { refs?: unknown } };
+      const refs = Array.isArray(ad.tools?.refs) ? (ad.tools.refs as { ref?: unknown }[]) : [];
+      return ad.policies?.allow_external_http === true && refs.some((r) => r?.ref === e.id);
+    });
     let pin: McpPin;
     try {
-      pin = { tools: await listMcpTools(server, opts) };
+      pin = { tools: await listMcpTools(server, { ...opts, allowExternalHttp }) };
     } catch (err) {
       pin = { error: `${describeMcpServer(server)}: ${(err as Error)?.message ?? String(err)}` };
     }

@@ -70,6 +70,7 @@ function buildFixtureServer(opts = {}) {
 /** Streamable HTTP (stateless: one server per request) on 127.0.0.1; resolves to { url, close }. */
 async function startHttpFixture(opts = {}) {
   const httpServer = http.createServer(async (req, res) => {
+    logLine(opts.logDir, 'requests', `${req.method} ${req.url}`);
     if (opts.requiredAuth && req.headers.authorization !== opts.requiredAuth) {
       res.writeHead(401).end('unauthorized');
       return;

@@ -38,6 +38,8 @@ test('an unreachable server without mcp.pinned is AGF130 naming the server and w
 
 test('offline: mcp.pinned compiles without a server; a narrowed name the list lacks is AGF131', () => {
   const pinned = `  url: http://127.0.0.1:9/mcp
+  allowed_hosts: ['127.0.0.1']
+  allow_private_network: true
   tools: [{ name: add }, { name: mul }]
   pinned:
     - { name: add, description: Add, input_schema: { type: object, properties: { a: { type: number } } } }`;
@@ -50,7 +52,7 @@ test('offline: mcp.pinned compiles without a server; a narrowed name the list la
 });
 
 test('no discovery and no pinned list: AGF130 says to compile with the server reachable', () => {
-  const { diagnostics } = compileBundle(mcpRegistry({ mcpBlock: `  url: http://127.0.0.1:9/never-pinned` }), 'calc-agent');
+  const { diagnostics } = compileBundle(mcpRegistry({ mcpBlock: `  url: http://127.0.0.1:9/never-pinned\n  allowed_hosts: ['127.0.0.1']` }), 'calc-agent');
   expect(diagnostics.find((d) => d.code === 'AGF130')?.message).toMatch(/no discovery ran/);
 });
 
@@ -58,4 +60,27 @@ test('the schema refuses command and url together, and env values instead of nam
   const { diagnostics } = compileBundle(mcpRegistry({ mcpBlock: `  command: node\n  url: http://127.0.0.1:9/mcp\n  env: ['token=abc']` }), 'calc-agent');
   expect(diagnostics.filter((d) => d.severity === 'error').length).toBeGreaterThan(0);
   expect(diagnostics.map((d) => d.field).join(' ')).toMatch(/mcp/);
+});
+
+test('AGF150: an mcp url host outside mcp.allowed_hosts while the agent does not allow external HTTP', () => {
+  const block = `  url: https://mcp.example.com/mcp
+  pinned:
+    - { name: add, input_schema: { type: object } }`;
+  const { bundle, diagnostics } = compileBundle(mcpRegistry({ mcpBlock: block }), 'calc-agent');
+  expect(bundle).toBeUndefined();
+  expect(diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.message])).toEqual([
+    ['AGF150', "tools/calc.tool.md: `mcp.url` host 'mcp.example.com' is not in `mcp.allowed_hosts` and this agent does not set `policies.allow_external_http: true`; add 'mcp.example.com' to `mcp.allowed_hosts` (a loopback or private address also needs `mcp.allow_private_network: true`) or allow external HTTP in the agent"],
+  ]);
+  // Listed (a wildcard pattern, as for http tools): no finding.
+  const ok = compileBundle(mcpRegistry({ mcpBlock: block.replace('.com/mcp', ".com/mcp\n  allowed_hosts: ['*.example.com']") }), 'calc-agent');
+  expect(ok.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  expect(ok.bundle!.agents['calc-agent'].tools.refs[0].mcp!.server).toMatchObject({ allowed_hosts: ['*.example.com'] });
+});
+
+test('discovery refuses a loopback url without mcp.allow_private_network: no connection, AGF130 carries the reason', async () => {
+  const dir = mcpRegistry({ mcpBlock: `  url: http://127.0.0.1:9/mcp\n  allowed_hosts: ['127.0.0.1']` });
+  const pins = await pinMcpServers(dir, { timeoutMs: 10000 });
+  expect(pins.calc).toEqual({ error: expect.stringContaining("blocked by policy: host '127.0.0.1' resolves to 127.0.0.1 (loopback); private, loopback and link-local addresses need mcp.allow_private_network: true") });
+  const { diagnostics } = compileBundle(dir, 'calc-agent');
+  expect(diagnostics.find((d) => d.code === 'AGF130')?.message).toContain('mcp.allow_private_network: true');
 });

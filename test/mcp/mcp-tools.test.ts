@@ -90,11 +90,30 @@ test('streamable HTTP with an auth header from an env var NAME', async () => {
   const srv = await fixture.startHttpFixture({ requiredAuth: 'Bearer fixture-pass' });
   try {
     process.env.MCP_FIXTURE_AUTH = 'Bearer fixture-pass';
-    const block = { url: srv.url, headers: { Authorization: { value_env: 'MCP_FIXTURE_AUTH' } } };
+    const block = { url: srv.url, allowed_hosts: ['127.0.0.1'], allow_private_network: true, headers: { Authorization: { value_env: 'MCP_FIXTURE_AUTH' } } };
     const tools = await mcpTools('web', block);
     expect(tools.map((x) => x.tool_id).sort()).toEqual(['web__add', 'web__crash_once', 'web__echo', 'web__wait_for_cancel']);
     const h = await start(callingAgent('mcp-http', tools, { name: 'web__echo', arguments: { text: 'hi' } }));
     expect((await h.result()).output).toBe('tool said: echo: hi');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('an HTTP MCP server on loopback without mcp.allow_private_network is refused by the network policy; no request reaches it', async () => {
+  const dir = logDir();
+  const srv = await fixture.startHttpFixture({ logDir: dir });
+  try {
+    const block = { url: srv.url, allowed_hosts: ['127.0.0.1'], tools: [{ name: 'echo' }] };
+    // Discovery refuses it too (nothing to pin), so the list is written in the file, as `mcp.pinned`.
+    await expect(listMcpTools(block as never)).rejects.toThrow(/blocked by policy: host '127\.0\.0\.1' resolves to 127\.0\.0\.1 .*need mcp\.allow_private_network: true/);
+    const base: CompiledTool = { tool_id: 'fenced', version: '1.0.0', status: 'active', description: '', kind: 'mcp', input_schema: {}, approval_required: false, sensitive_fields: [], side_effects: false };
+    const { tools, problems } = expandMcpTools(base, { ...block, pinned: [{ name: 'echo', input_schema: { type: 'object' } }] }, () => []);
+    expect(problems).toEqual([]);
+    const h = await start(callingAgent('mcp-fenced', tools, { name: 'fenced__echo', arguments: { text: 'hi' } }));
+    const out = String((await h.result()).output);
+    expect(out).toMatch(/MCP server fenced: http:\/\/127\.0\.0\.1:\d+\/mcp: blocked by policy: host '127\.0\.0\.1' resolves to 127\.0\.0\.1 \(\w+\); private, loopback and link-local addresses need mcp\.allow_private_network: true/);
+    expect(lines(dir, 'requests')).toEqual([]);
   } finally {
     await srv.close();
   }
@@ -116,7 +135,7 @@ test('a stdio server killed mid-call is restarted by the pool; the retried call 
 
 test('a changed server schema after pinning is refused clearly; the tool is not called', async () => {
   const v1 = await fixture.startHttpFixture({ variant: 'v1' });
-  const tools = await mcpTools('drift', { url: v1.url, tools: [{ name: 'add' }] });
+  const tools = await mcpTools('drift', { url: v1.url, allowed_hosts: ['127.0.0.1'], allow_private_network: true, tools: [{ name: 'add' }] });
   await v1.close();
   const dir = logDir();
   const v2 = await fixture.startHttpFixture({ variant: 'v2', port: v1.port, logDir: dir });
