@@ -12,7 +12,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CompiledKnowledge } from '../compiler/types';
+import type { SecretRef } from '../compiler/tenant';
 import { chunkDocument, type KnowledgeChunk } from '../runtime/knowledge-search';
+import { readSecret } from './secrets';
 
 const DOC_EXT = new Set(['.md', '.markdown', '.txt']);
 const MAX_FILES = 2000;
@@ -57,13 +59,16 @@ export async function fileChunks(kb: CompiledKnowledge): Promise<KnowledgeChunk[
 }
 
 /** The documents an `http` backend returns for `query`. */
-export async function httpChunks(kb: CompiledKnowledge, query: string, limit: number): Promise<KnowledgeChunk[]> {
+export async function httpChunks(kb: CompiledKnowledge, query: string, limit: number, secrets?: Readonly<Record<string, SecretRef>>): Promise<KnowledgeChunk[]> {
   const url = typeof kb.backend.url === 'string' ? kb.backend.url : '';
   if (!/^https?:\/\//.test(url)) throw new Error(`knowledge base ${kb.kb_id}: backend type http needs \`url\` (http:// or https://)`);
   const u = new URL(url);
   u.searchParams.set('q', query);
   u.searchParams.set('limit', String(limit));
-  const res = await fetch(u, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(15_000) });
+  const headers: Record<string, string> = { accept: 'application/json' };
+  // backend.credentials_ref: a bearer token read from the secret store here, never carried in the bundle.
+  if (typeof kb.backend.credentials_ref === 'string') headers.authorization = `Bearer ${readSecret(kb.backend.credentials_ref, secrets)}`;
+  const res = await fetch(u, { headers, signal: AbortSignal.timeout(15_000) });
   if (!res.ok) throw new Error(`knowledge base ${kb.kb_id}: ${u.origin}${u.pathname} answered HTTP ${res.status}`);
   const body = (await res.json()) as unknown;
   const list = Array.isArray(body) ? body : Array.isArray((body as { documents?: unknown })?.documents) ? (body as { documents: unknown[] }).documents : [];
@@ -75,12 +80,12 @@ export async function httpChunks(kb: CompiledKnowledge, query: string, limit: nu
 }
 
 /** Chunks of every active non-inline source for `query` (inline documents come with the bundle). */
-export async function backendChunks(sources: readonly CompiledKnowledge[], query: string, limit: number): Promise<KnowledgeChunk[]> {
+export async function backendChunks(sources: readonly CompiledKnowledge[], query: string, limit: number, secrets?: Readonly<Record<string, SecretRef>>): Promise<KnowledgeChunk[]> {
   const out: KnowledgeChunk[] = [];
   for (const kb of sources) {
     if (kb.status === 'disabled') continue;
     if (kb.backend.type === 'files') out.push(...(await fileChunks(kb)));
-    else if (kb.backend.type === 'http') out.push(...(await httpChunks(kb, query, limit)));
+    else if (kb.backend.type === 'http') out.push(...(await httpChunks(kb, query, limit, secrets)));
   }
   return out;
 }

@@ -95,7 +95,7 @@ async function withCitationCheck(agent: CompiledAgent, check: OutputCheck, text:
   const sources = agent.knowledge.refs.filter((k) => k.status !== 'disabled');
   const query = typeof input === 'string' ? input : JSON.stringify(input ?? '');
   const files = sources.filter((k) => k.backend.type === 'files');
-  const chunks = [...sources.flatMap(inlineChunks), ...(await backendChunks(files, query, chunkLimit(files)))];
+  const chunks = [...sources.flatMap(inlineChunks), ...(await backendChunks(files, query, chunkLimit(files), agent.tenant?.secrets))];
   const problem = citationProblem(text, sources, chunks);
   return problem ? { ok: false, error: problem } : check;
 }
@@ -105,7 +105,7 @@ async function withRequiredKnowledge(agent: CompiledAgent, instructions: string,
   const required = agent.knowledge.refs.filter((k) => k.required && k.status !== 'disabled');
   if (!required.length) return instructions;
   const query = typeof input === 'string' ? input : JSON.stringify(input ?? '');
-  const chunks = [...required.flatMap(inlineChunks), ...(await backendChunks(required, query, chunkLimit(required)))];
+  const chunks = [...required.flatMap(inlineChunks), ...(await backendChunks(required, query, chunkLimit(required), agent.tenant?.secrets))];
   const block = requiredKnowledgeBlock(chunks, query);
   return block ? `${instructions}\n\n${block}` : instructions;
 }

@@ -9,6 +9,7 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CompiledKnowledge, CompiledTool, JsonObject } from '../compiler/types';
+import type { SecretRef } from '../compiler/tenant';
 import type { BlobRef } from '../shared/contract';
 import type { Message } from '../runtime/messages';
 import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
@@ -43,6 +44,8 @@ export interface ExternalToolContext {
   allowExternalHttp?: boolean;
   /** The agent's knowledge sources (the `search_knowledge` builtin searches them). */
   knowledge?: CompiledKnowledge[];
+  /** Where the agent's credentials_refs are read (tenant.md `secrets`): the refs' values are read only when a request needs them. */
+  secrets?: Readonly<Record<string, SecretRef>>;
   heartbeat: () => void;
   signal?: AbortSignal;
 }
@@ -112,6 +115,7 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       workspace: inp.workspace,
       allowExternalHttp: agent.policies?.allow_external_http ?? false,
       knowledge: agent.knowledge?.refs ?? [],
+      secrets: agent.tenant?.secrets,
       heartbeat,
       signal: cancelSignal(),
     };

@@ -438,7 +438,7 @@ registerBuiltinTool('search_knowledge', async (args, ctx) => {
   const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.floor(args.limit) : undefined;
   // files/http backends read here (activity); inline documents come with the bundle.
   const sources = ctx.knowledge ?? [];
-  const hits = searchKnowledge(sources, q, limit, await backendChunks(sources, q, chunkLimit(sources, limit)));
+  const hits = searchKnowledge(sources, q, limit, await backendChunks(sources, q, chunkLimit(sources, limit), ctx.secrets));
   return hits.length ? hits : `no article matches '${q}' in ${(ctx.knowledge ?? []).map((k) => k.kb_id).join(', ') || 'this agent\'s knowledge (none declared)'}`;
 });
 registerBuiltinTool('write_file', writeFileTool);
