@@ -18,7 +18,7 @@ export function lifecycleRefusal(agent: LifecycleAgent, opts: { allow_draft?: bo
     return `${agent.agent_id} v${agent.version} has status: disabled and cannot be run: set status: active (or deprecated) in its definition and publish it`;
   }
   if (agent.status === 'draft' && opts.allow_draft !== true) {
-    return `${agent.agent_id} v${agent.version} has status: draft: drafts are not runnable by default; pass --allow-draft to loom run (RunOptions.allow_draft: true) to try it, or set status: active`;
+    return `${agent.agent_id} v${agent.version} has status: draft: drafts are not runnable by default; pass --allow-draft to loom run or loom start (RunOptions.allow_draft: true) to try it, or set status: active`;
   }
   return undefined;
 }

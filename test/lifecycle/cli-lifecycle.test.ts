@@ -38,3 +38,16 @@ test('a draft is refused without --allow-draft; with it, it runs, warns and prin
   expect(asJson.code).toBe(0);
   expect(JSON.parse(asJson.out.trim())).toMatchObject({ escalated: false });
 }, 300_000);
+
+test('loom start refuses a draft the same way and starts it with --allow-draft', async () => {
+  const refused = await h.loom(['start', 'customer-support-agent', '--registry', registry]);
+  expect(refused.code).toBe(1);
+  expect(refused.err).toMatch(/loom start: customer-support-agent v[\d.]+ has status: draft: .*pass --allow-draft to loom run or loom start/);
+  expect(refused.err).not.toMatch(STACK_TRACE);
+  const started = await h.loom(['start', 'customer-support-agent', '--registry', registry, '--allow-draft']);
+  expect(started.code).toBe(0);
+  const id = started.out.trim();
+  const result = await h.loom(['result', id, '--json']);
+  expect(result.code).toBe(0);
+  expect(JSON.parse(result.out.trim())).toMatchObject({ escalated: false });
+}, 300_000);

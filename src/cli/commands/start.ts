@@ -1,11 +1,11 @@
-/** `loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout S] [--on-approval-timeout …]`: start a run and print its workflow id. */
+/** `loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout S] [--on-approval-timeout …] [--allow-draft]`: start a run and print its workflow id. */
 import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
 
 export const run = defineCommand(
   'start',
   {
-    usage: 'loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate]',
-    options: RUN_OPTIONS,
+    usage: 'loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--allow-draft]',
+    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {
@@ -14,7 +14,9 @@ export const run = defineCommand(
     const { connect } = await import('../connect');
     let prepared;
     try {
-      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')));
+      const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
+      // --allow-draft, as for loom run: a draft root agent may run (the workflow input carries it).
+      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), args.flags['allow-draft'] === true ? { ...options, allow_draft: true } : options);
     } catch (err) {
       if (err instanceof RunError) { process.stderr.write(`loom start: ${err.message}\n`); return 1; }
       throw err;
