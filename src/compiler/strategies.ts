@@ -11,12 +11,6 @@ import { compileModel } from './compile';
 import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
-import { ROUTING_TYPES, SELECTION_TYPES } from '../strategies/types';
-import { EXECUTED_PHASE_TYPES, isExecutedPhaseType } from '../strategies/phases';
-
-/** Selection types that compile but do not run yet (AGL017). */
-const NOT_EXECUTED: readonly string[] = SELECTION_TYPES.filter((t) => !(ROUTING_TYPES as readonly string[]).includes(t) && !isExecutedPhaseType(t));
-const EXECUTED = [...ROUTING_TYPES, ...EXECUTED_PHASE_TYPES].join(', ');
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -125,10 +119,8 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     else ctx.warn(path, code, pr.message, key);
   }
   const sel = isObj(block.Selection) ? block.Selection : {};
-  if (typeof sel.Type === 'string' && NOT_EXECUTED.includes(sel.Type)) {
-    ctx.warn([...base, 'Selection', 'Type'], 'AGL017', `\`Type: ${sel.Type}\` is a phase-driven seed 002 strategy: it compiles but is not yet executed by the runtime (these run: ${EXECUTED})`);
-  }
-  // A keyword graph's Graph, MapReduce and ScatterGather sub-graphs all run (strategies.ts, strategies-phases.ts): no AGL017 for them.
+  // Every seed 002 selection type runs (src/workflows/strategies.ts), and so do a keyword graph's Graph,
+  // MapReduce and ScatterGather sub-graphs: no AGL017 "compiles but does not run" warning for any of them.
   // llm selection / magentic manager models travel compiled with the pattern (decision 119): the bundle holds agents only.
   const selectionModels: Record<string, CompiledModel> = {};
   const magentic = isObj(sel.Magentic) ? sel.Magentic : {};

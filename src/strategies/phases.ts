@@ -7,16 +7,14 @@
  */
 import { extractJsonObject, resolveField } from './json';
 import { lineMatches, normalizeKeyword } from './signals';
-import type { AdversarialConfig, AdversarialStageConfig, MapReduceConfig, ScatterGatherConfig, SelectionType } from './types';
+import type { AdversarialConfig, AdversarialStageConfig, MapReduceConfig, ScatterGatherConfig } from './types';
 
-/** The phase strategies the runtime executes; the other phase types are refused (compile error AGF075). */
+/** The phase strategies: with the routing types they are every seed 002 selection type, and all of them run. */
 export const EXECUTED_PHASE_TYPES = ['scattergather', 'mapreduce', 'adversarial', 'llm', 'magentic'] as const;
 export type ExecutedPhaseType = (typeof EXECUTED_PHASE_TYPES)[number];
 export function isExecutedPhaseType(t: string | undefined): t is ExecutedPhaseType {
   return (EXECUTED_PHASE_TYPES as readonly string[]).includes(t ?? '');
 }
-/** Phase types that compile but do not run yet. */
-export const PENDING_PHASE_TYPES: readonly SelectionType[] = [];
 
 /** The seed's defaults ("MapReduceConfig fields", "AdversarialConfig fields", "ScatterGatherConfig fields"). */
 export const PHASE_DEFAULTS = { ItemsJsonPath: 'items', MaxConcurrency: 0, MaxSplitterRetries: 3, Rounds: 3, PassKeyword: 'APPROVED' } as const;
