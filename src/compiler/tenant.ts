@@ -56,6 +56,12 @@ export interface CompiledTenant {
   secrets?: Record<string, SecretRef>;
 }
 
+/** What the runtime does instead of honouring each tenant default it does not read yet (AGL030). */
+const UNUSED_TENANT_FIELD = {
+  artifact_store: '`artifact_store` is compiled but not used at run time: artifacts go to the store every worker shares (LOOM_STORE_URL: a folder or PostgreSQL table loom_artifacts; decision 224)',
+  telemetry: '`telemetry` is compiled but not used at run time: no OpenTelemetry exporter runs yet, so nothing is sent to this endpoint',
+} as const;
+
 const TOP = ['tenant_id', 'data_residency', 'artifact_store', 'telemetry', 'human_queues', 'secrets'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ID = /^[a-z0-9][a-z0-9._-]*$/;
@@ -82,6 +88,9 @@ export function loadTenant(root: string, diags: Diagnostic[]): TenantConfig | un
     const o = d[k] as Obj;
     const need = k === 'artifact_store' ? 'type' : 'exporter';
     if (!isStr(o[need])) err([k], `\`${k}.${need}\` is required`, true);
+    // Compiled into every agent's tenant block, but nothing reads it at run time yet: say so, never silence.
+    const at = posOf(src, [k], true);
+    diags.push(diag(TENANT_FILE, at.line, at.column, 'warning', 'AGL030', k, UNUSED_TENANT_FIELD[k]));
   }
   let queues: Record<string, HumanQueue> | undefined;
   if (d.human_queues !== undefined) {

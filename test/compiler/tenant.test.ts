@@ -53,6 +53,25 @@ secrets:
   }
 });
 
+test('tenant defaults the runtime does not read yet are AGL030 warnings on their own lines, naming the field', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), [
+    '---',
+    'tenant_id: acme',
+    'artifact_store: { type: s3, bucket: acme-artifacts }',
+    'telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4317" }',
+    '---',
+    '',
+  ].join('\n'));
+  const ws = validatePaths([reg]).filter((d) => d.code === 'AGL030' && path.basename(d.file) === 'tenant.md');
+  expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry']);
+  expect(ws[0].message).toMatch(/^`artifact_store` is compiled but not used at run time: artifacts go to the store every worker shares \(LOOM_STORE_URL/);
+  expect(ws[1].message).toMatch(/^`telemetry` is compiled but not used at run time: no OpenTelemetry exporter runs yet/);
+  // a tenant.md without them warns about nothing
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
+  expect(validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);
+});
+
 test('an agent that declares its own residency keeps it', () => {
   const reg = tempRegistry();
   fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
