@@ -310,25 +310,30 @@ class Conversation {
   private async fanOut(decision: Extract<Decision, { kind: 'fanout' }>, graph: GraphConfig | undefined, prefix: string): Promise<Decision> {
     const c = this.c;
     this.logRoute({ agent: decision.branches.map((b) => b.agent ?? b.subGraphId).join(', '), reason: decision.reason, keyword: decision.keyword });
-    this.report(decision.branches.map((b) => b.agent ?? '').join(', '), decision.join.position, decision.keyword);
+    this.report(decision.branches.map((b) => b.agent ?? `sub-graph ${b.subGraphId}`).join(', '), decision.join.position, decision.keyword);
     await this.injectHandoffContext(decision.handoffContext, decision.branches.map((b) => b.agent ?? b.position).join(', '));
     const stored = this.transcript.inStore;
     const snapshot = stored ? '' : memberInput(this.input.input, this.transcript);
     const base = c.iterations;
-    const sub = decision.branches.find((b) => !b.agent);
-    if (stored && sub) throw this.run.fail(`parallel branch ${sub.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
-    // Store mode: every branch's first message from one snapshot of the stored transcript, one activity.
-    const contexts = stored ? decision.branches.map((b) => this.contextFor(b.agent!, { position: b.position, branch: true })) : [];
-    const refs = stored
-      ? await this.storedInputs(decision.branches.map((b, i) => ({ name: b.agent!, context: contexts[i] })), `fan-out ${decision.branches.map((b) => `${b.agent} at ${b.position}`).join(', ')}: inputs`)
-      : [];
-    const results = await Promise.all(decision.branches.map((b, i) => {
-      if (!b.agent) throw this.run.fail(`parallel branch ${b.position} runs a sub-graph: sub-graph branches are not executed yet`, 'UnsupportedStrategy');
+    // Sub-graph branches (SubGraphId, no Agent) fork the conversation as it is now, before any branch speaks.
+    const forks = decision.branches.map((b) => (b.agent ? undefined : this.fork()));
+    const speakers = decision.branches.flatMap((b, i) => (b.agent ? [{ b, i, agent: b.agent }] : []));
+    // Store mode: every agent branch's first message from one snapshot of the stored transcript, one activity.
+    const contexts = new Map<number, JsonObject>();
+    const refs = new Map<number, BlobRef>();
+    if (stored && speakers.length) {
+      for (const s of speakers) contexts.set(s.i, this.contextFor(s.agent, { position: s.b.position, branch: true }));
+      const got = await this.storedInputs(speakers.map((s) => ({ name: s.agent, context: contexts.get(s.i)! })), `fan-out ${speakers.map((s) => `${s.agent} at ${s.b.position}`).join(', ')}: inputs`);
+      speakers.forEach((s, k) => refs.set(s.i, got[k]));
+    }
+    const results = await Promise.all(decision.branches.map(async (b, i): Promise<{ turn: Turn; turns: number }> => {
       const role = `${prefix}turn-${base + 1}-branch-${i}-${b.position}`;
-      return this.speakTurn(b.agent, role, stored ? { position: b.position, branch: true, inputRef: refs[i], context: contexts[i], route: 'parallel branch' } : { position: b.position, branch: true, snapshot });
+      if (!b.agent) return this.subGraphBranch(forks[i]!, b.subGraphId ?? '', graph, `${role}-`);
+      const x = await this.speakTurn(b.agent, role, stored ? { position: b.position, branch: true, inputRef: refs.get(i), context: contexts.get(i), route: 'parallel branch' } : { position: b.position, branch: true, snapshot });
+      return { turn: x.turn, turns: 1 };
     }));
     const outputs: BranchOutput[] = results.map((x, i) => ({ position: decision.branches[i].position, agent: x.turn.agent, text: x.turn.text }));
-    c.iterations += results.length;
+    c.iterations += results.reduce((n, x) => n + x.turns, 0);
     const merged = mergeBranches(outputs, decision.merge);
     let text: string;
     // The header names the strategy that decided (and any that did not), so a fallback is visible.
@@ -360,6 +365,34 @@ class Conversation {
     return j.subGraphId
       ? spec ? { kind: 'subgraph', subGraphId: j.subGraphId, spec, position: j.position, reason: `join after fan-out` } : { kind: 'stop', outcome: 'failed', reason: `join sub-graph ${j.subGraphId} is not declared` }
       : { kind: 'speak', agent: j.agent ?? '', position: j.position, reason: `join ${j.position} after fan-out` };
+  }
+
+  /**
+   * A copy of this conversation as it is now (transcript, turn counts, evidence workspace) for a
+   * sub-graph fan-out branch: the branch's turns go to the copy, never to this transcript, so
+   * concurrent branches do not see each other (a stored transcript forks its append-only chain).
+   */
+  private fork(): Conversation {
+    const c: Carried = { ...this.c, transcript: this.transcript.state(), turns: { ...this.c.turns }, routes: [...this.c.routes] };
+    return new Conversation(this.run, this.input, this.config, this.type, c, this.agentIdOf, this.evidence);
+  }
+
+  /**
+   * A `Parallel` fan-out branch whose node has a SubGraphId: the nested Graph / MapReduce /
+   * ScatterGather runs on the fork `f`, its members named under `prefix`; its terminal turn is the
+   * branch output for the merge (decision 265). A sub-graph that fails or gets stuck fails the run;
+   * one stopped by Termination gives its last turn.
+   */
+  private async subGraphBranch(f: Conversation, id: string, graph: GraphConfig | undefined, prefix: string): Promise<{ turn: Turn; turns: number }> {
+    const spec = graph?.SubGraphs?.[id];
+    if (!spec) throw this.run.fail(`parallel branch sub-graph ${id} is not declared in SubGraphs`, 'StrategyFailed', this.run.status.progress);
+    const before = f.c.iterations;
+    const ended = await f.runSubGraph(id, spec, prefix);
+    const o = ended.stop.outcome;
+    if (!ended.last || o === 'failed' || o === 'stuck') {
+      throw this.run.fail(`parallel branch sub-graph ${id} ${ended.last ? `ended ${o}` : 'ended without a turn'}: ${ended.stop.reason}`, o === 'stuck' ? 'ValidatorStuck' : 'StrategyFailed', this.run.status.progress);
+    }
+    return { turn: ended.last, turns: f.c.iterations - before };
   }
 
   private async runSubGraph(id: string, spec: { Graph?: GraphConfig; MapReduce?: unknown; ScatterGather?: unknown }, prefix: string): Promise<Ended> {

@@ -89,6 +89,60 @@ describe('sub-graphs of a keyword graph', () => {
     expect(members.filter((m) => m.startsWith('parallel_analysis-'))).toEqual(['parallel_analysis-reduce-Synthesizer', 'parallel_analysis-split-1-TaskSplitter']);
   });
 
+  test('sub-graphs as Parallel fan-out branches: a Graph and a ScatterGather branch beside an agent branch, each on its own copy of the conversation; their terminal outputs are merged for the join', async () => {
+    const b = team('sub-branches', {
+      Selection: {
+        Type: 'graph',
+        Graph: {
+          EntryNode: 'coord',
+          Nodes: [
+            { Id: 'coord', Agent: 'Coordinator' },
+            { Id: 'quick', Agent: 'Quick', Parallel: true },
+            { Id: 'deep', SubGraphId: 'research', Parallel: true },
+            { Id: 'panel', SubGraphId: 'reviewers', Parallel: true },
+            { Id: 'synth', Agent: 'Synthesizer', Terminal: true },
+          ],
+          Edges: [
+            { From: 'coord', To: 'quick', Keyword: 'ANALYZE' }, { From: 'coord', To: 'deep', Keyword: 'ANALYZE' }, { From: 'coord', To: 'panel', Keyword: 'ANALYZE' },
+            { From: 'quick', To: 'synth' }, { From: 'deep', To: 'synth' }, { From: 'panel', To: 'synth' },
+          ],
+          SubGraphs: {
+            research: { Graph: { EntryNode: 'gather', Nodes: [{ Id: 'gather', Agent: 'Gatherer' }, { Id: 'analyze', Agent: 'Analyst', Terminal: true }], Edges: [{ From: 'gather', To: 'analyze', Keyword: 'DATA READY' }] } },
+            reviewers: { ScatterGather: { Participants: ['Legal', 'Tech'], Synthesizer: 'Lead' } },
+          },
+        },
+      },
+    }, {
+      Coordinator: say('three views, please\nANALYZE'),
+      Quick: say('quick take: renew'),
+      // Each branch sees the conversation as it was at the fan-out, never another branch's work.
+      Gatherer: { turns: [{ content: 'gathered from: {{message}}\nDATA READY' }] },
+      Analyst: { turns: [{ content: 'analyst read: {{message}}' }] },
+      Legal: say('legal: fine'),
+      Tech: say('tech: TLS 1.0'),
+      Lead: { turns: [{ content: 'lead verdict over: {{message}}' }] },
+      Synthesizer: { turns: [{ content: '{{message}}' }] },
+    });
+    const wf = await dev.start(b, 'assess the vendor');
+    const joined = String(((await wf.result()) as AgentRunResult).output);
+    const merged = joined.slice(joined.indexOf('[Merged output of quick, deep, panel (union)]'));
+    expect(merged.startsWith('[Merged output of quick, deep, panel (union)]\n[Branch quick: Quick]\nquick take: renew\n\n[Branch deep: Analyst]\nanalyst read: ')).toBe(true);
+    const deep = merged.slice(merged.indexOf('[Branch deep: Analyst]'), merged.indexOf('[Branch panel: Lead]'));
+    expect(deep).toContain('gathered from: ');
+    expect(deep).toContain('three views, please');
+    expect(deep).not.toContain('quick take');
+    expect(deep).not.toContain('legal: fine');
+    const panel = merged.slice(merged.indexOf('[Branch panel: Lead]'));
+    expect(panel).toContain('[Participant: Legal]');
+    expect(panel).toContain('tech: TLS 1.0');
+    expect(panel).not.toContain('quick take');
+    expect(panel).not.toContain('DATA READY');
+    expect(await dev.turns(wf.workflowId)).toEqual([
+      'turn-1-Coordinator', 'turn-2-branch-0-quick', 'turn-2-branch-1-deep-turn-2-Gatherer', 'turn-2-branch-1-deep-turn-3-Analyst',
+      'turn-2-branch-2-panel-gather-Lead', 'turn-2-branch-2-panel-scatter-1-Legal', 'turn-2-branch-2-panel-scatter-2-Tech', 'turn-6-Synthesizer',
+    ]);
+  });
+
   test('every sub-graph run of this file replays without nondeterminism', async () => {
     const outcomes = await dev.replayStarted();
     expect(outcomes.filter((o) => o.error)).toEqual([]);
