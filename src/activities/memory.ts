@@ -13,6 +13,7 @@ import { sha256 } from '../compiler/canonical';
 import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, writebackText } from '../runtime/memory';
 import type { BundleCache } from './agent-loader';
 import type { BlobStore } from './blob-store';
+import { MessageStore } from './message-store';
 
 /** An entry whose id is its content address (text + source): a retried writeback stores it once. */
 export function memoryEntry(text: string, source: MemoryEntry['source'], at: string): MemoryEntry {
@@ -73,9 +74,10 @@ function memoryOf(agent: CompiledAgent): CompiledAgent['memory'] {
 
 export function createMemoryActivities(deps: { bundles: BundleCache; store: BlobStore }) {
   const mem = new MemoryStore(deps.store);
+  const messages = new MessageStore(deps.store);
   const agentOf = async (s: MemoryScope) => (await deps.bundles.agent(s.bundle, s.agent_id)).agent;
 
-  return {
+  const acts = {
     /** The `# Memory` block for this message from every read collection ('' when nothing matched). */
     async memoryRead(inp: MemoryScope & { query: string }): Promise<{ block: string; found: Record<string, number> }> {
       const m = memoryOf(await agentOf(inp));
@@ -122,5 +124,16 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
       }
       return [...done];
     },
+
+    /**
+     * A single run's read (`loom run`/`loom start`, src/workflows/react/memory.ts): the same
+     * `# Memory` block, stored as a loose user message so the run's history holds only its ref;
+     * null when nothing matched.
+     */
+    async memoryReadMessage(inp: MemoryScope & { query: string }): Promise<{ ref: BlobRef | null; found: Record<string, number> }> {
+      const r = await acts.memoryRead(inp);
+      return { ref: r.block ? await messages.putLoose({ role: 'user', content: r.block }) : null, found: r.found };
+    },
   };
+  return acts;
 }

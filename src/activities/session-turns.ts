@@ -11,6 +11,7 @@ import type { Message } from '../runtime/messages';
 import type { BundleCache } from './agent-loader';
 import type { MessageStore } from './message-store';
 import { CHARS_PER_TOKEN, DEFAULT_SESSION_CHARS, ScratchpadEntry, sessionTurnPrompt } from './session-history';
+import { memoryUse } from '../runtime/memory';
 
 /** The agent's state section as the session applies it (defaults: seed 001's conversational defaults). */
 export interface SessionPlan {
@@ -62,12 +63,11 @@ export function sessionPlan(agent: CompiledAgent): SessionPlan {
   const workflowType = workflowTypeFor(agent);
   if (!workflowType) throw new Error(`${agent.agent_id} uses ${patternOf(agent)}, which this runtime does not implement`);
   const s = agent.state ?? {};
-  const m = agent.memory ?? { mode: 'none', read_collections: [], write_collections: [] };
-  const on = m.mode !== 'none';
+  const m = memoryUse(agent.memory);
   return {
-    memory_reads: on && m.read_collections.length > 0,
-    memory_writes: on && m.write_collections.some((c) => c.writeback.enabled),
-    session_memory: on && [...m.read_collections, ...m.write_collections].some((c) => c.scope === 'session'),
+    memory_reads: m.reads,
+    memory_writes: m.writes,
+    session_memory: m.sessionScoped,
     workflow_type: workflowType,
     pattern: patternOf(agent),
     session_history: s.session_history ?? 'session',

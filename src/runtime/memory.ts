@@ -59,3 +59,52 @@ export function writebackText(strategy: string | undefined, message: string, ans
   if (s === 'exchange') return `user: ${message}\nassistant: ${answer}`;
   throw new Error(`writeback.strategy '${s}' is not one of ${WRITEBACK_STRATEGIES.join(', ')}`);
 }
+
+/**
+ * What a run or a chat session does with memory (seed 001 "memory"): read collections before the
+ * model answers, write collections with `writeback.enabled` after it, session-scoped collections
+ * to delete at session end. `mode: none` turns all of it off.
+ */
+export interface MemoryUse { reads: boolean; writes: boolean; sessionScoped: boolean }
+
+interface MemoryDecl {
+  mode: string;
+  read_collections: { scope: string }[];
+  write_collections: { scope: string; writeback: { enabled: boolean } }[];
+}
+
+export function memoryUse(m: MemoryDecl | undefined): MemoryUse {
+  const on = m !== undefined && m.mode !== 'none';
+  return {
+    reads: on && m.read_collections.length > 0,
+    writes: on && m.write_collections.some((c) => c.writeback.enabled),
+    sessionScoped: on && [...m.read_collections, ...m.write_collections].some((c) => c.scope === 'session'),
+  };
+}
+
+/** The tool name a writeback waiting for approval shows under (`loom inbox`, status pending_approvals). */
+export const WRITEBACK_TOOL = 'memory_writeback';
+
+/** A writeback's approval call id: `memory-<message>-<collection>` (a single run is message 1). */
+export function writebackCallId(message: number, collectionId: string): string {
+  return `memory-${message}-${collectionId}`;
+}
+
+/** A writeback waiting for approve/reject, as status and the inbox show it. */
+export interface WritebackRequest { call_id: string; collection_id: string; namespace: string; entry: MemoryEntry; requested_at: string }
+
+export function writebackApproval(w: WritebackRequest): { call_id: string; tool: string; arguments: { collection: string; namespace: string; text: string }; reason: string; requested_at: string } {
+  return {
+    call_id: w.call_id, tool: WRITEBACK_TOOL, arguments: { collection: w.collection_id, namespace: w.namespace, text: w.entry.text },
+    reason: `collection ${w.collection_id} has writeback.approval_required: true`, requested_at: w.requested_at,
+  };
+}
+
+/** Refusal of an approve that corrects or replaces a writeback (approved as extracted, or rejected). */
+export const WRITEBACK_AS_EXTRACTED = 'a memory writeback is approved as extracted: --args and --tool do not apply (reject it instead)';
+
+/** The warning of a writeback that was not written: rejected (by whom, why) or unanswered. */
+export function writebackNotWritten(callId: string, collectionId: string, outcome: { rejected: true; by?: string; reason?: string } | { timeoutSeconds: number }): string {
+  const why = 'rejected' in outcome ? `rejected${outcome.by ? ` by ${outcome.by}` : ''} (${outcome.reason})` : `no answer within ${outcome.timeoutSeconds} s`;
+  return `memory writeback ${callId} to ${collectionId} not written: ${why}`;
+}

@@ -79,6 +79,13 @@ export interface RunOptions {
    * arrives, to the store record `stream`/<workflow id> (never to history); the CLI prints it.
    */
   stream_text?: boolean;
+  /**
+   * A root agf.react run's memory collections (seed 001 "memory"): who the run is for, substituted
+   * as `{actorId}` (`loom run/start --actor ID`, default $USER, else `anonymous`), and the session it
+   * belongs to, substituted as `{sessionId}` (`--session ID`, else the run's workflow id).
+   */
+  actor_id?: string;
+  session_id?: string;
 }
 
 export interface ExtraToolSpec {

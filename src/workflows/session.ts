@@ -26,6 +26,7 @@ import { DEFAULT_IDLE_TIMEOUT_SECONDS, sessionMessageUpdate } from '../shared/se
 import type { PendingMemoryWrite, SessionCarry, SessionInput, SessionMessage, SessionReply } from '../shared/session';
 import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
+import { writebackApproval, writebackCallId, writebackNotWritten, WRITEBACK_AS_EXTRACTED } from '../runtime/memory';
 import { runChildAgent } from './child';
 
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
@@ -79,10 +80,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
     const s = waiting.size ? 'waiting_for_approval' : ending ? 'completed' : 'running';
     if (s !== published) { published = s; upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [s] }); }
   };
-  const approvals = (): PendingApproval[] => [...waiting.values()].map((w) => ({
-    call_id: w.call_id, tool: 'memory_writeback', arguments: { collection: w.collection_id, namespace: w.namespace, text: w.entry.text },
-    reason: `collection ${w.collection_id} has writeback.approval_required: true`, requested_at: w.requested_at,
-  }));
+  const approvals = (): PendingApproval[] => [...waiting.values()].map(writebackApproval);
 
   const status = (): RunStatus => ({
     state: ending ? 'completed' : waiting.size && !busy ? 'waiting_for_approval' : 'running',
@@ -158,7 +156,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
     const wb = await acts.memoryWriteback({ ...scope(), message: n, text, answer, at });
     const pending: string[] = [];
     for (const p of wb.pending) {
-      const w: PendingMemoryWrite = { call_id: `memory-${n}-${p.collection_id}`, collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at };
+      const w: PendingMemoryWrite = { call_id: writebackCallId(n, p.collection_id), collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at };
       waiting.set(w.call_id, w);
       pending.push(w.call_id);
       void decideWriteback(w);
@@ -174,7 +172,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
     const answered = await condition(() => answers.has(w.call_id), Math.max(1, timeoutS * 1000 - elapsed));
     const a = answers.get(w.call_id);
     if (answered && a?.approved) await acts.memoryWrite({ collection_id: w.collection_id, namespace: w.namespace, entry: w.entry });
-    else warnings.push(`memory writeback ${w.call_id} to ${w.collection_id} not written: ${answered ? `rejected${a?.by ? ` by ${a.by}` : ''} (${a?.reason})` : `no answer within ${timeoutS} s`}`);
+    else warnings.push(writebackNotWritten(w.call_id, w.collection_id, answered ? { rejected: true, by: a?.by, reason: a?.reason } : { timeoutSeconds: timeoutS }));
     waiting.delete(w.call_id);
     answers.delete(w.call_id);
     publish();
@@ -191,7 +189,7 @@ export async function sessionWorkflow(input: SessionInput): Promise<AgentRunResu
   }, {
     validator: (a: ApproveArgs) => {
       knownCall(a?.call_id);
-      if (a.args || a.tool) throw new Error('a memory writeback is approved as extracted: --args and --tool do not apply (reject it instead)');
+      if (a.args || a.tool) throw new Error(WRITEBACK_AS_EXTRACTED);
     },
   });
   setHandler(rejectUpdate, (r: RejectArgs) => {

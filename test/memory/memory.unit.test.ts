@@ -1,5 +1,5 @@
 /** src/runtime/memory.ts: namespace substitution, keyword search, the context block, writeback strategies. */
-import { keywordSearch, memoryBlock, memoryNamespace, writebackText, MAX_SUMMARY } from '../../src/runtime/memory';
+import { keywordSearch, memoryBlock, memoryNamespace, memoryUse, writebackApproval, writebackCallId, writebackNotWritten, writebackText, MAX_SUMMARY } from '../../src/runtime/memory';
 import { memoryEntry } from '../../src/activities/memory';
 
 const src = { session_id: 's1', message: 1, agent_id: 'a' };
@@ -32,4 +32,23 @@ test('writeback strategies: output, summary (cut), exchange; an unknown one is r
 test('entry ids are content addresses: the same text from the same source is one entry', () => {
   expect(memoryEntry('x', src, 't1').id).toBe(memoryEntry('x', src, 't2').id);
   expect(memoryEntry('x', src, 't1').id).not.toBe(memoryEntry('x', { ...src, message: 2 }, 't1').id);
+});
+
+test('memoryUse: reads need read collections, writes an enabled writeback, mode none turns both off', () => {
+  const c = (scope: string, enabled: boolean) => ({ scope, writeback: { enabled } });
+  expect(memoryUse(undefined)).toEqual({ reads: false, writes: false, sessionScoped: false });
+  expect(memoryUse({ mode: 'project', read_collections: [c('project', false)], write_collections: [c('project', false)] })).toEqual({ reads: true, writes: false, sessionScoped: false });
+  expect(memoryUse({ mode: 'session', read_collections: [], write_collections: [c('session', true)] })).toEqual({ reads: false, writes: true, sessionScoped: true });
+  expect(memoryUse({ mode: 'none', read_collections: [c('session', true)], write_collections: [c('session', true)] })).toEqual({ reads: false, writes: false, sessionScoped: false });
+});
+
+test('a writeback waiting for approval: its call id, how it is shown, and the warning when it is not written', () => {
+  const e = memoryEntry('prefers email', src, 't');
+  expect(writebackCallId(1, 'prefs')).toBe('memory-1-prefs');
+  expect(writebackApproval({ call_id: 'memory-1-prefs', collection_id: 'prefs', namespace: 'prefs/ada', entry: e, requested_at: 't' })).toEqual({
+    call_id: 'memory-1-prefs', tool: 'memory_writeback', arguments: { collection: 'prefs', namespace: 'prefs/ada', text: 'prefers email' },
+    reason: 'collection prefs has writeback.approval_required: true', requested_at: 't',
+  });
+  expect(writebackNotWritten('memory-1-prefs', 'prefs', { rejected: true, by: 'ops', reason: 'no' })).toBe('memory writeback memory-1-prefs to prefs not written: rejected by ops (no)');
+  expect(writebackNotWritten('memory-1-prefs', 'prefs', { timeoutSeconds: 5 })).toBe('memory writeback memory-1-prefs to prefs not written: no answer within 5 s');
 });
