@@ -8,12 +8,19 @@
  *  - `http`: `backend.url` answers `GET <url>?q=<query>&limit=<n>` with a JSON list of
  *    `{id, title?, text}` (or `{documents: [...]}`); its hits are ranked with the rest.
  * Files are re-read when they change (mtime); folders are listed on every search.
+ *
+ * `searchSources` ranks per each source's search_mode (decision 256): `keyword` BM25 only
+ * (MiniSearch), `semantic` cosine similarity of embeddings (src/activities/embeddings.ts, cached
+ * in the shared store by content hash), `hybrid` both fused by reciprocal rank fusion.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { CompiledKnowledge } from '../compiler/types';
 import type { SecretRef } from '../compiler/tenant';
-import { chunkDocument, type KnowledgeChunk } from '../runtime/knowledge-search';
+import { chunkDocument, chunkLimit, fuseRanks, inlineChunks, rankByVector, rankChunks, searchKnowledge, searchModeOf, type KnowledgeChunk, type KnowledgeHit } from '../runtime/knowledge-search';
+import type { BlobStore } from '../store/types';
+import { Context } from '@temporalio/activity';
+import { embeddingsConfig, embedTexts, requireEmbeddings } from './embeddings';
 import { readSecret } from './secrets';
 
 const DOC_EXT = new Set(['.md', '.markdown', '.txt']);
@@ -88,4 +95,62 @@ export async function backendChunks(sources: readonly CompiledKnowledge[], query
     else if (kb.backend.type === 'http') out.push(...(await httpChunks(kb, query, limit, secrets)));
   }
   return out;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  secrets?: Readonly<Record<string, SecretRef>>;
+  /** Where chunk embeddings are cached (default: the process's shared store). */
+  store?: BlobStore;
+  signal?: AbortSignal;
+}
+
+/**
+ * Search the active sources for `query`. All `keyword`: BM25 scores as before. Otherwise the
+ * lists are fused by reciprocal rank fusion (src/runtime/knowledge-search.ts fuseRanks): one BM25
+ * list over the chunks of keyword and hybrid sources, and one cosine list per embeddings endpoint
+ * over the chunks of semantic and hybrid sources (so a hybrid chunk scores in both).
+ */
+export async function searchSources(sources: readonly CompiledKnowledge[], query: string, opts: SearchOptions = {}): Promise<KnowledgeHit[]> {
+  const active = sources.filter((kb) => kb.status !== 'disabled');
+  const limit = chunkLimit(active, opts.limit);
+  const extra = await backendChunks(active, query, limit, opts.secrets);
+  const modes = new Map(active.map((kb) => [kb.kb_id, searchModeOf(kb)]));
+  // hybrid without an embeddings endpoint ranks by BM25 alone (decision 257), said in the worker log; semantic without one fails.
+  for (const kb of active) {
+    if (modes.get(kb.kb_id) !== 'hybrid' || embeddingsConfig(`knowledge base ${kb.kb_id}`, kb.backend)) continue;
+    modes.set(kb.kb_id, 'keyword');
+    activityLog()?.warn(`knowledge base ${kb.kb_id}: search_mode hybrid without an embeddings endpoint (backend.embeddings or LOOM_EMBEDDINGS_BASE_URL/LOOM_EMBEDDINGS_MODEL): ranked by BM25 only`);
+  }
+  if ([...modes.values()].every((m) => m === 'keyword')) return searchKnowledge([...active], query, opts.limit, extra);
+  const ids = new Set(active.map((kb) => kb.kb_id));
+  const all = [...active.flatMap(inlineChunks), ...extra.filter((c) => ids.has(c.kb_id))];
+  const lists: KnowledgeHit[][] = [];
+  const lexical = all.filter((c) => modes.get(c.kb_id) !== 'semantic');
+  if (lexical.length) lists.push(rankChunks(lexical, query, lexical.length));
+  // One vector list per embeddings endpoint+model (vectors of different models are not comparable).
+  const groups = new Map<string, { cfg: ReturnType<typeof requireEmbeddings>; chunks: KnowledgeChunk[] }>();
+  for (const kb of active) {
+    const mode = modes.get(kb.kb_id);
+    if (mode === 'keyword') continue;
+    const cfg = requireEmbeddings(`knowledge base ${kb.kb_id}`, kb.backend, `search_mode ${mode}`);
+    const key = `${cfg.base_url}\0${cfg.model}`;
+    const g = groups.get(key) ?? { cfg, chunks: [] };
+    g.chunks.push(...all.filter((c) => c.kb_id === kb.kb_id && c.text.trim()));
+    groups.set(key, g);
+  }
+  for (const { cfg, chunks } of groups.values()) {
+    if (!chunks.length) continue;
+    const vectors = await embedTexts(cfg, [query, ...chunks.map((c) => (c.title ? `${c.title}\n${c.text}` : c.text))], opts.store, opts.signal);
+    lists.push(rankByVector(chunks, vectors.slice(1), vectors[0], chunks.length));
+  }
+  return fuseRanks(lists, limit);
+}
+
+function activityLog(): Context['log'] | undefined {
+  try {
+    return Context.current().log;
+  } catch {
+    return undefined; // outside an activity (unit tests, the CLI)
+  }
 }

@@ -12,6 +12,7 @@ import type { CompiledKnowledge, CompiledTool, JsonObject } from '../compiler/ty
 import type { SecretRef } from '../compiler/tenant';
 import type { BlobRef } from '../shared/contract';
 import type { Message } from '../runtime/messages';
+import { sourcesWithAgentRetrieval } from '../runtime/knowledge-search';
 import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
 
@@ -114,7 +115,7 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       callId: inp.call_id,
       workspace: inp.workspace,
       allowExternalHttp: agent.policies?.allow_external_http ?? false,
-      knowledge: agent.knowledge?.refs ?? [],
+      knowledge: sourcesWithAgentRetrieval(agent.knowledge),
       secrets: agent.tenant?.secrets,
       heartbeat,
       signal: cancelSignal(),

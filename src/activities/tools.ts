@@ -31,8 +31,7 @@ import { loomEnv } from './env';
 import { classifyFailure, toApplicationFailure } from './errors';
 import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
 import type { ExternalToolContext } from './react-tools';
-import { chunkLimit, searchKnowledge } from '../runtime/knowledge-search';
-import { backendChunks } from './knowledge';
+import { searchSources } from './knowledge';
 import { CHANGES_FILE, EVIDENCE_DIR, recordChange } from './evidence-log';
 import { shellTool } from './shell';
 import { SHELL_BUILTIN } from './shell-policy';
@@ -436,9 +435,9 @@ registerBuiltinTool('search_knowledge', async (args, ctx) => {
   const q = args.query ?? args.q;
   if (typeof q !== 'string' || !q.trim()) throw new Error("search_knowledge: 'query' must be a non-empty string");
   const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.floor(args.limit) : undefined;
-  // files/http backends read here (activity); inline documents come with the bundle.
+  // files/http backends read here (activity); inline documents come with the bundle; semantic/hybrid sources are embedded (src/activities/embeddings.ts).
   const sources = ctx.knowledge ?? [];
-  const hits = searchKnowledge(sources, q, limit, await backendChunks(sources, q, chunkLimit(sources, limit), ctx.secrets));
+  const hits = await searchSources(sources, q, { limit, secrets: ctx.secrets, signal: ctx.signal });
   return hits.length ? hits : `no article matches '${q}' in ${(ctx.knowledge ?? []).map((k) => k.kb_id).join(', ') || 'this agent\'s knowledge (none declared)'}`;
 });
 registerBuiltinTool('write_file', writeFileTool);

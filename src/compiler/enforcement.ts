@@ -61,7 +61,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'knowledge.refs[].required': E('required sources injected into the model instructions on every turn, bounded, with citation ids (model activity)'),
   'knowledge.refs[].citations_required': E('a final answer citing no source gets one correction turn, then the run fails (model activity output check)'),
   'knowledge.refs[].retrieval': W('per-source retrieval overrides are not applied'),
-  'knowledge.retrieval.search_mode': W('search_knowledge ranks with BM25 (keyword); semantic and hybrid are not implemented', (v) => v !== 'keyword'),
+  'knowledge.retrieval.search_mode': E('search_knowledge: keyword BM25, semantic by embeddings (backend.embeddings or LOOM_EMBEDDINGS_*), hybrid both by reciprocal rank fusion (src/activities/knowledge.ts searchSources)'),
   'knowledge.retrieval.trigger': W('retrieval runs only when the model calls search_knowledge'),
   'knowledge.retrieval.grounding_required': W('answers are not checked for grounding', isTrue),
   'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),

@@ -153,3 +153,80 @@ export function citationProblem(answer: string, sources: readonly CompiledKnowle
   const example = chunks[0] ? `[${chunks[0].kb_id}/${chunks[0].id.replace(/#\d+$/, '')}]` : `[${active[0]?.kb_id ?? 'kb'}/document-id]`;
   return `the answer cites none of the agent's knowledge sources (${active.map((k) => k.kb_id).join(', ') || 'none declared'}), and citations are required: cite each source the answer rests on by its id in square brackets, e.g. ${example}`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Semantic and hybrid search (decisions 255, 256): the vectors come from src/activities/embeddings.ts.
+// ---------------------------------------------------------------------------------------------
+
+export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
+
+/**
+ * A source's search mode: its compiled `retrieval.search_mode` (the KB file's, tightened by the
+ * agent's per-ref `retrieval`), else the agent-level `knowledge.retrieval.search_mode` (seed 001:
+ * "applies to all refs unless overridden per ref"), else `keyword`.
+ */
+export function searchModeOf(kb: CompiledKnowledge, agentRetrieval?: { search_mode?: unknown } | null): SearchMode {
+  const m = kb.retrieval?.search_mode ?? agentRetrieval?.search_mode;
+  return m === 'semantic' || m === 'hybrid' ? m : 'keyword';
+}
+
+/** Cosine similarity of two vectors (0 when either is all zeros or their lengths differ). */
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length || !a.length) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** Reciprocal rank fusion's constant (Cormack et al. 2009): a hit at rank r (1-based) adds 1 / (RRF_K + r). */
+export const RRF_K = 60;
+/** Below this cosine a chunk is not a semantic hit (vectors of unrelated text are near 0). */
+export const MIN_COSINE = 0.05;
+
+/** Chunks by cosine similarity of their vectors to `queryVector`, best first (ties by kb/id), at most `limit`; chunks under MIN_COSINE left out. */
+export function rankByVector(chunks: readonly KnowledgeChunk[], vectors: readonly (readonly number[])[], queryVector: readonly number[], limit: number): KnowledgeHit[] {
+  return chunks
+    .map((c, i) => ({ c, score: cosine(vectors[i] ?? [], queryVector) }))
+    .filter((r) => r.score >= MIN_COSINE)
+    .sort((a, b) => b.score - a.score || a.c.kb_id.localeCompare(b.c.kb_id) || a.c.id.localeCompare(b.c.id))
+    .slice(0, Math.max(1, limit))
+    .map(({ c, score }) => ({ kb_id: c.kb_id, id: c.id, ...(c.title ? { title: c.title } : {}), text: c.text, score }));
+}
+
+/**
+ * Reciprocal rank fusion of ranked lists (each best first): a chunk's score is the sum over the
+ * lists it is in of 1 / (RRF_K + rank). Best first (ties by kb/id), at most `limit`.
+ */
+export function fuseRanks(lists: readonly (readonly KnowledgeHit[])[], limit: number): KnowledgeHit[] {
+  const acc = new Map<string, { hit: KnowledgeHit; score: number }>();
+  for (const list of lists) {
+    list.forEach((h, r) => {
+      const k = `${h.kb_id}\0${h.id}`;
+      const cur = acc.get(k) ?? { hit: h, score: 0 };
+      cur.score += 1 / (RRF_K + r + 1);
+      acc.set(k, cur);
+    });
+  }
+  return [...acc.values()]
+    .sort((a, b) => b.score - a.score || a.hit.kb_id.localeCompare(b.hit.kb_id) || a.hit.id.localeCompare(b.hit.id))
+    .slice(0, Math.max(1, limit))
+    .map(({ hit, score }) => ({ ...hit, score }));
+}
+
+/**
+ * The agent's sources as the search sees them: each with the agent-level `knowledge.retrieval`
+ * under its own compiled `retrieval` (the per-source settings win), so a tool call's context
+ * carries the agent's search_mode with the refs.
+ */
+export function sourcesWithAgentRetrieval(knowledge: { refs: CompiledKnowledge[]; retrieval?: object } | undefined): CompiledKnowledge[] {
+  const refs = knowledge?.refs ?? [];
+  const agentLevel = knowledge?.retrieval as CompiledKnowledge['retrieval'] | undefined;
+  if (!agentLevel || !Object.keys(agentLevel).length) return refs;
+  return refs.map((kb) => ({ ...kb, retrieval: { ...agentLevel, ...(kb.retrieval ?? {}) } }));
+}

@@ -1,7 +1,8 @@
 /**
  * A tiny OpenAI-compatible server for tests: node http on 127.0.0.1 (port 0), implementing
- * POST /v1/chat/completions from a scriptable queue of responses, and recording every request
- * (headers, parsed body, arrival time) so tests can assert on what the `openai` client sent.
+ * POST /v1/chat/completions from a scriptable queue of responses, and POST /v1/embeddings with
+ * deterministic vectors (`fakeEmbedding`), recording every request (headers, parsed body, arrival
+ * time) so tests can assert on what the `openai` client sent.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -97,7 +98,32 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(text);
 }
 
-export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
+/** Dimensions of the fake embeddings. */
+export const FAKE_EMBEDDING_DIMS = 64;
+
+function bucket(word: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619) >>> 0;
+  return h % FAKE_EMBEDDING_DIMS;
+}
+
+/**
+ * A deterministic "semantic" vector: a hashed bag of concepts, where each word (lower-cased, 3+
+ * letters) counts as its concept in `concepts` (a synonym table: `{ reimbursement: 'refund' }`)
+ * or as itself. Two texts with synonyms but no shared word are close; unrelated texts are not.
+ */
+export function fakeEmbedding(text: string, concepts: Record<string, string> = {}): number[] {
+  const v = new Array<number>(FAKE_EMBEDDING_DIMS).fill(0);
+  for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (w.length > 2) v[bucket(concepts[w] ?? w)] += 1;
+  return v;
+}
+
+export interface FakeOpenAIOptions {
+  /** The synonym table of `fakeEmbedding` for /v1/embeddings. */
+  concepts?: Record<string, string>;
+}
+
+export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
   const queue: FakeResponse[] = [];
   const requests: RecordedRequest[] = [];
   let seq = 0;
@@ -120,6 +146,17 @@ export async function startFakeOpenAI(): Promise<FakeOpenAIServer> {
       res.on('close', () => {
         if (!res.writableFinished) rec.abortedAt = Date.now();
       });
+      if (req.method === 'POST' && (req.url ?? '').startsWith('/v1/embeddings')) {
+        const input = Array.isArray(body.input) ? (body.input as unknown[]) : [body.input];
+        if (!input.every((x) => typeof x === 'string')) {
+          send(res, 400, { error: { message: 'fake openai server: embeddings input must be a string or a list of strings', type: 'invalid_request_error' } });
+          return;
+        }
+        const data = (input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(t, opts.concepts) }));
+        const tokens = (input as string[]).reduce((n, t) => n + t.split(/\s+/).length, 0);
+        send(res, 200, { object: 'list', data, model: body.model ?? 'fake-embed', usage: { prompt_tokens: tokens, total_tokens: tokens } });
+        return;
+      }
       if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/chat/completions')) {
         send(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
         return;
