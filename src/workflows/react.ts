@@ -11,6 +11,7 @@
  *   react/escalation.ts  guardrail / model_decision escalation to an agent or a human queue
  *   react/limits.ts      first-run checks and prompt, the run timeout, when to continue-as-new
  *   react/artifacts.ts   seed 001 artifacts written through the store as a completed run ends
+ *   react/memory.ts      seed 001 memory: read at run start, written back (or approved) at its end
  *
  * The conversation lives in the content-addressed message store (src/activities/message-store.ts);
  * this workflow keeps only the head ref and counters, so history grows by a constant amount per
@@ -30,6 +31,7 @@ import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
 import { auditRun, redactInput, refuseModelsOutsideResidency } from './react/policies';
 import { saveArtifacts } from './react/artifacts';
+import { memoryApplies, readMemory, writeBackMemory } from './react/memory';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
@@ -68,6 +70,9 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     try {
       if (first) await redactInput(rx);
       if (first && rx.guarded('input')) await guardInput(rx);
+      // Memory is decided once per chain (patch `memory-react`), read after the input guards.
+      if (first && memoryApplies(rx)) st.memory = true;
+      if (first && st.memory) await readMemory(rx);
       // runtime.timeout_seconds: a timer racing the loop; escalation happens outside it (the agent's work is over).
       result = await failAfterDeadline(st.deadline_ms, () => runLoop(rx), () => timeoutMessage(rx));
     } catch (e) {
@@ -75,6 +80,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await escalate(rx, e);
     }
     if (st.state) result = { ...result, state: st.state };
+    if (st.memory) await writeBackMemory(rx, result);
     await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
     shell.end('completed');

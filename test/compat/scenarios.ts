@@ -10,7 +10,7 @@
  * of the runtime reads.
  */
 import type { Client } from '@temporalio/client';
-import type { CompiledAgent, CompiledBundle, CompiledGuardrail, GraphPattern, JsonObject, JsonValue, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, CompiledCollection, CompiledGuardrail, GraphPattern, JsonObject, JsonValue, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
 import type { RunOptions } from '../../src/shared/contract';
 import { agent as member, answers, bundle, byInput, handoff, locals } from '../orchestration/builders';
 import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/builders';
@@ -223,6 +223,33 @@ export const SCENARIOS: Scenario[] = [
     input: 'x',
     ready: (t) => pending(t) === 1,
     expected: 'in time 10',
+  },
+  {
+    // Patch memory-react (src/workflows/react/memory.ts): recorded before it, the run neither reads
+    // nor writes memory; after it, it reads at the start and its writeback waits for approval at the end.
+    name: 'react-memory-mid-approval',
+    waitsAt: 'tool approval in a run whose agent reads and writes back a memory collection (writeback approval_required)',
+    patches: ['memory-react'],
+    workflowType: 'agfReactWorkflow',
+    bundle: () => {
+      const a = react({
+        agent_id: 'c-memory',
+        model: scriptedModel({ turns: [{ tool_calls: [{ id: 'm1', name: 'arithmetic', arguments: { a: 3, b: 4, op: 'add' } }] }, { content: 'remembered {{last_tool_result}}' }] }),
+        tools: [builtinTool('arithmetic', { approval_required: true })],
+      });
+      const prefs: CompiledCollection = {
+        collection_id: 'prefs', version: '1.0.0', status: 'active', scope: 'project',
+        backend: { type: 'memory', namespace: 'prefs/{actorId}' },
+        writeback: { enabled: true, strategy: 'exchange', approval_required: true },
+      };
+      a.memory = { mode: 'project', read_collections: [prefs], write_collections: [prefs] };
+      a.runtime = { ...a.runtime, timeout_seconds: 3600 };
+      return single(a);
+    },
+    input: 'add and remember',
+    options: { actor_id: 'ada' },
+    ready: (t) => pending(t) === 1,
+    expected: 'remembered 7',
   },
   {
     name: 'react-before-continue-as-new',

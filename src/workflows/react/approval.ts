@@ -10,6 +10,7 @@ import type { RunAgentInput } from '../../shared/contract';
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/handlers';
 import type { Activities } from '../../activities';
 import type { ApprovalBook } from '../../runtime/approvals';
+import { WRITEBACK_AS_EXTRACTED, WRITEBACK_TOOL } from '../../runtime/memory';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import type { RunShell } from '../shell/run-shell';
 import type { ReactRun } from './context';
@@ -48,6 +49,7 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
     {
       validator: (a) => {
         validateKnown(a.call_id);
+        if ((a.args || a.tool !== undefined) && book.pending.some((p) => p.call_id === a.call_id && p.tool === WRITEBACK_TOOL)) throw new Error(WRITEBACK_AS_EXTRACTED);
         if (a.tool !== undefined) refuseBadReplacement(book, a.call_id, a.tool);
         const refused = a.tool !== undefined ? gate.refusal?.(a.tool) : undefined;
         if (refused) throw new Error(`cannot replace ${a.call_id} with '${a.tool}': ${refused}`);

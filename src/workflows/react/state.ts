@@ -31,6 +31,8 @@ export interface ReactState {
   operator_notes?: string[];
   /** policies.audit_level: approvals, guardrail decisions and escalations so far, written with the run's audit entry. */
   audit_events?: AuditEvent[];
+  /** Seed 001 memory applies to this run chain (react/memory.ts; patch `memory-react`): written back at the end. */
+  memory?: boolean;
 }
 
 /** The state of this run: fresh, or carried from the previous run of the chain. */
@@ -50,6 +52,7 @@ export function reactState(carried: JsonObject | undefined): { st: ReactState; f
     ...(c.guardrail_retries ? { guardrail_retries: c.guardrail_retries } : {}),
     ...(c.state ? { state: c.state } : {}),
     ...(c.audit_events?.length ? { audit_events: c.audit_events } : {}),
+    ...(c.memory ? { memory: true } : {}),
   };
   return { st, first: c.head === undefined };
 }

@@ -1,0 +1,83 @@
+/**
+ * Seed 001 memory in a single agf.react run (`loom run`/`loom start`; issue 12.4), with the
+ * semantics a chat session gives each message (src/workflows/session.ts), from the same activities
+ * and pure helpers (src/activities/memory.ts, src/runtime/memory.ts):
+ *
+ *   run start  each read collection is searched with the run's input, `{actorId}`/`{sessionId}`
+ *              substituted; what matched joins the first model turn as a `# Memory` message
+ *              (a stored message: the history holds its ref)
+ *   run end    each write collection with `writeback.enabled` gets the answer per its strategy;
+ *              a collection with `approval_required` waits durably for approve/reject under call
+ *              id `memory-1-<collection>` (the update `loom approve`/`loom reject` send), and an
+ *              unanswered one is not written once the run's approval timeout passes
+ *
+ * Only root runs: a session reads and writes for its messages itself, and orchestration members
+ * are not single runs (docs/spec-decisions.md 275). Decided once per run chain, behind patch
+ * `memory-react` (runs recorded before it replay without these commands), and carried across
+ * continue-as-new in ReactState.memory.
+ */
+import { condition, patched } from '@temporalio/workflow';
+import type { AgentRunResult } from '../../shared/contract';
+import { memoryUse, writebackApproval, writebackCallId, writebackNotWritten, WritebackRequest, WRITEBACK_TOOL } from '../../runtime/memory';
+import type { ReactRun } from './context';
+import { noteAudit } from './policies';
+
+/** A single run is message 1 of its own session. */
+const RUN_MESSAGE = 1;
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v ?? null);
+}
+
+function scope(rx: ReactRun) {
+  const o = rx.input.options;
+  return { bundle: rx.input.bundle, agent_id: rx.input.agent_id, actor_id: o?.actor_id || 'anonymous', session_id: o?.session_id || rx.workflowId };
+}
+
+/** First run of the chain: does memory apply? (The patch marker is recorded only for root runs that declare memory.) */
+export function memoryApplies(rx: ReactRun): boolean {
+  const use = memoryUse(rx.agent.memory);
+  return !rx.input.options?.parent && (use.reads || use.writes) && patched('memory-react');
+}
+
+/** Run start: what the read collections hold for this input joins the first model turn. */
+export async function readMemory(rx: ReactRun): Promise<void> {
+  if (!memoryUse(rx.agent.memory).reads) return;
+  const r = await rx.acts.memoryReadMessage.executeWithOptions({ ...rx.guardOpts, summary: 'memory read' }, [{ ...scope(rx), query: text(rx.input.input) }]);
+  const counts = Object.entries(r.found).map(([c, n]) => `${c} ${n}`).join(', ');
+  rx.shell.details(`memory read: ${counts || 'no collection'}`);
+  if (r.ref) rx.st.pending_append = [...rx.st.pending_append, { ref: r.ref }];
+}
+
+/** Run end: write back per collection; approvals wait (concurrently) before the run completes. */
+export async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<void> {
+  if (!memoryUse(rx.agent.memory).writes) return;
+  const at = new Date().toISOString();
+  const wb = await rx.acts.memoryWriteback.executeWithOptions({ ...rx.guardOpts, summary: 'memory writeback' }, [
+    { ...scope(rx), message: RUN_MESSAGE, text: text(rx.input.input), answer: text(result.output), at },
+  ]);
+  if (wb.written.length) rx.shell.details(`memory written: ${wb.written.join(', ')}`);
+  await Promise.all(wb.pending.map((p) => decide(rx, { call_id: writebackCallId(RUN_MESSAGE, p.collection_id), collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at })));
+}
+
+/** One writeback waiting for a human, in the run's approval book (status, inbox, approve/reject as for a tool call). */
+async function decide(rx: ReactRun, w: WritebackRequest): Promise<void> {
+  const { book, shell, approvalTimeoutS } = rx;
+  book.add(writebackApproval(w));
+  shell.sync();
+  shell.details(`waiting for approval of memory writeback ${w.call_id}`);
+  const decided = await condition(() => book.decision(w.call_id) !== undefined, approvalTimeoutS * 1000);
+  const d = book.decision(w.call_id);
+  book.remove(w.call_id);
+  shell.sync();
+  const seen = { kind: 'approval' as const, call_id: w.call_id, tool: WRITEBACK_TOOL, requested_at: w.requested_at, arguments: writebackApproval(w).arguments };
+  if (decided && d?.kind === 'approve') {
+    await rx.acts.memoryWrite.executeWithOptions({ ...rx.guardOpts, summary: `memory write ${w.collection_id}` }, [{ collection_id: w.collection_id, namespace: w.namespace, entry: w.entry }]);
+    noteAudit(rx, { ...seen, decision: 'approved', ...(d.by !== undefined ? { by: d.by } : {}) });
+    shell.details(`memory written: ${w.collection_id} (approved)`);
+    return;
+  }
+  const rejected = decided && d?.kind === 'reject';
+  shell.warn(writebackNotWritten(w.call_id, w.collection_id, rejected ? { rejected: true, by: d.by, reason: d.reason } : { timeoutSeconds: approvalTimeoutS }));
+  noteAudit(rx, rejected ? { ...seen, decision: 'rejected', reason: d.reason, ...(d.by !== undefined ? { by: d.by } : {}) } : { ...seen, decision: 'timed_out', reason: `no decision within ${approvalTimeoutS}s` });
+}
