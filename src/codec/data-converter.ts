@@ -2,13 +2,20 @@
  * The data converter the CLI and the workers hand to Temporal: the AES-256-GCM payload codec when
  * a codec key is configured (LOOM_CODEC_KEY / LOOM_CODEC_KEY_FILE, LOOM_ENCRYPTION), else nothing
  * (Temporal's default). Both sides must agree: a worker without the key cannot read what an
- * encrypting CLI started, and fails the workflow task with the key id it lacks.
+ * encrypting CLI started, and fails the workflow task with the key id it lacks. While encrypting,
+ * failure messages and stack traces (a provider error may quote the prompt) are moved into an
+ * encrypted payload too (failure-converter.ts); a workflow's own failures are converted inside its
+ * sandbox by the workflow bundle's converter and keep their message in the clear (decision 285).
  */
+import * as path from 'path';
 import type { DataConverter } from '@temporalio/common';
 import { codecConfigured, codecKeysFromEnv } from './keys';
 import { AesGcmPayloadCodec } from './payload-codec';
 
 export function loomDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
   const keys = codecKeysFromEnv(env);
-  return codecConfigured(keys) ? { payloadCodecs: [new AesGcmPayloadCodec(keys)] } : undefined;
+  if (!codecConfigured(keys)) return undefined;
+  const payloadCodecs = [new AesGcmPayloadCodec(keys)];
+  // A path, not an object: a worker loads its failure converter with require(); it resolves to the .ts or the built .js.
+  return keys.encodeWith ? { payloadCodecs, failureConverterPath: path.join(__dirname, 'failure-converter') } : { payloadCodecs };
 }
