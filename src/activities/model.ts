@@ -19,7 +19,7 @@ import { redactModelReply, redactModelTurn } from './policies';
 import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
 import { callStreamedSignal, streamedCallsQuery } from '../shared/handlers';
 import { StreamTextSink } from './stream-text';
-import { chunkLimit, citationProblem, citationsRequired, inlineChunks, requiredKnowledgeBlock } from '../runtime/knowledge-search';
+import { chunkLimit, chunksInToolResult, citationProblem, citationsRequired, groundingProblem, groundingRequired, inlineChunks, requiredKnowledgeBlock, type KnowledgeChunk } from '../runtime/knowledge-search';
 import { backendChunks } from './knowledge';
 
 export interface ModelTurnInput {
@@ -100,13 +100,33 @@ async function withCitationCheck(agent: CompiledAgent, check: OutputCheck, text:
   return problem ? { ok: false, error: problem } : check;
 }
 
-/** `required: true` knowledge sources appended to the instructions (bounded, with citation ids; issue 11.2). */
-async function withRequiredKnowledge(agent: CompiledAgent, instructions: string, input: JsonValue): Promise<string> {
+/**
+ * grounding_required (agent-level or a source's `retrieval`): an answer not supported by the
+ * chunks this run retrieved (search results in the conversation, the required-knowledge block)
+ * fails the output check, so the react loop asks for one correction, then fails the run with the
+ * reason (decision 258; src/runtime/knowledge-search.ts groundingProblem).
+ */
+async function withGroundingCheck(agent: CompiledAgent, check: OutputCheck, text: string, input: JsonValue, conversation: readonly Message[]): Promise<OutputCheck> {
+  if (!check.ok || !groundingRequired(agent)) return check;
+  const searched = conversation.filter((m) => m.role === 'tool' && !m.is_error).flatMap((m) => chunksInToolResult(m.content));
+  const retrieved = [...searched, ...(await requiredKnowledge(agent, input)).given];
+  const problem = groundingProblem(text, agent.knowledge.refs, retrieved);
+  return problem ? { ok: false, error: problem } : check;
+}
+
+/** The required-knowledge block and the chunks it gives the model (those whose citation id it holds). */
+async function requiredKnowledge(agent: CompiledAgent, input: JsonValue): Promise<{ block: string; given: KnowledgeChunk[] }> {
   const required = agent.knowledge.refs.filter((k) => k.required && k.status !== 'disabled');
-  if (!required.length) return instructions;
+  if (!required.length) return { block: '', given: [] };
   const query = typeof input === 'string' ? input : JSON.stringify(input ?? '');
   const chunks = [...required.flatMap(inlineChunks), ...(await backendChunks(required, query, chunkLimit(required), agent.tenant?.secrets))];
   const block = requiredKnowledgeBlock(chunks, query);
+  return { block, given: chunks.filter((c) => block.includes(`[${c.kb_id}/${c.id}]`)) };
+}
+
+/** `required: true` knowledge sources appended to the instructions (bounded, with citation ids; issue 11.2). */
+async function withRequiredKnowledge(agent: CompiledAgent, instructions: string, input: JsonValue): Promise<string> {
+  const { block } = await requiredKnowledge(agent, input);
   return block ? `${instructions}\n\n${block}` : instructions;
 }
 
@@ -246,7 +266,10 @@ export function createModelActivity(deps: ModelDeps) {
     const out: ModelTurnOutput = { head: newHead, message: {}, usage: reply.usage, model: model.model_id };
     if (reply.content !== undefined) out.message.content = reply.content;
     if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;
-    else out.output_check = await withCitationCheck(agent, checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError), reply.content ?? '', input);
+    else {
+      const cited = await withCitationCheck(agent, checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError), reply.content ?? '', input);
+      out.output_check = await withGroundingCheck(agent, cited, reply.content ?? '', input, conversation);
+    }
     return out;
   };
 }

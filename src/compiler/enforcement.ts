@@ -60,10 +60,10 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'knowledge.refs[].ref': E('searched by the search_knowledge builtin tool (inline, files and http backends; src/activities/knowledge.ts)'),
   'knowledge.refs[].required': E('required sources injected into the model instructions on every turn, bounded, with citation ids (model activity)'),
   'knowledge.refs[].citations_required': E('a final answer citing no source gets one correction turn, then the run fails (model activity output check)'),
-  'knowledge.refs[].retrieval': W('per-source retrieval overrides are not applied'),
+  'knowledge.refs[].retrieval': W('of a per-source retrieval override only search_mode, max_chunks and grounding_required are applied; trigger is not'),
   'knowledge.retrieval.search_mode': E('search_knowledge: keyword BM25, semantic by embeddings (backend.embeddings or LOOM_EMBEDDINGS_*), hybrid both by reciprocal rank fusion (src/activities/knowledge.ts searchSources)'),
   'knowledge.retrieval.trigger': W('retrieval runs only when the model calls search_knowledge'),
-  'knowledge.retrieval.grounding_required': W('answers are not checked for grounding', isTrue),
+  'knowledge.retrieval.grounding_required': E('a final answer not supported by the chunks retrieved in the run (cites one, cites none not retrieved, half its words in the cited chunks) gets one correction turn, then the run fails (model activity output check)'),
   'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),
   // Memory is read and written back by chat sessions (src/workflows/session.ts); a single run does neither, so declaring it still warns.
   'memory.mode': W(memoryNote, (v) => v !== 'none'),

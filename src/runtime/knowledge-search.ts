@@ -230,3 +230,87 @@ export function sourcesWithAgentRetrieval(knowledge: { refs: CompiledKnowledge[]
   if (!agentLevel || !Object.keys(agentLevel).length) return refs;
   return refs.map((kb) => ({ ...kb, retrieval: { ...agentLevel, ...(kb.retrieval ?? {}) } }));
 }
+
+// ---------------------------------------------------------------------------------------------
+// grounding_required (decision 258)
+// ---------------------------------------------------------------------------------------------
+
+/** Grounding is required: the agent-level `knowledge.retrieval.grounding_required`, or an active source's `retrieval.grounding_required`. */
+export function groundingRequired(agent: { knowledge: { refs: CompiledKnowledge[]; retrieval?: object } }): boolean {
+  const top = agent.knowledge.retrieval as { grounding_required?: unknown } | undefined;
+  return top?.grounding_required === true || agent.knowledge.refs.some((k) => k.status !== 'disabled' && k.retrieval?.grounding_required === true);
+}
+
+/** Share of the answer's content words that must occur in the chunks it cites. */
+export const GROUNDING_MIN_OVERLAP = 0.5;
+
+/** The chunks a tool result holds (a search_knowledge result: a JSON list of `{kb_id, id, text}`), none for any other result. */
+export function chunksInToolResult(content: string): KnowledgeChunk[] {
+  let v: unknown;
+  try {
+    v = JSON.parse(content);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((o) => {
+    const c = (o ?? {}) as Record<string, unknown>;
+    return typeof c.kb_id === 'string' && typeof c.id === 'string' && typeof c.text === 'string' ? [{ kb_id: c.kb_id, id: c.id, text: c.text, ...(typeof c.title === 'string' ? { title: c.title } : {}) }] : [];
+  });
+}
+
+/** The prose of an answer: a JSON answer's string values (keys, other values and document ids in `ids` are not claims), else the text. */
+function answerProse(answer: string, ids: ReadonlySet<string>): string {
+  try {
+    const v = JSON.parse(answer) as unknown;
+    if (v && typeof v === 'object') {
+      const out: string[] = [];
+      const walk = (x: unknown): void => {
+        if (typeof x === 'string') {
+          if (!ids.has(x)) out.push(x); // a cited document id (e.g. a suggested_articles item) is not a claim
+        } else if (Array.isArray(x)) x.forEach(walk);
+        else if (x && typeof x === 'object') Object.values(x).forEach(walk);
+      };
+      walk(v);
+      return out.join('\n');
+    }
+  } catch {
+    // not JSON: the text itself
+  }
+  return answer;
+}
+
+/**
+ * Why a final answer is not grounded, or undefined when it is (decision 258). `retrieved`: the
+ * chunks this run actually gave the model (search results in the conversation, the required
+ * knowledge block). Grounded means: (1) something was retrieved; (2) the answer cites at least
+ * one retrieved chunk (`[kb_id/id]`, `[kb_id/doc]` for any of its chunks, or a retrieved document
+ * id quoted or in brackets); (3) every `[kb_id/…]` citation of the agent's sources names a
+ * retrieved chunk; (4) at least GROUNDING_MIN_OVERLAP of the answer's content words (terms(),
+ * citations left out) occur in the cited chunks' titles and texts.
+ */
+export function groundingProblem(answer: string, sources: readonly CompiledKnowledge[], retrieved: readonly KnowledgeChunk[]): string | undefined {
+  const active = sources.filter((k) => k.status !== 'disabled');
+  if (!retrieved.length) return `grounding is required but no knowledge was retrieved in this run: search the agent's knowledge sources (${active.map((k) => k.kb_id).join(', ') || 'none declared'}) with search_knowledge and answer only from what they return, citing each chunk used as [kb_id/id]`;
+  const doc = (id: string) => id.replace(/#\d+$/, '');
+  const kbIds = new Set(active.map((k) => k.kb_id));
+  const cited = new Set<KnowledgeChunk>();
+  const invented: string[] = [];
+  for (const m of answer.matchAll(/\[([^\]/\s]+)\/([^\]\s]+)\]/g)) {
+    if (!kbIds.has(m[1])) continue;
+    const hits = retrieved.filter((c) => c.kb_id === m[1] && (c.id === m[2] || doc(c.id) === m[2]));
+    if (hits.length) hits.forEach((c) => cited.add(c));
+    else invented.push(m[0]);
+  }
+  for (const c of retrieved) if (answer.includes(`"${doc(c.id)}"`) || answer.includes(`[${doc(c.id)}]`) || answer.includes(`[${c.id}]`)) cited.add(c);
+  if (invented.length) return `the answer cites ${[...new Set(invented)].join(', ')}, which this run did not retrieve; grounding is required: cite only chunks that search_knowledge (or the required knowledge) returned`;
+  if (!cited.size) return `the answer cites none of the chunks retrieved in this run and grounding is required: cite the chunks the answer rests on as [kb_id/id], e.g. [${retrieved[0].kb_id}/${retrieved[0].id}]`;
+  const prose = answerProse(answer, new Set(retrieved.map((c) => doc(c.id)))).replace(/\[[^\]]*\]/g, ' ');
+  const words = terms(prose);
+  if (!words.length) return undefined;
+  const support = new Set([...cited].flatMap((c) => terms(`${c.title ?? ''} ${c.text}`)));
+  const supported = words.filter((w) => support.has(w)).length;
+  if (supported / words.length >= GROUNDING_MIN_OVERLAP) return undefined;
+  const missing = words.filter((w) => !support.has(w)).slice(0, 8);
+  return `the answer is not supported by the chunks it cites (${[...cited].map((c) => `${c.kb_id}/${c.id}`).join(', ')}): ${supported} of its ${words.length} content words occur in them, ${Math.round(GROUNDING_MIN_OVERLAP * 100)}% are needed (unsupported: ${missing.join(', ')}); grounding is required: state only what the retrieved chunks say`;
+}
