@@ -455,6 +455,8 @@ export interface RunGuardrailsInput {
   message?: AppendItem;
   head?: BlobRef;
   args?: JsonObject;
+  /** A JSON value (an orchestrator's input or final output, src/workflows/orchestrator.ts). */
+  value?: JsonValue;
   /** The tool (tool_input / tool_output), for messages and logs. */
   tool?: string;
   call_id?: string;
@@ -502,6 +504,7 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
       let msg: Message | undefined;
       let jsonOutput = false;
       if (inp.args !== undefined) subject = inp.args;
+      else if (inp.value !== undefined) subject = inp.value;
       else if (inp.message !== undefined) {
         msg = 'ref' in inp.message ? await deps.messages.getLoose(inp.message.ref) : inp.message.message;
         subject = msg.content;
@@ -531,7 +534,10 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
       if (out.kind === 'transformed') {
         verdict.preview = preview(out.subject);
         if (inp.args !== undefined) verdict.args = out.subject as JsonObject;
-        else if (inp.head !== undefined) {
+        else if (inp.value !== undefined) {
+          verdict.value = out.subject;
+          verdict.text = subjectText(out.subject);
+        } else if (inp.head !== undefined) {
           verdict.value = out.subject;
           verdict.text = jsonOutput ? JSON.stringify(out.subject) : subjectText(out.subject);
         } else if (!msg) verdict.text = subjectText(out.subject);

@@ -6,8 +6,8 @@
  * history), members as child workflows, custom transforms, and escalation (seed 001 "escalation
  * rules"): target `agent` runs that agent, target `human_queue` waits for an operator's `respond`.
  */
-import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
-import type { JsonValue } from '../compiler/types';
+import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { JsonObject, JsonValue } from '../compiler/types';
 import type { AgentRunResult, RunAgentInput, RunOptions } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import type { Activities } from '../activities';
@@ -19,6 +19,15 @@ import { inlineMemberBlocker } from '../runtime/inline-member';
 import { memberInputRefusal } from '../orchestration/member-input';
 import { runEscalation } from './shell/human-queue';
 import { RunShell } from './shell/run-shell';
+import { withDeadline } from './shell/deadline';
+import { conformOutput, guardsOutput, inputContract, timeoutMessage } from '../orchestration/contract';
+import type { GuardrailVerdict } from '../activities/guardrails';
+
+/** Map-reduce shards run under the strategies agent but are not its run: its contract applies to the parent only. */
+const SHARD_WORKFLOW = 'strategiesMapShardWorkflow';
+
+/** One member run of an orchestration (see OrchestratorRun.runMember). */
+export interface MemberSpec { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean; summary?: string; escalationInput?: boolean }
 
 /** The agent as the loader returns it: everything but the (possibly large) instructions and sections. */
 export type LoadedAgent = AgentView;
@@ -36,6 +45,10 @@ const acts = proxyActivities<Activities>({
 export class OrchestratorRun extends RunShell {
   private readonly agents = new Map<string, LoadedAgent>();
   private escalations = 1;
+  /** runtime.timeout_seconds of the orchestrator (epoch ms, workflow time), carried across continue-as-new. */
+  private deadlineMs?: number;
+  /** The deadline passed: whatever the pattern does next, the run ends failed 'Timeout'. */
+  private timedOut = false;
   agent!: LoadedAgent;
 
   constructor(input: RunAgentInput, pattern: string) {
@@ -48,7 +61,62 @@ export class OrchestratorRun extends RunShell {
     const root = this.input.options?.parent ? undefined : { allow_draft: this.input.options?.allow_draft === true };
     this.agent = await this.load(this.input.agent_id, root);
     this.begin(this.agent, this.status.pattern === 'vendor' ? patternOf(this.agent) : this.status.pattern);
+    await this.enterContract();
     return this.agent;
+  }
+
+  /** A map-reduce shard, or a run continued-as-new (its contract was entered by the first run). */
+  private get contractEntered(): boolean {
+    return workflowInfo().workflowType === SHARD_WORKFLOW || this.input.carried?.usage !== undefined;
+  }
+
+  /**
+   * The orchestrator's own contract at its start: the deadline (runtime.timeout_seconds), the
+   * input length (runtime.max_input_chars) and input guardrails. Patched: only an agent declaring
+   * one of them reaches patched(), so every other orchestrator records exactly the commands it did.
+   */
+  private async enterContract(): Promise<void> {
+    const carried = this.input.carried?.contract_deadline_ms;
+    if (typeof carried === 'number') this.deadlineMs = carried;
+    if (this.contractEntered) return;
+    const c = inputContract(this.agent, this.input.input);
+    if (!c || !patched('orchestrator-contract')) return;
+    if (c.timeoutSeconds) this.deadlineMs = Date.now() + c.timeoutSeconds * 1000;
+    if (c.tooLong) throw this.fail(c.tooLong, 'InputTooLong');
+    if (!c.guardrails) return;
+    const v = await this.guard('input', this.input.input);
+    if (v.kind === 'transformed') this.input.input = v.value ?? v.text ?? this.input.input;
+    // Nothing has run yet, so block, retry and escalate all stop the run here (decision 296).
+    else if (v.kind === 'blocked' || v.kind === 'retry' || v.kind === 'escalate') throw this.fail(`input guardrail '${v.guardrail}' blocked the run: ${v.reason}`, 'GuardrailBlocked');
+  }
+
+  /** Run the orchestrator's guardrails of one position on a value (activity); their warnings join the run's. */
+  private async guard(position: 'input' | 'output', value: JsonValue): Promise<GuardrailVerdict> {
+    let out;
+    try {
+      out = await acts.runGuardrails({ bundle: this.input.bundle, agent_id: this.agent.agent_id, position, value });
+    } catch (e) {
+      const cause = (e as { cause?: unknown }).cause;
+      if (cause instanceof ApplicationFailure && (cause.type === 'UnknownGuardrailProvider' || cause.type === 'GuardrailConfigError')) throw this.fail(cause.message, cause.type);
+      throw e;
+    }
+    for (const w of out.warnings) this.warn(w);
+    return out.verdict;
+  }
+
+  /** The deadline travels with continue-as-new. */
+  override carry(extra: JsonObject): JsonObject {
+    return super.carry(this.deadlineMs === undefined ? extra : { ...extra, contract_deadline_ms: this.deadlineMs });
+  }
+
+  /** `fn` within the orchestrator's deadline (no timer when it declares none); past it, the run fails 'Timeout'. */
+  private async inTime<T>(fn: () => Promise<T>): Promise<T> {
+    const r = await withDeadline(this.deadlineMs, fn, 'member');
+    if (r.timedOut) {
+      this.timedOut = true;
+      throw this.fail(timeoutMessage(this.agent), 'Timeout');
+    }
+    return r.value;
   }
 
   async load(agentId: string, root?: { allow_draft: boolean }): Promise<LoadedAgent> {
@@ -74,7 +142,7 @@ export class OrchestratorRun extends RunShell {
    * its interface.input.schema (src/orchestration/member-input.ts) or the member never starts
    * (`escalationInput`: the runtime's own escalation wrapper, not checked).
    */
-  async runMember(spec: { agent_id: string; input: JsonValue; role: string; options?: RunOptions; timeoutSeconds?: number; workflowType?: string; inline?: boolean; summary?: string; escalationInput?: boolean }): Promise<AgentRunResult> {
+  async runMember(spec: MemberSpec): Promise<AgentRunResult> {
     await this.checkpoint();
     const member = await this.load(spec.agent_id);
     const workflowType = spec.workflowType ?? workflowTypeFor(member);
@@ -87,16 +155,19 @@ export class OrchestratorRun extends RunShell {
     // Patched only when an input is refused: a valid input issues exactly the commands it did before.
     const refused = spec.escalationInput ? undefined : memberInputRefusal(member, spec.role, spec.input);
     if (refused && patched('contract-orchestrator')) throw ApplicationFailure.nonRetryable(refused, 'MemberInputInvalid', { member: member.agent_id, role: spec.role });
+    return this.memberDone(spec.role, await this.inTime(() => this.startMember(spec, member, workflowType)));
+  }
+
+  private async startMember(spec: MemberSpec, member: LoadedAgent, workflowType: string): Promise<AgentRunResult> {
     if (spec.inline) {
       const call = { workflowType, overridden: spec.workflowType !== undefined, options: spec.options, timeoutSeconds: spec.timeoutSeconds };
       if (inlineMemberBlocker(member, call) === undefined && patched('inline-single-turn-members')) {
         const res = await runInlineMember(this.input.bundle, member, spec);
-        if (res !== NEEDS_CHILD) return this.memberDone(spec.role, res);
+        if (res !== NEEDS_CHILD) return res;
       }
     }
-    let res: AgentRunResult;
     try {
-      res = await runChildAgent({
+      return await runChildAgent({
         bundle: this.input.bundle,
         agent_id: spec.agent_id,
         workflowType,
@@ -110,7 +181,6 @@ export class OrchestratorRun extends RunShell {
       // Whatever the member last reported as pending (descendantDecisions) ends with its run.
       this.memberClosed(spec.role);
     }
-    return this.memberDone(spec.role, res);
   }
 
   /** A member's usage and warnings count in this run. */
@@ -125,16 +195,48 @@ export class OrchestratorRun extends RunShell {
     return acts.runTransform({ name, outputs, order, input: this.input.input });
   }
 
-  /** Mark completed (status + AgentStatus search attribute) and build the result. */
-  complete(output: JsonValue): AgentRunResult {
+  /**
+   * The orchestrator's own contract on its final output (interface.output.schema, then output
+   * guardrails), then mark completed (status + AgentStatus search attribute) and build the result.
+   * Patched where it changes anything: a conforming output of an agent without output guardrails
+   * issues exactly the commands it did before.
+   */
+  async complete(output: JsonValue): Promise<AgentRunResult> {
+    if (workflowInfo().workflowType === SHARD_WORKFLOW) return this.completed(output);
+    // A pattern that tolerates member failures (batch items, parallel branches) still ends here.
+    if (this.timedOut) throw this.fail(timeoutMessage(this.agent), 'Timeout');
+    const conformed = conformOutput(this.agent, output);
+    const changed = !conformed.ok || conformed.output !== output;
+    if (!(changed || guardsOutput(this.agent)) || !patched('orchestrator-contract')) return this.completed(output);
+    if (!conformed.ok) throw this.fail(conformed.refusal, 'OutputSchemaInvalid');
+    let final = conformed.output;
+    if (guardsOutput(this.agent)) {
+      const v = await this.guard('output', final);
+      if (v.kind === 'transformed') final = v.value ?? v.text ?? final;
+      else if (v.kind === 'escalate') return this.escalateOutput(v);
+      else if (v.kind === 'blocked' || v.kind === 'retry') throw this.fail(`output guardrail '${v.guardrail}' blocked the output: ${v.reason}`, 'GuardrailBlocked');
+    }
+    return this.completed(final);
+  }
+
+  /** An output guardrail asked to escalate: the orchestrator's escalation rules decide (seed 001 "escalation rules"). */
+  private async escalateOutput(v: GuardrailVerdict): Promise<AgentRunResult> {
+    const reason = `output guardrail '${v.guardrail}' asked to escalate: ${v.reason}`;
+    const esc = await this.escalate({ on: 'guardrail', guardrail: v.guardrail ?? '' }, { error: reason });
+    if (esc.handled && 'final' in esc) return this.completed(esc.final.output);
+    if (esc.handled && 'output' in esc) return this.completed(esc.output);
+    throw this.fail(esc.handled ? `${reason}; the escalation was closed without an answer` : reason, 'GuardrailBlocked');
+  }
+
+  private completed(output: JsonValue): AgentRunResult {
     this.end('completed');
     return this.result(output);
   }
 
-  /** Mark failed and build the failure to throw. */
+  /** Mark failed and build the failure to throw (of type 'Timeout' once the deadline passed: the pattern's wrapping keeps the message). */
   fail(message: string, type: string, details?: JsonValue): ApplicationFailure {
     this.end('failed', message);
-    return ApplicationFailure.nonRetryable(message, type, ...(details === undefined ? [] : [details]));
+    return ApplicationFailure.nonRetryable(message, this.timedOut ? 'Timeout' : type, ...(details === undefined ? [] : [details]));
   }
 
   /**
@@ -149,7 +251,7 @@ export class OrchestratorRun extends RunShell {
   > {
     const out = await runEscalation(this.agent.orchestration?.escalation, event, detail.error, {
       warn: (m) => this.warn(m),
-      waitForHuman: (queue, reason) => this.waitForHuman(queue, reason),
+      waitForHuman: (queue, reason) => this.inTime(() => this.waitForHuman(queue, reason)),
       runAgent: (agentId, reason) =>
         this.runMember({
           agent_id: agentId,

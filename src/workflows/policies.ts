@@ -338,7 +338,7 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
     of: items.length,
     failures: failures.slice(0, 1000) as unknown as JsonValue[],
   };
-  const result = run.complete(output);
+  const result = await run.complete(output);
   return { ...result, ...(failures.length ? { item_errors: failures } : {}) } as AgentRunResult;
 }
 

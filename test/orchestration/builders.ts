@@ -60,7 +60,17 @@ export interface AgentSpec {
   output_schema?: JsonSchema;
   input_schema?: JsonSchema;
   max_turns?: number;
+  /** runtime.timeout_seconds: 60 for a react agent unless given; an orchestrator declares none unless given (its deadline fails the whole orchestration). */
+  timeout_seconds?: number;
+  guardrails?: Partial<CompiledAgent['guardrails']>;
+  max_input_chars?: number;
   orchestration?: Partial<CompiledOrchestration>;
+}
+
+function timeoutOf(spec: AgentSpec): { timeout_seconds?: number } {
+  const orchestrates = spec.pattern !== undefined || (spec.policy !== undefined && spec.policy.id !== 'agf.react');
+  const t = spec.timeout_seconds ?? (orchestrates ? undefined : 60);
+  return t === undefined ? {} : { timeout_seconds: t };
 }
 
 /** Object replies need an object output schema (the runtime parses JSON only then). */
@@ -79,14 +89,19 @@ export function agent(spec: AgentSpec): CompiledAgent {
     meta: { name: spec.id, description: spec.description ?? `${spec.id} (test agent)` },
     instructions: `# Purpose\nYou are ${spec.id}.`,
     sections: [{ name: 'Purpose', text: `You are ${spec.id}.` }],
-    runtime: { model: scriptedModel(spec.model ?? answers(`${spec.id} done`)), max_turns: spec.max_turns ?? 6, timeout_seconds: 60 },
+    runtime: {
+      model: scriptedModel(spec.model ?? answers(`${spec.id} done`)),
+      max_turns: spec.max_turns ?? 6,
+      ...timeoutOf(spec),
+      ...(spec.max_input_chars !== undefined ? { max_input_chars: spec.max_input_chars } : {}),
+    },
     interface: { input: { schema: spec.input_schema ?? OPEN_SCHEMA, examples: [] }, output: { schema: spec.output_schema ?? inferOutputSchema(spec.model) } },
     tools: { tool_choice: 'auto', refs: [] },
     knowledge: { refs: [] },
     memory: { mode: 'none', read_collections: [], write_collections: [] },
     artifacts: { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: 'standard' },
     policies: { pii_redaction: false, allow_external_http: false, require_human_approval: false, blocked_content: [], allowed_connectors: [], audit_level: 'standard' },
-    guardrails: { input: [], tool_input: [], tool_output: [], output: [], tool_calls: { require_user_confirmation_for: [], block_tools_on_input_fail: false } },
+    guardrails: { input: [], tool_input: [], tool_output: [], output: [], tool_calls: { require_user_confirmation_for: [], block_tools_on_input_fail: false }, ...(spec.guardrails ?? {}) },
     orchestration: {
       can_delegate: false,
       allowed_delegates: [],
