@@ -99,6 +99,8 @@ export const RUN_OPTIONS = {
   registry: { type: 'string' },
   'approval-timeout': { type: 'string' },
   'on-approval-timeout': { type: 'string' },
+  /** `{actorId}` of the agent's memory collections (default $USER). */
+  actor: { type: 'string' },
 } as const;
 
 /**

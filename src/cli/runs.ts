@@ -13,6 +13,7 @@ import { sessionPrompt, SESSION_ID } from '../activities/session-history';
 import { renderUserPrompt } from '../runtime/template';
 import { reactConfig } from '../runtime/agent-view';
 import { lifecycleRefusal } from '../policies/lifecycle';
+import { memoryUse } from '../runtime/memory';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -99,6 +100,9 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
     session = await prepareSession(root, workflowType, input, sessionId);
     runOptions = { ...(options ?? {}), input_ref: session.inputRef };
   }
+  // Memory (seed 001): {actorId} is --actor, else $USER; {sessionId} is --session, else the run's id (decision 275).
+  const mem = memoryUse(root.memory);
+  if (mem.reads || mem.writes) runOptions = { ...(runOptions ?? {}), actor_id: options?.actor_id || process.env.USER || 'anonymous', ...(sessionId !== undefined ? { session_id: sessionId } : {}) };
   return {
     bundle, root, input, inputFromExample, workflowType,
     runInput: { bundle: ref, agent_id: agentId, input, ...(runOptions ? { options: runOptions } : {}) },

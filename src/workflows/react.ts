@@ -80,7 +80,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await escalate(rx, e);
     }
     if (st.state) result = { ...result, state: st.state };
-    if (st.memory) await writeBackMemory(rx, result);
+    if (st.memory) result = await writeBackMemory(rx, result);
     await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
     shell.end('completed');

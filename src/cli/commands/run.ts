@@ -1,6 +1,6 @@
 /**
  * `loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout S]
- * [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--allow-draft]`: compile, check the input (refused before anything
+ * [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--actor ID] [--allow-draft]`: compile, check the input (refused before anything
  * starts), start the run, show live progress (turn, tool calls, approvals awaited), print the output.
  * `--stream` (the default when stdout is a terminal and --json is not given) prints the model's text
  * as it arrives, read from the shared store (RunOptions.stream_text), never from workflow history.
@@ -13,7 +13,7 @@ import type { JsonValue } from '../../compiler/types';
 export const run = defineCommand(
   'run',
   {
-    usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--allow-draft]',
+    usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--actor ID] [--allow-draft]',
     options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, session: { type: 'string' }, stream: { type: 'boolean' }, 'no-stream': { type: 'boolean' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
@@ -30,7 +30,8 @@ export const run = defineCommand(
     try {
       const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
       // --allow-draft: a draft root agent may run (the workflow input carries it; src/policies/lifecycle.ts).
-      const withDraft = args.flags['allow-draft'] === true ? { ...options, allow_draft: true } : options;
+      const withActor = flagString(args, 'actor') !== undefined ? { ...options, actor_id: flagString(args, 'actor') } : options;
+      const withDraft = args.flags['allow-draft'] === true ? { ...withActor, allow_draft: true } : withActor;
       prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), withDraft, flagString(args, 'session'));
     } catch (err) {
       if (err instanceof RunError) { process.stderr.write(`loom run: ${err.message}\n`); return 1; }

@@ -49,19 +49,21 @@ export async function readMemory(rx: ReactRun): Promise<void> {
   if (r.ref) rx.st.pending_append = [...rx.st.pending_append, { ref: r.ref }];
 }
 
-/** Run end: write back per collection; approvals wait (concurrently) before the run completes. */
-export async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<void> {
-  if (!memoryUse(rx.agent.memory).writes) return;
+/** Run end: write back per collection; approvals wait (concurrently) before the run completes. The result gains the warnings of writebacks not written. */
+export async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<AgentRunResult> {
+  if (!memoryUse(rx.agent.memory).writes) return result;
   const at = new Date().toISOString();
   const wb = await rx.acts.memoryWriteback.executeWithOptions({ ...rx.guardOpts, summary: 'memory writeback' }, [
     { ...scope(rx), message: RUN_MESSAGE, text: text(rx.input.input), answer: text(result.output), at },
   ]);
   if (wb.written.length) rx.shell.details(`memory written: ${wb.written.join(', ')}`);
-  await Promise.all(wb.pending.map((p) => decide(rx, { call_id: writebackCallId(RUN_MESSAGE, p.collection_id), collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at })));
+  const notWritten = await Promise.all(wb.pending.map((p) => decide(rx, { call_id: writebackCallId(RUN_MESSAGE, p.collection_id), collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at })));
+  const warnings = notWritten.filter((w): w is string => w !== undefined);
+  return warnings.length ? { ...result, warnings: [...result.warnings, ...warnings] } : result;
 }
 
 /** One writeback waiting for a human, in the run's approval book (status, inbox, approve/reject as for a tool call). */
-async function decide(rx: ReactRun, w: WritebackRequest): Promise<void> {
+async function decide(rx: ReactRun, w: WritebackRequest): Promise<string | undefined> {
   const { book, shell, approvalTimeoutS } = rx;
   book.add(writebackApproval(w));
   shell.sync();
@@ -75,9 +77,11 @@ async function decide(rx: ReactRun, w: WritebackRequest): Promise<void> {
     await rx.acts.memoryWrite.executeWithOptions({ ...rx.guardOpts, summary: `memory write ${w.collection_id}` }, [{ collection_id: w.collection_id, namespace: w.namespace, entry: w.entry }]);
     noteAudit(rx, { ...seen, decision: 'approved', ...(d.by !== undefined ? { by: d.by } : {}) });
     shell.details(`memory written: ${w.collection_id} (approved)`);
-    return;
+    return undefined;
   }
   const rejected = decided && d?.kind === 'reject';
-  shell.warn(writebackNotWritten(w.call_id, w.collection_id, rejected ? { rejected: true, by: d.by, reason: d.reason } : { timeoutSeconds: approvalTimeoutS }));
+  const warning = writebackNotWritten(w.call_id, w.collection_id, rejected ? { rejected: true, by: d.by, reason: d.reason } : { timeoutSeconds: approvalTimeoutS });
+  shell.warn(warning);
   noteAudit(rx, rejected ? { ...seen, decision: 'rejected', reason: d.reason, ...(d.by !== undefined ? { by: d.by } : {}) } : { ...seen, decision: 'timed_out', reason: `no decision within ${approvalTimeoutS}s` });
+  return warning;
 }

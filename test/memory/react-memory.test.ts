@@ -1,0 +1,108 @@
+/**
+ * Memory collections in single agf.react runs (`loom run`/`loom start`; issue 12.4) on the dev
+ * server: a run reads the actor's collection at its start (the scripted model answers from the
+ * memory text it was given; the history holds only a ref), writes back at its end per the
+ * collection's writeback ({actorId}/{sessionId} substituted), and a writeback with
+ * `approval_required` waits in the run's pending approvals until `loom approve`/`loom reject`.
+ */
+import { randomBytes } from 'crypto';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { storeBundle } from '../../src/activities/blob-store';
+import { MemoryStore, memoryEntry } from '../../src/activities/memory';
+import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types';
+import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
+import { approveUpdate } from '../../src/shared/handlers';
+import { openStore } from '../../src/store';
+import { agent, bundleOf, scriptedModel } from '../runtime/builders';
+import { scheduledActivities } from '../runtime/harness';
+import { startCliHarness, statusWhen, until, CliHarness } from '../cli/harness';
+
+let h: CliHarness;
+beforeAll(async () => {
+  h = await startCliHarness('react-memory');
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const collection = (id: string, namespace: string, writeback: CompiledCollection['writeback']): CompiledCollection => ({
+  collection_id: id, version: '1.0.0', status: 'active', scope: 'project', backend: { type: 'memory', namespace }, writeback,
+});
+
+/** The model answers from the memory text when its input holds it. */
+const model = scriptedModel({
+  rules: [{ when: { last_message_contains: 'prefers email contact' }, reply: { content: 'I will write to you by email' } }],
+  turns: [{ content: 'How may I contact you?' }],
+});
+
+function memoryAgent(id: string, read: CompiledCollection[], write: CompiledCollection[]): CompiledAgent {
+  return { ...agent({ agent_id: id, model }), memory: { mode: 'project', read_collections: read, write_collections: write } };
+}
+
+async function start(a: CompiledAgent, input: string, options: RunOptions = {}) {
+  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const id = `${a.agent_id}-${randomBytes(4).toString('hex')}`;
+  return h.t.client.workflow.start(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input, options }] });
+}
+
+const mem = () => new MemoryStore(openStore());
+
+test('a run reads the actor\'s collection at its start: the model is given the entry (by ref, not in history); another actor gets nothing', async () => {
+  const prefs = collection('prefs-ro', 'prefs-ro/{actorId}', { enabled: false });
+  await mem().add('prefs-ro', 'prefs-ro/ada', memoryEntry('Ada prefers email contact', { session_id: 'seed', message: 1, agent_id: 'seed' }, '2026-01-01T00:00:00Z'));
+  const a = memoryAgent('reader', [prefs], []);
+  const ada = await start(a, 'Which contact channel should you use, email or phone?', { actor_id: 'ada' });
+  expect((await ada.result()).output).toBe('I will write to you by email');
+  expect(await scheduledActivities(ada)).toEqual(['loadAgent', 'memoryReadMessage', 'modelTurn']);
+  // The memory text reached the model through the store: the run's history holds a ref only.
+  expect(JSON.stringify((await ada.fetchHistory()).events)).not.toContain('prefers email contact');
+  // Read-only collection: nothing is written back.
+  expect((await mem().list('prefs-ro', 'prefs-ro/ada')).length).toBe(1);
+
+  const bob = await start(a, 'Which contact channel should you use, email or phone?', { actor_id: 'bob' });
+  expect((await bob.result()).output).toBe('How may I contact you?');
+}, 60_000);
+
+test('a run writes back at its end per the collection\'s strategy, {actorId}/{sessionId} substituted (session id: --session, else the run id)', async () => {
+  const notes = collection('notes', 'notes/{actorId}/{sessionId}', { enabled: true, strategy: 'exchange', approval_required: false });
+  const a = memoryAgent('writer', [], [notes]);
+  const inSession = await start(a, 'Remember that I live in Porto', { actor_id: 'ada', session_id: 's-42' });
+  const r: AgentRunResult = await inSession.result();
+  expect(r.output).toBe('How may I contact you?');
+  expect(r.warnings).toEqual([]);
+  expect((await mem().list('notes', 'notes/ada/s-42')).map((e) => [e.text, e.source])).toEqual([
+    ['user: Remember that I live in Porto\nassistant: How may I contact you?', { session_id: 's-42', message: 1, agent_id: 'writer' }],
+  ]);
+  expect(await scheduledActivities(inSession)).toEqual(['loadAgent', 'modelTurn', 'memoryWriteback']);
+  // No actor given: `anonymous`; no session: the run's own workflow id.
+  const alone = await start(a, 'Remember that I live in Braga');
+  await alone.result();
+  expect((await mem().list('notes', `notes/anonymous/${alone.workflowId}`)).map((e) => e.text)).toEqual(['user: Remember that I live in Braga\nassistant: How may I contact you?']);
+}, 60_000);
+
+test('a writeback with approval_required waits as a pending approval; `loom approve` writes it, `loom reject` leaves a warning', async () => {
+  const prefs = collection('prefs', 'prefs/{actorId}', { enabled: true, strategy: 'output', approval_required: true });
+  const a = memoryAgent('approver', [prefs], [prefs]);
+  const run = await start(a, 'Please contact me by email', { actor_id: 'cy' });
+  const st = await statusWhen(h, run.workflowId, 'the writeback to wait for approval', (s) => s.pending_approvals.length === 1);
+  expect(st.state).toBe('waiting_for_approval');
+  expect(st.pending_approvals).toMatchObject([{ call_id: 'memory-1-prefs', tool: 'memory_writeback', arguments: { collection: 'prefs', namespace: 'prefs/cy', text: 'How may I contact you?' }, reason: 'collection prefs has writeback.approval_required: true' }]);
+  expect(await mem().list('prefs', 'prefs/cy')).toEqual([]);
+  // Approved as extracted: corrected arguments are refused by the run.
+  await expect(run.executeUpdate(approveUpdate, { args: [{ call_id: 'memory-1-prefs', args: { text: 'other' } }] })).rejects.toThrow();
+  const ok = await h.loom(['approve', run.workflowId, 'memory-1-prefs']);
+  expect(ok.err).toBe('');
+  expect(ok.code).toBe(0);
+  expect((await run.result()).output).toBe('How may I contact you?');
+  expect((await mem().list('prefs', 'prefs/cy')).map((e) => e.text)).toEqual(['How may I contact you?']);
+  expect(await scheduledActivities(run)).toEqual(['loadAgent', 'memoryReadMessage', 'modelTurn', 'memoryWriteback', 'memoryWrite']);
+
+  const second = await start(a, 'Or by phone, whatever', { actor_id: 'dee' });
+  await statusWhen(h, second.workflowId, 'the second writeback to wait', (s) => s.pending_approvals.length === 1);
+  const no = await h.loom(['reject', second.workflowId, 'memory-1-prefs', '--reason', 'not a preference']);
+  expect(no.code).toBe(0);
+  const r = await second.result();
+  expect(r.warnings).toEqual(['memory writeback memory-1-prefs to prefs not written: rejected by cli-test (not a preference)']);
+  expect(await until('the rejected run to be closed', async () => ((await second.describe()).status.name === 'COMPLETED' ? true : undefined))).toBe(true);
+  expect(await mem().list('prefs', 'prefs/dee')).toEqual([]);
+}, 90_000);
