@@ -19,10 +19,11 @@ export interface TracingContentConfig {
 
 /**
  * The `agent.tool_call` span's arguments attribute (JSON text), or undefined when none may be
- * recorded. Seed default is "redacted": sensitive fields replaced, the rest kept for tracing.
+ * recorded. Off unless switched on (issue 11.8 over the seed's "redacted" default, decision 248);
+ * "redacted" replaces the sensitive fields and keeps the rest, "full" keeps everything.
  */
 export function toolArgsAttribute(args: JsonObject, sensitiveFields: readonly string[], cfg: TracingContentConfig): string | undefined {
-  const mode = cfg.include_tool_args ?? 'redacted';
+  const mode = cfg.include_tool_args ?? 'none';
   if (mode === 'none') return undefined;
   return JSON.stringify(mode === 'full' ? args : redactArgs(args, sensitiveFields));
 }

@@ -13,6 +13,7 @@ import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { PROJECT_ROOT } from '../server/dev-server';
 import { envInt } from '../activities/env';
 import { loomDataConverter } from '../codec/data-converter';
+import type { AgentTracing } from '../telemetry/tracing';
 
 export interface AgentloomWorkerOptions {
   connection: NativeConnection;
@@ -22,6 +23,11 @@ export interface AgentloomWorkerOptions {
   activities?: Record<string, (...args: any[]) => any>;
   maxConcurrentActivityTaskExecutions?: number;
   maxConcurrentWorkflowTaskExecutions?: number;
+  /**
+   * OpenTelemetry spans of the agents' `observability.tracing` (src/telemetry/tracing.ts). Pass one
+   * to flush it on shutdown (worker.ts does); else the worker makes its own, flushed before exit.
+   */
+  tracing?: AgentTracing;
 }
 
 /** Worker settings over the SDK defaults (`npm run bench:runtime` measures them against the defaults). */
@@ -65,12 +71,20 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
   // Loaded lazily: activities pull in ajv/openai, which `loom validate` never needs.
   const { createActivities } = await import('../activities');
   const activities = { ...(createActivities() as Record<string, unknown>), ...(opts.activities ?? {}) };
+  const { AgentTracing: Tracing, TRACING_WORKFLOW_MODULE } = await import('../telemetry/tracing');
+  const tracing = opts.tracing ?? new Tracing();
+  if (!opts.tracing) process.once('beforeExit', () => void tracing.shutdown());
+  const source = workflowSource();
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: opts.taskQueue ?? process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
-    ...workflowSource(),
+    ...source,
     activities,
+    // Spans: activity interceptor (model, tool, guardrail spans) and the agent.run sink, never called
+    // during replay. A prebuilt bundle carries the workflow interceptor module already (scripts/build-bundle.ts).
+    interceptors: { activity: [tracing.activityInterceptor], ...(source.workflowsPath ? { workflowModules: [TRACING_WORKFLOW_MODULE] } : {}) },
+    sinks: tracing.sinks,
     // Encrypted payloads when a codec key is configured (src/codec); undefined keeps Temporal's default.
     dataConverter: loomDataConverter(),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_ACTIVITIES') ?? 100,

@@ -3,8 +3,12 @@ import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from '../../src
 describe('span content per observability.tracing', () => {
   const args = { account: 'A-1', card: { number: '4111111111111111' } };
 
-  it('redacts sensitive tool fields by default and keeps the others', () => {
-    const attr = toolArgsAttribute(args, ['card.number'], {});
+  it('records no tool args by default (decision 248)', () => {
+    expect(toolArgsAttribute(args, ['card.number'], {})).toBeUndefined();
+  });
+
+  it('redacted: replaces sensitive tool fields and keeps the others', () => {
+    const attr = toolArgsAttribute(args, ['card.number'], { include_tool_args: 'redacted' });
     expect(attr).toBeDefined();
     expect(attr).not.toContain('4111111111111111');
     expect(JSON.parse(attr as string)).toEqual({ account: 'A-1', card: { number: '[redacted]' } });

@@ -1,0 +1,45 @@
+/**
+ * An agent's compiled `observability.tracing` section read as the worker uses it (seed 001 field
+ * reference, tracing), with the seed's defaults (`enabled` false, `exporter` otlp, `sampling_rate`
+ * 1.0, model inputs off, model outputs on, tool results `redacted`, KB chunks off, auth none)
+ * except tool args, which are off unless switched on (issue 11.8, decision 248). Pure: no Temporal import, no I/O.
+ */
+import type { JsonObject } from '../compiler/types';
+import type { IncludeMode } from './span-content';
+
+export interface TracingConfig {
+  exporter: 'otlp' | 'console';
+  endpoint?: string;
+  sampling_rate: number;
+  include_model_inputs: boolean;
+  include_model_outputs: boolean;
+  include_tool_args: IncludeMode;
+  include_tool_results: IncludeMode;
+  include_kb_chunks: boolean;
+  auth: { type: 'none' | 'bearer' | 'mtls'; credentials_ref?: string };
+}
+
+const mode = (v: unknown, dflt: IncludeMode): IncludeMode => (v === 'full' || v === 'redacted' || v === 'none' ? v : dflt);
+
+/**
+ * The tracing settings, or undefined when the agent emits no spans: no section, `enabled` not
+ * true (the seed's master switch defaults to false), or `exporter: none`.
+ */
+export function tracingConfigOf(observability: JsonObject | undefined): TracingConfig | undefined {
+  const t = observability?.tracing;
+  if (!t || typeof t !== 'object' || Array.isArray(t)) return undefined;
+  if (t.enabled !== true || t.exporter === 'none') return undefined;
+  const auth = t.auth && typeof t.auth === 'object' && !Array.isArray(t.auth) ? t.auth : {};
+  const authType = auth.type === 'bearer' || auth.type === 'mtls' ? auth.type : 'none';
+  return {
+    exporter: t.exporter === 'console' ? 'console' : 'otlp',
+    ...(typeof t.endpoint === 'string' && t.endpoint.trim() ? { endpoint: t.endpoint.trim() } : {}),
+    sampling_rate: typeof t.sampling_rate === 'number' ? t.sampling_rate : 1,
+    include_model_inputs: t.include_model_inputs === true,
+    include_model_outputs: t.include_model_outputs !== false,
+    include_tool_args: mode(t.include_tool_args, 'none'),
+    include_tool_results: mode(t.include_tool_results, 'redacted'),
+    include_kb_chunks: t.include_kb_chunks === true,
+    auth: { type: authType, ...(typeof auth.credentials_ref === 'string' ? { credentials_ref: auth.credentials_ref } : {}) },
+  };
+}

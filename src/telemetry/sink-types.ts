@@ -1,0 +1,26 @@
+/**
+ * The worker sink the workflow interceptor (workflow-interceptor.ts) calls when an agent run ends,
+ * and what it passes: types only, shared by the workflow side and the worker side.
+ */
+import type { Sinks } from '@temporalio/workflow';
+import type { BlobRef, TokenUsage } from '../shared/contract';
+
+export type RunSpanStatus = 'success' | 'refused' | 'error' | 'cancelled' | 'continued_as_new';
+
+export interface RunEndedEvent {
+  bundle: BlobRef;
+  agent_id: string;
+  status: RunSpanStatus;
+  /** The run's token usage (successful runs). */
+  usage?: Partial<TokenUsage>;
+  /** The failure type (ApplicationFailure type) of a refused or failed run. */
+  failure_type?: string;
+  /** Workflow time when the run ended (ms since the epoch). */
+  ended_ms: number;
+}
+
+export interface AgentloomTracingSinks extends Sinks {
+  agentloomTracing: {
+    runEnded(ev: RunEndedEvent): void;
+  };
+}

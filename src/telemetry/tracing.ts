@@ -1,0 +1,399 @@
+/**
+ * OpenTelemetry traces of agent runs (seed 001 observability.tracing, issue 11.8), emitted only on
+ * the worker side and never during replay:
+ *
+ *   agent.run               the workflow interceptor's `agentloomTracing.runEnded` sink call
+ *                           (src/telemetry/workflow-interceptor.ts) when a run ends
+ *   agent.model_invocation  an activity interceptor around `modelTurn`
+ *   agent.tool_call         an activity interceptor around `runTool`
+ *   agent.kb_retrieval      a child of the tool call when the tool is the `search_knowledge` builtin
+ *   agent.guardrail         one per guardrail evaluated by `runGuardrails`
+ *
+ * Activity spans are parented to `agent.run` through deterministic ids (trace-ids.ts), so the
+ * workflow carries nothing. Spans go over OTLP/HTTP (JSON) to the agent's compiled
+ * `observability.tracing.endpoint`, with `Authorization: Bearer <secret>` when
+ * `auth.type: bearer` (the secret is read here, from the tenant's secret store, never put in a
+ * payload). An export failure is logged and never fails a run.
+ */
+import * as path from 'path';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  RandomIdGenerator,
+  SimpleSpanProcessor,
+  type IdGenerator,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { Runtime, type ActivityInboundCallsInterceptor, type ActivityInterceptorsFactory, type InjectedSinks } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
+import { BundleCache } from '../activities/agent-loader';
+import { openBlobStore, type BlobStore } from '../activities/blob-store';
+import { MessageStore } from '../activities/message-store';
+import { readSecret } from '../activities/secrets';
+import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
+import { redactArgs } from '../policies/sensitive';
+import { redactJson, redactText } from '../policies/pii';
+import type { BlobRef } from '../shared/contract';
+import { tracingConfigOf, type TracingConfig } from './config';
+import type { AgentloomTracingSinks, RunEndedEvent } from './sink-types';
+import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from './span-content';
+import { runSpanId, runTraceId } from './trace-ids';
+
+/** The workflow interceptor module to bundle with the workflows (WorkerOptions.interceptors.workflowModules / bundleWorkflowCode). */
+export const TRACING_WORKFLOW_MODULE = path.join(__dirname, 'workflow-interceptor');
+
+/** The activities that get a span, by activity type. */
+const SPANNED = { modelTurn: 'agent.model_invocation', runTool: 'agent.tool_call', runGuardrails: 'agent.guardrail' } as const;
+type Spanned = keyof typeof SPANNED;
+
+export interface AgentTracingOptions {
+  /** The store the activities read bundles and messages from (default: openBlobStore()). */
+  store?: BlobStore;
+  /** Batch delay before spans are exported (default 1000 ms). */
+  scheduledDelayMillis?: number;
+  /** Where export and configuration problems are reported (default: the worker's logger, else stderr). */
+  log?: (message: string) => void;
+  /** Where bearer secrets with an `env` location are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Lets the `agent.run` span take the run's deterministic ids; every other span gets random ones. */
+class RunIdGenerator implements IdGenerator {
+  next: { traceId: string; spanId: string } | undefined;
+  private readonly random = new RandomIdGenerator();
+  generateTraceId(): string {
+    return this.next?.traceId ?? this.random.generateTraceId();
+  }
+  generateSpanId(): string {
+    return this.next?.spanId ?? this.random.generateSpanId();
+  }
+}
+
+/** Reports failed exports (a collector down, a 401) to the log: a run never fails on them. */
+class LoggedExporter implements SpanExporter {
+  constructor(private readonly inner: SpanExporter, private readonly where: string, private readonly log: (m: string) => void) {}
+  export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
+    this.inner.export(spans, (r) => {
+      if (r.code !== 0) this.log(`tracing: exporting ${spans.length} span(s) to ${this.where} failed: ${r.error?.message ?? 'unknown error'}`);
+      done(r);
+    });
+  }
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+interface Exporting {
+  provider: BasicTracerProvider;
+  tracer: Tracer;
+  ids: RunIdGenerator;
+}
+
+interface SpanSetup {
+  agent: CompiledAgent;
+  cfg: TracingConfig;
+  out: Exporting;
+  parent: Context;
+}
+
+function defaultLog(message: string): void {
+  if (Runtime._instance) {
+    Runtime._instance.logger.warn(message);
+    return;
+  }
+  process.stderr.write(`${message}\n`);
+}
+
+export class AgentTracing {
+  private readonly bundles: BundleCache;
+  private readonly messages: MessageStore;
+  private readonly exporting = new Map<string, Exporting>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly logged = new Set<string>();
+  private readonly log: (m: string) => void;
+
+  constructor(private readonly opts: AgentTracingOptions = {}) {
+    const store = opts.store ?? openBlobStore();
+    this.bundles = new BundleCache(store);
+    this.messages = new MessageStore(store);
+    this.log = opts.log ?? defaultLog;
+  }
+
+  /** WorkerOptions.interceptors.activity entry. */
+  readonly activityInterceptor: ActivityInterceptorsFactory = (ctx) => {
+    const inbound: ActivityInboundCallsInterceptor = {
+      execute: async (input, next) => {
+        const type = ctx.info.activityType;
+        const wf = ctx.info.workflowExecution;
+        if (!(type in SPANNED) || !wf) return next(input);
+        const arg = input.args[0] as { bundle?: BlobRef; agent_id?: string } | undefined;
+        const setup = await this.setup(arg, wf.workflowId, wf.runId).catch((e: unknown) => {
+          this.logOnce(`tracing: ${(e as Error)?.message ?? String(e)}`);
+          return undefined;
+        });
+        if (!setup) return next(input);
+        const start = Date.now();
+        let result: unknown;
+        let error: unknown;
+        try {
+          result = await next(input);
+          return result;
+        } catch (e) {
+          error = e;
+          throw e;
+        } finally {
+          this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, Date.now()));
+        }
+      },
+    };
+    return { inbound };
+  };
+
+  /** WorkerOptions.sinks entry: `agent.run` when a run ends (not called during replay). */
+  get sinks(): InjectedSinks<AgentloomTracingSinks> {
+    return {
+      agentloomTracing: {
+        runEnded: { fn: (info: WorkflowInfo, ev: RunEndedEvent) => this.track(this.runEnded(info, ev)), callDuringReplay: false },
+      },
+    };
+  }
+
+  /** Export every span recorded so far (tests, shutdown). */
+  async forceFlush(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
+    await Promise.all([...this.exporting.values()].map((e) => e.provider.forceFlush().catch(() => undefined)));
+  }
+
+  async shutdown(): Promise<void> {
+    await this.forceFlush();
+    await Promise.all([...this.exporting.values()].map((e) => e.provider.shutdown().catch(() => undefined)));
+    this.exporting.clear();
+  }
+
+  private track(p: Promise<void>): void {
+    const q = p.catch((e: unknown) => this.log(`tracing: recording a span failed: ${(e as Error)?.message ?? String(e)}`)).finally(() => this.pending.delete(q));
+    this.pending.add(q);
+  }
+
+  private logOnce(message: string): void {
+    if (this.logged.has(message)) return;
+    this.logged.add(message);
+    this.log(message);
+  }
+
+  /** The agent, its tracing settings, where spans go and the `agent.run` parent, or undefined when this run is not traced. */
+  private async setup(arg: { bundle?: BlobRef; agent_id?: string } | undefined, workflowId: string, runId: string): Promise<SpanSetup | undefined> {
+    if (!arg?.bundle || typeof arg.agent_id !== 'string') return undefined;
+    const { agent } = await this.bundles.agent(arg.bundle, arg.agent_id);
+    const cfg = tracingConfigOf(agent.observability);
+    if (!cfg || !isRunSampled(runId, cfg.sampling_rate)) return undefined;
+    const out = this.exportingFor(agent, cfg);
+    if (!out) return undefined;
+    const parent = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: runTraceId(workflowId, runId),
+      spanId: runSpanId(workflowId, runId),
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    });
+    return { agent, cfg, out, parent };
+  }
+
+  /** One provider per (exporter, endpoint, credential); undefined (logged) when spans cannot be sent. */
+  private exportingFor(agent: CompiledAgent, cfg: TracingConfig): Exporting | undefined {
+    const who = `agent ${agent.agent_id}`;
+    let headers: Record<string, string> = {};
+    if (cfg.exporter === 'otlp') {
+      if (!cfg.endpoint) {
+        this.logOnce(`tracing: ${who} exports over otlp without an endpoint (AGF180); no spans are sent`);
+        return undefined;
+      }
+      if (cfg.auth.type === 'mtls') {
+        this.logOnce(`tracing: ${who} asks for auth.type mtls, which this worker does not support; no spans are sent`);
+        return undefined;
+      }
+      if (cfg.auth.type === 'bearer') {
+        if (!cfg.auth.credentials_ref) {
+          this.logOnce(`tracing: ${who} has auth.type bearer without credentials_ref; no spans are sent`);
+          return undefined;
+        }
+        try {
+          headers = { Authorization: `Bearer ${readSecret(cfg.auth.credentials_ref, agent.tenant?.secrets, this.opts.env)}` };
+        } catch (e) {
+          this.logOnce(`tracing: ${who}: ${(e as Error).message}; no spans are sent`);
+          return undefined;
+        }
+      }
+    }
+    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${headers.Authorization ?? ''}`;
+    const known = this.exporting.get(key);
+    if (known) return known;
+    const ids = new RunIdGenerator();
+    const processor = cfg.exporter === 'console'
+      ? new SimpleSpanProcessor(new ConsoleSpanExporter())
+      : new BatchSpanProcessor(new LoggedExporter(new OTLPTraceExporter({ url: cfg.endpoint, headers }), cfg.endpoint ?? '', this.log), {
+        scheduledDelayMillis: this.opts.scheduledDelayMillis ?? 1000,
+      });
+    const provider = new BasicTracerProvider({
+      resource: new Resource({ 'service.name': 'agentloom' }),
+      sampler: new AlwaysOnSampler(),
+      idGenerator: ids,
+      spanProcessors: [processor],
+    });
+    const made = { provider, tracer: provider.getTracer('agentloom'), ids };
+    this.exporting.set(key, made);
+    return made;
+  }
+
+  private async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {
+    const setup = await this.setup(ev, info.workflowId, info.runId);
+    if (!setup) return;
+    const { agent, out } = setup;
+    const started = new Date(info.runStartTime).getTime();
+    const attrs: Attributes = {
+      agent_id: agent.agent_id,
+      version: agent.version,
+      status: ev.status,
+      latency_ms: Math.max(0, ev.ended_ms - started),
+      'temporal.workflow_id': info.workflowId,
+      'temporal.run_id': info.runId,
+      'temporal.workflow_type': info.workflowType,
+    };
+    if (typeof ev.usage?.prompt_tokens === 'number') attrs.input_tokens = ev.usage.prompt_tokens;
+    if (typeof ev.usage?.completion_tokens === 'number') attrs.output_tokens = ev.usage.completion_tokens;
+    if (ev.failure_type) attrs.failure_type = ev.failure_type;
+    out.ids.next = { traceId: runTraceId(info.workflowId, info.runId), spanId: runSpanId(info.workflowId, info.runId) };
+    let span: Span;
+    try {
+      span = out.tracer.startSpan('agent.run', { kind: SpanKind.INTERNAL, startTime: started, attributes: attrs }, ROOT_CONTEXT);
+    } finally {
+      out.ids.next = undefined;
+    }
+    if (ev.status === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: ev.failure_type ?? 'error' });
+    span.end(ev.ended_ms);
+  }
+
+  private async record(type: Spanned, s: SpanSetup, arg: unknown, result: unknown, error: unknown, start: number, end: number): Promise<void> {
+    if (type === 'modelTurn') return this.modelSpan(s, arg as ModelArg, result as ModelResult | undefined, error, start, end);
+    if (type === 'runTool') return this.toolSpan(s, arg as ToolArg, result as ToolResult | undefined, error, start, end);
+    return this.guardrailSpans(s, arg as GuardrailArg, result as GuardrailResult | undefined, error, start, end);
+  }
+
+  /** Text content as it may enter a span: PII-redacted first when the agent has policies.pii_redaction. */
+  private content(s: SpanSetup, v: JsonValue): string {
+    const text = typeof v === 'string' ? v : JSON.stringify(v);
+    if (!s.agent.policies?.pii_redaction) return text;
+    return typeof v === 'string' ? redactText(v).text : JSON.stringify(redactJson(v).value);
+  }
+
+  private finish(span: Span, error: unknown, end: number): void {
+    if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) });
+    span.end(end);
+  }
+
+  private async modelSpan(s: SpanSetup, inp: ModelArg, out: ModelResult | undefined, error: unknown, start: number, end: number): Promise<void> {
+    const { agent, cfg } = s;
+    const attrs: Attributes = {
+      agent_id: agent.agent_id,
+      model_id: out?.model ?? (inp.fallback ? agent.runtime.fallback_model?.model_id : undefined) ?? agent.runtime.model.model_id,
+      latency_ms: end - start,
+      turn: inp.turn,
+    };
+    const temperature = inp.prefs?.temperature ?? agent.runtime.temperature;
+    if (typeof temperature === 'number') attrs.temperature = temperature;
+    const effort = inp.prefs?.reasoning_effort ?? agent.runtime.reasoning_effort;
+    if (typeof effort === 'string') attrs.reasoning_effort = effort;
+    if (out) {
+      attrs.input_token_count = out.usage?.prompt_tokens ?? 0;
+      attrs.output_token_count = out.usage?.completion_tokens ?? 0;
+      attrs.finish_reason = out.message?.tool_calls?.length ? 'tool_calls' : 'stop';
+      if (cfg.include_model_outputs) attrs['model.output'] = this.content(s, out.message as JsonValue);
+      if (cfg.include_model_inputs && out.head) {
+        const conversation = await this.messages.conversation(out.head);
+        const inputs = modelInputsAttribute(conversation.slice(0, -1), cfg);
+        if (inputs !== undefined) attrs['model.inputs'] = this.content(s, JSON.parse(inputs) as JsonValue);
+      }
+    }
+    this.finish(s.out.tracer.startSpan('agent.model_invocation', { startTime: start, attributes: attrs }, s.parent), error, end);
+  }
+
+  private async toolSpan(s: SpanSetup, inp: ToolArg, out: ToolResult | undefined, error: unknown, start: number, end: number): Promise<void> {
+    const { agent, cfg } = s;
+    const tool = agent.tools.refs.find((t) => t.tool_id === inp.tool);
+    const sensitive = tool?.sensitive_fields ?? [];
+    const attrs: Attributes = {
+      agent_id: agent.agent_id,
+      tool_id: inp.tool,
+      latency_ms: end - start,
+      outcome: error || out?.is_error ? 'error' : 'success',
+      call_id: inp.call_id,
+    };
+    if (tool) attrs.tool_version = tool.version;
+    const args = toolArgsAttribute(inp.args ?? {}, sensitive, cfg);
+    if (args !== undefined) attrs['tool.args'] = this.content(s, JSON.parse(args) as JsonValue);
+    let parsed: JsonValue | undefined;
+    if (out?.ref) {
+      const text = (await this.messages.getLoose(out.ref)).content;
+      try {
+        parsed = JSON.parse(text) as JsonValue;
+      } catch {
+        parsed = text;
+      }
+      if (cfg.include_tool_results !== 'none') {
+        const shown = cfg.include_tool_results === 'redacted' && parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? redactArgs(parsed, sensitive) : parsed;
+        attrs['tool.result'] = this.content(s, shown);
+      }
+    }
+    const span = s.out.tracer.startSpan('agent.tool_call', { startTime: start, attributes: attrs }, s.parent);
+    if (tool?.builtin?.name === 'search_knowledge') this.kbSpan(s, trace.setSpan(s.parent, span), parsed, error, start, end);
+    this.finish(span, error, end);
+  }
+
+  /** agent.kb_retrieval: the search the `search_knowledge` builtin made, a child of its tool call. */
+  private kbSpan(s: SpanSetup, parent: Context, result: JsonValue | undefined, error: unknown, start: number, end: number): void {
+    const refs = s.agent.knowledge?.refs ?? [];
+    const hits = Array.isArray(result) ? (result as unknown as { kb_id?: string; id?: string; text?: string }[]) : [];
+    const span = s.out.tracer.startSpan('agent.kb_retrieval', {
+      startTime: start,
+      attributes: {
+        agent_id: s.agent.agent_id,
+        kb_id: refs.map((k) => k.kb_id).join(','),
+        search_mode: [...new Set(refs.map((k) => k.retrieval?.search_mode ?? 'keyword'))].join(','),
+        chunks_returned: hits.length,
+        latency_ms: end - start,
+      },
+    }, parent);
+    if (s.cfg.include_kb_chunks) {
+      for (const h of hits) span.addEvent('kb.chunk', { kb_id: h.kb_id ?? '', id: h.id ?? '', text: this.content(s, h.text ?? '') }, start);
+    }
+    this.finish(span, error, end);
+  }
+
+  private async guardrailSpans(s: SpanSetup, inp: GuardrailArg, out: GuardrailResult | undefined, error: unknown, start: number, end: number): Promise<void> {
+    const phase = inp.position === 'input' || inp.position === 'output' ? inp.position : 'tool_call';
+    const results = out?.results ?? [];
+    const list = error ? (s.agent.guardrails?.[inp.position as 'input'] ?? []).map((g) => ({ ref: (g as { ref: string }).ref })) : results;
+    for (const r of list) {
+      const full = r as { ref: string; passed?: boolean; action?: string };
+      const attrs: Attributes = { agent_id: s.agent.agent_id, guardrail_id: full.ref, phase, position: inp.position, latency_ms: end - start };
+      if (typeof full.passed === 'boolean') attrs.triggered = !full.passed;
+      if (full.action) attrs.action = full.action;
+      this.finish(s.out.tracer.startSpan('agent.guardrail', { startTime: start, attributes: attrs }, s.parent), error, end);
+    }
+  }
+}
+
+interface ModelArg { turn?: number; fallback?: boolean; prefs?: { temperature?: number; reasoning_effort?: string } }
+interface ModelResult { head?: BlobRef; model?: string; usage?: { prompt_tokens?: number; completion_tokens?: number }; message?: { content?: string; tool_calls?: unknown[] } }
+interface ToolArg { tool: string; call_id?: string; args?: JsonObject }
+interface ToolResult { ref?: BlobRef; is_error?: boolean }
+interface GuardrailArg { position: string }
+interface GuardrailResult { results?: { ref: string; passed: boolean; action: string }[] }

@@ -1,0 +1,67 @@
+/**
+ * Workflow interceptor module (bundled with the workflows: scripts/build-bundle.ts and
+ * src/worker/create-worker.ts): when an agent run ends, it tells the worker through the
+ * `agentloomTracing` sink, which emits the run's `agent.run` span (src/telemetry/tracing.ts).
+ * Sinks add no command and no history event and are not called during replay, so recorded runs
+ * replay unchanged and a replayed run emits nothing (decision 247). Imports only
+ * @temporalio/workflow and types.
+ */
+import {
+  ContinueAsNew,
+  isCancellation,
+  proxySinks,
+  type Next,
+  type WorkflowExecuteInput,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptorsFactory,
+} from '@temporalio/workflow';
+import type { BlobRef, TokenUsage } from '../shared/contract';
+import type { AgentloomTracingSinks, RunSpanStatus } from './sink-types';
+
+const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();
+
+/** Failure types that mean the run was refused (a policy, guardrail or lifecycle said no), not that it broke. */
+const REFUSALS = new Set(['GuardrailBlocked', 'ContentBlocked', 'PolicyViolation', 'ToolPolicyBlocked', 'AgentNotRunnable', 'InputTooLong']);
+
+/** The first ApplicationFailure type along the cause chain. */
+function failureType(e: unknown): string | undefined {
+  for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 8; c = (c as { cause?: unknown }).cause, i++) {
+    const t = (c as { type?: unknown }).type;
+    if (typeof t === 'string' && t) return t;
+  }
+  return undefined;
+}
+
+/** Agent workflows take `{ bundle, agent_id, ... }` first; other workflows are not agent runs. */
+function agentRun(args: unknown[]): { bundle: BlobRef; agent_id: string } | undefined {
+  const a = args[0] as { bundle?: unknown; agent_id?: unknown } | undefined;
+  if (!a || typeof a !== 'object' || !a.bundle || typeof a.bundle !== 'object' || typeof a.agent_id !== 'string') return undefined;
+  return { bundle: a.bundle as BlobRef, agent_id: a.agent_id };
+}
+
+class AgentRunSpanInterceptor implements WorkflowInboundCallsInterceptor {
+  async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    const run = agentRun(input.args);
+    if (!run) return next(input);
+    const end = (status: RunSpanStatus, extra: { usage?: Partial<TokenUsage>; failure_type?: string } = {}): void => {
+      try {
+        agentloomTracing.runEnded({ ...run, status, ...extra, ended_ms: Date.now() });
+      } catch {
+        // A worker without the tracing sink registered: nothing to emit.
+      }
+    };
+    try {
+      const result = await next(input);
+      const usage = (result as { usage?: Partial<TokenUsage> } | undefined)?.usage;
+      end('success', usage && typeof usage === 'object' ? { usage } : {});
+      return result;
+    } catch (e) {
+      const type = failureType(e);
+      const status: RunSpanStatus = e instanceof ContinueAsNew ? 'continued_as_new' : isCancellation(e) ? 'cancelled' : type && REFUSALS.has(type) ? 'refused' : 'error';
+      end(status, type ? { failure_type: type } : {});
+      throw e;
+    }
+  }
+}
+
+export const interceptors: WorkflowInterceptorsFactory = () => ({ inbound: [new AgentRunSpanInterceptor()] });
