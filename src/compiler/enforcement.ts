@@ -22,6 +22,8 @@ export interface FieldRule {
   warnWhen?: (value: unknown, doc: Record<string, unknown>) => boolean;
   /** Enforced by the react loop only: warned on an agent that orchestrates members instead. */
   reactOnly?: true;
+  /** `reactOnly` fields: the warning on an orchestrating agent, when the generic one (members apply their own) is not true. */
+  orchestratorNote?: string;
 }
 
 const E = (note: string): FieldRule => ({ status: 'enforced', note });
@@ -33,7 +35,12 @@ const isTrue = (v: unknown): boolean => v === true;
 const notFalseOrNone = (v: unknown): boolean => v !== false && v !== 'none';
 const artifactsOn = (_v: unknown, doc: Record<string, unknown>): boolean => (doc.artifacts as { enabled?: unknown } | undefined)?.enabled === true;
 const observabilityField = 'no OpenTelemetry exporter runs yet';
-const memoryNote = 'memory is read and written back only in chat sessions (`loom chat`, `loom send`), not by `loom run`/`loom start`';
+const memoryOrchestrator = 'memory is read and written back by agf.react runs (`loom run`/`loom start`) and chat sessions (`loom chat`); `loom run`/`loom start` of an agent that orchestrates members does neither (its members do not read it either)';
+const Rm = (note: string): FieldRule => ({ ...R(note), orchestratorNote: memoryOrchestrator });
+const writesMemory = (doc: Record<string, unknown>): boolean => {
+  const w = (doc.memory as { write_collections?: unknown } | undefined)?.write_collections;
+  return Array.isArray(w) && w.length > 0;
+};
 
 /** Field path (`[]` = every item of a list) -> what the runtime does with it. */
 export const AGENT_FIELDS: Record<string, FieldRule> = {
@@ -65,10 +72,12 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'knowledge.retrieval.trigger': W('retrieval runs only when the model calls search_knowledge'),
   'knowledge.retrieval.grounding_required': E('a final answer not supported by the chunks retrieved in the run (cites one, cites none not retrieved, half its words in the cited chunks) gets one correction turn, then the run fails (model activity output check)'),
   'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),
-  // Memory is read and written back by chat sessions (src/workflows/session.ts); a single run does neither, so declaring it still warns.
-  'memory.mode': W(memoryNote, (v) => v !== 'none'),
-  'memory.read_collections': W(memoryNote), 'memory.write_collections': W(memoryNote),
-  'memory.writeback.enabled': W('the agent-level writeback block is not read: each collection\'s own `writeback` governs its writes', isTrue), 'memory.writeback.approval_required': W('the agent-level writeback block is not read: set `approval_required` in the collection file', isTrue), 'memory.writeback.strategy': W('the agent-level writeback block is not read: set `strategy` in the collection file'),
+  // Memory: a root agf.react run (src/workflows/react/memory.ts) and each chat-session message (src/workflows/session.ts).
+  'memory.mode': Rm('`none` turns memory off; compiler: no collection wider than the mode (AGF025); root agf.react runs and chat sessions read and write the collections'),
+  'memory.read_collections': Rm('root agf.react runs (`loom run`/`loom start`) and chat-session messages: keyword-searched with the input before the first model turn, {actorId}/{sessionId} substituted (--actor, --session), matches given to the model as a `# Memory` message'),
+  'memory.write_collections': Rm('root agf.react runs and chat-session messages: written back at the end per each collection\'s writeback (enabled, strategy); approval_required waits for `loom approve`/`loom reject` (the run or session shows it as a pending approval)'),
+  // Seed 001: write behaviour is governed by the collection definition, not the agent file (decision 276).
+  'memory.writeback.enabled': W('the agent-level writeback block is not read: each collection\'s own `writeback.enabled` governs its writes (to write nothing, list no write_collections)', (v, doc) => v === true || (v === false && writesMemory(doc))), 'memory.writeback.approval_required': W('the agent-level writeback block is not read: set `approval_required` in the collection file', isTrue), 'memory.writeback.strategy': W('the agent-level writeback block is not read: set `strategy` in the collection file'),
   'state.session_history': E('chat sessions (src/workflows/session.ts; `loom chat`, `loom send`) and `loom run --session`: earlier exchanges given to each turn, or none for ephemeral'),
   'state.working_state': E('chat sessions: each turn\'s notes (run State, warnings) kept in the session scratchpad, or dropped for ephemeral'),
   'state.scratchpad_visible_to_model': E('chat sessions: the scratchpad shown to the model at the start of each turn'),
@@ -148,7 +157,7 @@ export function unenforcedFields(doc: Record<string, unknown>): UnenforcedField[
     for (const { path, value } of resolve(doc, field.split('.'))) {
       if (rule.warnWhen && !rule.warnWhen(value, doc)) continue;
       if (reactOnly && (value === false || value === 'none' || (Array.isArray(value) && !value.length))) continue;
-      const note = reactOnly ? 'enforced in agf.react runs only: this agent orchestrates members, each applies its own policies' : rule.note;
+      const note = reactOnly ? rule.orchestratorNote ?? 'enforced in agf.react runs only: this agent orchestrates members, each applies its own policies' : rule.note;
       const at = path.length > 1 ? path.slice(0, -1) : path;
       const key = JSON.stringify(at);
       const g = groups.get(key) ?? { at, fields: [], notes: [] };
