@@ -315,14 +315,33 @@ export class AgentTracing {
       attrs.input_token_count = out.usage?.prompt_tokens ?? 0;
       attrs.output_token_count = out.usage?.completion_tokens ?? 0;
       attrs.finish_reason = out.message?.tool_calls?.length ? 'tool_calls' : 'stop';
-      if (cfg.include_model_outputs) attrs['model.output'] = this.content(s, out.message as JsonValue);
+      if (cfg.include_model_outputs) attrs['model.output'] = this.content(s, this.withToolArgs(s, out.message as JsonObject));
       if (cfg.include_model_inputs && out.head) {
         const conversation = await this.messages.conversation(out.head);
-        const inputs = modelInputsAttribute(conversation.slice(0, -1), cfg);
+        const inputs = modelInputsAttribute(conversation.slice(0, -1).map((m) => this.withToolArgs(s, m as unknown as JsonObject)), cfg);
         if (inputs !== undefined) attrs['model.inputs'] = this.content(s, JSON.parse(inputs) as JsonValue);
       }
     }
     this.finish(s.out.tracer.startSpan('agent.model_invocation', { startTime: start, attributes: attrs }, s.parent), error, end);
+  }
+
+  /**
+   * A model message as it may enter a span: the arguments of its tool calls are tool args, so they
+   * follow include_tool_args (dropped by default, sensitive fields redacted when `redacted`).
+   */
+  private withToolArgs(s: SpanSetup, msg: JsonObject): JsonObject {
+    const calls = msg.tool_calls;
+    if (!Array.isArray(calls)) return msg;
+    return {
+      ...msg,
+      tool_calls: calls.map((c) => {
+        const call = (c ?? {}) as { id?: string; name?: string; arguments?: JsonObject };
+        const tool = s.agent.tools.refs.find((t) => t.tool_id === call.name);
+        const args = toolArgsAttribute(call.arguments ?? {}, tool?.sensitive_fields ?? [], s.cfg);
+        const { arguments: _dropped, ...rest } = call;
+        return (args === undefined ? rest : { ...rest, arguments: JSON.parse(args) as JsonValue }) as JsonObject;
+      }),
+    };
   }
 
   private async toolSpan(s: SpanSetup, inp: ToolArg, out: ToolResult | undefined, error: unknown, start: number, end: number): Promise<void> {

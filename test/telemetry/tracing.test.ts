@@ -1,0 +1,203 @@
+/**
+ * OpenTelemetry traces on a real dev server (issue 11.8): an in-process OTLP/HTTP receiver on
+ * 127.0.0.1 gets `agent.run` with `agent.model_invocation` and `agent.tool_call` children for a
+ * react run with one tool call, over the agent's `observability.tracing.endpoint`, with the bearer
+ * token read from the tenant's secret store (never in the history). Tool args are absent by
+ * default and redacted when asked; replaying the run's history with the same interceptors and
+ * sinks sends no span.
+ */
+import { randomBytes } from 'crypto';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+import * as path from 'path';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import type { CompiledAgent } from '../../src/compiler/types';
+import { createActivities } from '../../src/activities';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../../src/telemetry/tracing';
+import { runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+
+const suffix = randomBytes(3).toString('hex').toUpperCase();
+const TOKEN_ENV = `LOOM_TEST_OTEL_TOKEN_${suffix}`;
+const TOKEN = `oteltok-${randomBytes(12).toString('hex')}`;
+const SECRET_A = 987654321;
+const CARD = String(SECRET_A);
+
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let tracing: AgentTracing;
+let code: string;
+let receiver: http.Server;
+let endpoint: string;
+const received: OtlpSpan[] = [];
+const bodies: string[] = [];
+const auths: (string | undefined)[] = [];
+const logs: string[] = [];
+
+beforeAll(async () => {
+  process.env[TOKEN_ENV] = TOKEN;
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/v1/traces') {
+        res.statusCode = 404;
+        res.end();
+        return;
+      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      bodies.push(body);
+      auths.push(req.headers.authorization);
+      const doc = JSON.parse(body) as { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
+      for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
+  // The shared test bundle has no interceptor module: bundle one with it, used by the worker and the replay.
+  ({ code } = await bundleWorkflowCode({
+    workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
+    workflowInterceptorModules: [TRACING_WORKFLOW_MODULE],
+    logger: new DefaultLogger('WARN'),
+  }));
+  t = await connectTestTemporal('telemetry-tracing');
+  const store = testStore();
+  tracing = new AgentTracing({ store, scheduledDelayMillis: 100, log: (m) => logs.push(m) });
+  worker = await createTestWorker(t, createActivities({ store }), {
+    workflowBundle: { code },
+    interceptors: { activity: [tracing.activityInterceptor] },
+    sinks: tracing.sinks,
+  });
+  running = worker.run();
+}, 240_000);
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await tracing?.shutdown();
+  await t?.close();
+  receiver?.close();
+  delete process.env[TOKEN_ENV];
+});
+
+function attr(s: OtlpSpan, key: string): unknown {
+  const v = s.attributes?.find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : Object.values(v)[0];
+}
+
+/** An agent that calls `arithmetic` once (its `a` field sensitive) and answers, tracing to the receiver. */
+function tracedAgent(id: string, tracingOver: Record<string, unknown> = {}): CompiledAgent {
+  const a = agent({
+    agent_id: id,
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'arithmetic', arguments: { a: SECRET_A, b: 2, op: 'mul' } }] }, { content: 'done' }] }),
+    tools: [builtinTool('arithmetic', { sensitive_fields: ['a'] })],
+  });
+  a.observability = { tracing: { enabled: true, exporter: 'otlp', endpoint, auth: { type: 'bearer', credentials_ref: 'otel-token' }, ...tracingOver } };
+  a.tenant = { tenant_id: 'acme', secrets: { 'otel-token': { env: TOKEN_ENV } } };
+  return a;
+}
+
+async function runTraced(a: CompiledAgent) {
+  const bundle = await storeTestBundle(bundleOf(a));
+  const workflowId = `${a.agent_id}-${randomBytes(4).toString('hex')}`;
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+  await h.result();
+  const runId = (await h.describe()).runId;
+  const traceId = runTraceId(workflowId, runId);
+  const deadline = Date.now() + 30_000;
+  const spans = () => received.filter((s) => s.traceId === traceId);
+  // The agent.run span comes from the sink after the last workflow task; the others from activities.
+  while (Date.now() < deadline && !(spans().some((s) => s.name === 'agent.run') && spans().filter((s) => s.name === 'agent.model_invocation').length >= 2)) {
+    await tracing.forceFlush();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { h, workflowId, runId, traceId, spans: spans() };
+}
+
+test('agent.run is the parent of the model and tool spans; tool args absent by default; bearer token sent; replay sends nothing', async () => {
+  const { h, workflowId, runId, traceId, spans } = await runTraced(tracedAgent('traced-run'));
+  const run = spans.filter((s) => s.name === 'agent.run');
+  expect(run).toHaveLength(1);
+  expect(run[0].spanId).toBe(runSpanId(workflowId, runId));
+  expect(run[0].parentSpanId ?? '').toBe('');
+  expect(attr(run[0], 'agent_id')).toBe('traced-run');
+  expect(attr(run[0], 'status')).toBe('success');
+
+  const models = spans.filter((s) => s.name === 'agent.model_invocation');
+  const tools = spans.filter((s) => s.name === 'agent.tool_call');
+  expect(models).toHaveLength(2);
+  expect(tools).toHaveLength(1);
+  for (const s of [...models, ...tools]) {
+    expect(s.traceId).toBe(traceId);
+    expect(s.parentSpanId).toBe(run[0].spanId);
+  }
+  expect(models.map((m) => attr(m, 'finish_reason')).sort()).toEqual(['stop', 'tool_calls']);
+  expect(models.every((m) => attr(m, 'model.inputs') === undefined)).toBe(true);
+  expect(attr(tools[0], 'tool_id')).toBe('arithmetic');
+  expect(attr(tools[0], 'tool.result')).toBe(String(SECRET_A * 2));
+  expect(attr(tools[0], 'outcome')).toBe('success');
+  expect(attr(tools[0], 'tool.args')).toBeUndefined();
+  expect(bodies.join('\n')).not.toContain(CARD);
+
+  // The collector got the bearer token from the secret store; the history never holds it.
+  expect(auths.length).toBeGreaterThan(0);
+  expect(auths.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
+  const history = await h.fetchHistory();
+  expect(JSON.stringify(history.events)).not.toContain(TOKEN);
+
+  // Replay with the same interceptor module, activity interceptor and sinks: no new span.
+  await tracing.forceFlush();
+  const before = received.length;
+  const requestsBefore = bodies.length;
+  await Worker.runReplayHistory(
+    { workflowBundle: { code }, interceptors: { activity: [tracing.activityInterceptor] }, sinks: tracing.sinks, replayName: 'telemetry-replay' },
+    history,
+    workflowId,
+  );
+  await tracing.forceFlush();
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(received.length).toBe(before);
+  expect(bodies.length).toBe(requestsBefore);
+  expect(logs).toEqual([]);
+}, 180_000);
+
+test('include_tool_args: redacted records the args with the sensitive field replaced', async () => {
+  const { spans } = await runTraced(tracedAgent('traced-redacted', { include_tool_args: 'redacted', include_tool_results: 'none' }));
+  const tool = spans.find((s) => s.name === 'agent.tool_call');
+  expect(tool).toBeDefined();
+  expect(JSON.parse(String(attr(tool as OtlpSpan, 'tool.args')))).toEqual({ a: '[redacted]', b: 2, op: 'mul' });
+  expect(attr(tool as OtlpSpan, 'tool.result')).toBeUndefined();
+  expect(bodies.join('\n')).not.toContain(CARD);
+}, 180_000);
+
+test('a collector that is down is logged and never fails the run', async () => {
+  const down = http.createServer();
+  await new Promise<void>((r) => down.listen(0, '127.0.0.1', r));
+  const port = (down.address() as AddressInfo).port;
+  await new Promise<void>((r) => down.close(() => r()));
+  const a = tracedAgent('traced-down', { endpoint: `http://127.0.0.1:${port}/v1/traces` });
+  const bundle = await storeTestBundle(bundleOf(a));
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `traced-down-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+  const res = await h.result();
+  expect(res.output).toBe('done');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !logs.some((m) => m.includes(`127.0.0.1:${port}`))) {
+    await tracing.forceFlush();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(logs.some((m) => m.includes(`127.0.0.1:${port}`) && m.includes('failed'))).toBe(true);
+  expect(logs.join('\n')).not.toContain(TOKEN);
+}, 180_000);
