@@ -3,14 +3,16 @@
  * store's `memory` keyspace (records `memory`/`<collection_id>/<namespace>`: a folder file or a
  * loom_records row in PostgreSQL, whichever LOOM_STORE_URL names). Read before a chat turn
  * (keyword search against the message, `{actorId}`/`{sessionId}` substituted into the
- * namespace), written back after it per the collection's `writeback` settings, and a
+ * namespace; cosine similarity of embeddings instead when the collection names an endpoint in
+ * `backend.embeddings`, see searchCollection), written back after it per the collection's `writeback` settings, and a
  * session-scoped collection's namespace deleted when the session ends.
  */
 import type { CompiledAgent, CompiledCollection } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import { ApplicationFailure } from '@temporalio/activity';
 import { sha256 } from '../compiler/canonical';
-import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, writebackText } from '../runtime/memory';
+import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, semanticSearch, writebackText } from '../runtime/memory';
+import { embeddingsConfig, embedTexts } from './embeddings';
 import type { BundleCache } from './agent-loader';
 import type { BlobStore } from './blob-store';
 import { MessageStore } from './message-store';
@@ -68,6 +70,19 @@ function namespaceOf(c: CompiledCollection, s: MemoryScope): string {
   return definitionError(() => memoryNamespace(c.collection_id, typeof c.backend.namespace === 'string' ? c.backend.namespace : undefined, { actorId: s.actor_id, sessionId: s.session_id }));
 }
 
+/**
+ * A collection's entries for `query`: by cosine similarity of embeddings when the collection
+ * names an endpoint in `backend.embeddings` (vectors cached in the store by content hash), else
+ * keyword overlap. Only the collection's own block counts: LOOM_EMBEDDINGS_* does not switch
+ * memory to semantic search (decision 259).
+ */
+export async function searchCollection(c: CompiledCollection, entries: MemoryEntry[], query: string, store?: BlobStore): Promise<MemoryEntry[]> {
+  const cfg = definitionError(() => embeddingsConfig(`collection ${c.collection_id}`, c.backend, {}));
+  if (!cfg || !entries.length || !query.trim()) return keywordSearch(entries, query);
+  const [q, ...vectors] = await embedTexts(cfg, [query, ...entries.map((e) => e.text)], store);
+  return semanticSearch(entries, vectors, q);
+}
+
 function memoryOf(agent: CompiledAgent): CompiledAgent['memory'] {
   return agent.memory ?? { mode: 'none', read_collections: [], write_collections: [] };
 }
@@ -82,7 +97,7 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
     async memoryRead(inp: MemoryScope & { query: string }): Promise<{ block: string; found: Record<string, number> }> {
       const m = memoryOf(await agentOf(inp));
       if (m.mode === 'none') return { block: '', found: {} };
-      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: keywordSearch(await mem.list(c.collection_id, namespaceOf(c, inp)), inp.query) })));
+      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await mem.list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store) })));
       return { block: memoryBlock(found), found: Object.fromEntries(found.map((f) => [f.collection_id, f.entries.length])) };
     },
 

@@ -1,7 +1,7 @@
 /**
  * Memory collections (seed 001 "memory"), the pure part: the namespace a collection reads and
  * writes for this actor and session (`{actorId}`/`{sessionId}` substituted), keyword ranking of
- * stored entries against the current message, the block injected into the model context, and
+ * stored entries against the current message (or cosine ranking of their embeddings), the block injected into the model context, and
  * what a writeback extracts from a run per `writeback.strategy`.
  */
 export interface MemoryEntry {
@@ -40,6 +40,34 @@ export function keywordSearch(entries: MemoryEntry[], query: string, limit = MEM
   return entries
     .map((e, i) => ({ e, i, score: [...words(e.text)].filter((w) => q.has(w)).length }))
     .filter((r) => r.score > 0)
+    .sort((a, b) => b.score - a.score || b.i - a.i)
+    .slice(0, limit)
+    .map((r) => r.e);
+}
+
+/** Cosine similarity (0 for a zero vector or different lengths); here, not imported, so workflow code importing this module does not bundle the knowledge search. */
+function cosine(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length || !a.length) return 0;
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/**
+ * Entries by cosine similarity of their vectors (`vectors[i]` for `entries[i]`) to the query's,
+ * best first (newest first on ties), at most `limit`; entries under `minCosine` left out. Used
+ * when a collection names an embeddings endpoint (`backend.embeddings`, decision 259).
+ */
+export function semanticSearch(entries: MemoryEntry[], vectors: readonly (readonly number[])[], queryVector: readonly number[], limit = MEMORY_READ_LIMIT, minCosine = 0.05): MemoryEntry[] {
+  return entries
+    .map((e, i) => ({ e, i, score: cosine(vectors[i] ?? [], queryVector) }))
+    .filter((r) => r.score >= minCosine)
     .sort((a, b) => b.score - a.score || b.i - a.i)
     .slice(0, limit)
     .map((r) => r.e);
