@@ -3,11 +3,15 @@
  * purged when expired. `restricted` artifacts are sealed with AES-256-GCM under the codec key
  * (LOOM_CODEC_KEY / LOOM_CODEC_KEY_FILE) before they reach the store; without a key the write fails
  * with what to configure rather than store them in the clear. Writes overwrite by (run, name), so a
- * retried activity leaves one copy.
+ * retried activity leaves one copy. A tenant.md `artifact_store` of type file/postgres sends them to
+ * that store instead (routed: the shared store records where, src/store/artifact-route.ts), and
+ * `encryption: aes-256-gcm` seals every class like `restricted` (decision 286).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { BlobRef } from '../shared/contract';
 import type { BlobStore } from '../store/types';
+import { ArtifactRoutingStore, artifactTarget, purgeEverywhere, recordRoute } from '../store/artifact-route';
+import { openRoute } from '../store/open';
 import { codecKeysFromEnv } from '../codec/keys';
 import { seal } from '../codec/encrypted-store';
 import type { BundleCache } from './agent-loader';
@@ -32,17 +36,27 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
       const planned = planArtifacts(agent.artifacts, await deps.messages.conversation(inp.head), inp.output);
       if (!planned.length || cls === 'ephemeral') return { saved: [] };
       const keys = codecKeysFromEnv();
-      if (cls === 'restricted' && !keys.encodeWith) {
+      const target = artifactTarget(agent.tenant);
+      const sealed = cls === 'restricted' || target.sealAll;
+      if (sealed && !keys.encodeWith) {
+        const why = cls === 'restricted' ? 'keeps restricted artifacts, which are stored encrypted' : "writes artifacts to a store its tenant.md declares with `encryption: aes-256-gcm`";
         throw ApplicationFailure.nonRetryable(
-          `agent ${agent.agent_id} keeps restricted artifacts, which are stored encrypted, but this worker has no encryption key: set LOOM_CODEC_KEY or LOOM_CODEC_KEY_FILE (and not LOOM_ENCRYPTION=off)`,
+          `agent ${agent.agent_id} ${why}, but this worker has no encryption key: set LOOM_CODEC_KEY or LOOM_CODEC_KEY_FILE (and not LOOM_ENCRYPTION=off)`,
           'ArtifactsNotProtected',
         );
+      }
+      let store = deps.store;
+      if (target.route) {
+        // Where they go is written first, so the purge and `loom artifacts` find them even if this attempt dies midway.
+        const shared = deps.store instanceof ArtifactRoutingStore ? deps.store.inner : deps.store;
+        store = openRoute(target.route);
+        await recordRoute(shared, inp.run_id, target.route);
       }
       const now = new Date();
       const expires = expiresAt(cls, now, retentionDaysFromEnv(process.env)).toISOString();
       for (const p of planned) {
         const plain = Buffer.from(p.content, 'utf8');
-        await deps.store.putArtifact({
+        await store.putArtifact({
           run_id: inp.run_id,
           name: p.name,
           kind: p.kind,
@@ -51,15 +65,17 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
           created_at: now.toISOString(),
           expires_at: expires,
           bytes: plain.length,
-          content: cls === 'restricted' ? seal(plain, keys) : plain,
+          content: sealed ? seal(plain, keys) : plain,
         });
       }
       return { saved: planned.map((p) => p.name) };
     },
 
-    /** The purge workflow's step: delete every artifact past its expiry. */
+    /** The purge workflow's step: delete every artifact past its expiry, in the shared store and every tenant store it routed to. */
     async purgeExpiredArtifacts(): Promise<{ purged: number; store: string }> {
-      return { purged: await deps.store.purgeArtifacts(new Date()), store: deps.store.location };
+      const shared = deps.store instanceof ArtifactRoutingStore ? deps.store.inner : deps.store;
+      const { purged, stores } = await purgeEverywhere(shared, new Date(), (r) => openRoute(r));
+      return { purged, store: stores.join(', ') };
     },
   };
 }

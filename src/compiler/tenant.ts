@@ -24,6 +24,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Diagnostic, JsonObject } from './types';
 import { diag, posOf, readSource, type PathPart, type SourceFile } from './source';
+import { parseStoreUrl, redactStoreUrl, type StoreLocation } from '../store/url';
+import { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from '../store/artifact-types';
 
 export const TENANT_FILE = 'tenant.md';
 
@@ -58,9 +60,60 @@ export interface CompiledTenant {
 
 /** What the runtime does instead of honouring each tenant default it does not read yet (AGL030). */
 const UNUSED_TENANT_FIELD = {
-  artifact_store: '`artifact_store` is compiled but not used at run time: artifacts go to the store every worker shares (LOOM_STORE_URL: a folder or PostgreSQL table loom_artifacts; decision 224)',
   telemetry: '`telemetry` is compiled but not used at run time: no OpenTelemetry exporter runs yet, so nothing is sent to this endpoint',
 } as const;
+
+/**
+ * tenant.md `artifact_store` (decision 286): `type: store` (the shared LOOM_STORE_URL store), `file`
+ * or `postgres` with a `url` read by the LOOM_STORE_URL parser, the password behind `credentials_ref`
+ * (never in the url), `encryption: aes-256-gcm`. Problems are REG008 errors; a type or field this
+ * runtime has no backend for is an AGL030 warning naming it and saying where artifacts go instead.
+ */
+function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], message: string, key?: boolean) => void, diags: Diagnostic[]): void {
+  const warn = (p: PathPart[], message: string): void => {
+    const at = posOf(src, p, true);
+    diags.push(diag(TENANT_FILE, at.line, at.column, 'warning', 'AGL030', p.join('.'), message));
+  };
+  const type = o.type;
+  if (!isStr(type)) return;
+  const types: readonly string[] = ARTIFACT_STORE_TYPES;
+  if (!types.includes(type)) {
+    warn(['artifact_store'], `\`artifact_store.type: ${type}\` is compiled but not used at run time: this runtime writes artifacts to ${types.map((t) => `\`${t}\``).join(', ')} stores only, so they go to the store every worker shares (LOOM_STORE_URL)`);
+    return;
+  }
+  const known = ['type', 'url', 'credentials_ref', 'encryption'];
+  for (const k of Object.keys(o)) {
+    if (!known.includes(k)) warn(['artifact_store', k], `\`artifact_store.${k}\` is compiled but not used at run time: a ${type} artifact store is located by \`url\` only (fields read: ${known.join(', ')})`);
+  }
+  if (o.encryption !== undefined && o.encryption !== ARTIFACT_ENCRYPTION) {
+    warn(['artifact_store', 'encryption'], `\`artifact_store.encryption: ${String(o.encryption)}\` is compiled but not used at run time: only \`${ARTIFACT_ENCRYPTION}\` (every artifact sealed with the codec key) is applied; otherwise only \`restricted\` artifacts are sealed`);
+  }
+  if (type === 'store') {
+    for (const k of ['url', 'credentials_ref'] as const) if (o[k] !== undefined) err(['artifact_store', k], `\`artifact_store.${k}\` does not go with \`type: store\` (the shared LOOM_STORE_URL store); use \`type: file\` or \`type: postgres\` with a url`, true);
+    return;
+  }
+  const example = type === 'postgres' ? 'postgres://loom@db.internal:5432/artifacts' : 'file:///srv/loom/artifacts';
+  if (!isStr(o.url)) {
+    err(['artifact_store'], `\`artifact_store.url\` is required for \`type: ${type}\`, e.g. \`url: ${example}\``, true);
+    return;
+  }
+  let loc: StoreLocation;
+  try {
+    loc = parseStoreUrl(o.url);
+  } catch (e) {
+    err(['artifact_store', 'url'], `\`artifact_store.url\`: ${(e as Error).message.replace(/^LOOM_STORE_URL /, '')}`);
+    return;
+  }
+  if (loc.kind !== type) {
+    err(['artifact_store', 'url'], `\`artifact_store.url\` is a ${loc.kind} location but \`type\` is ${type}: write e.g. \`${example}\``);
+    return;
+  }
+  if (loc.kind === 'file' && !/^file:/i.test(o.url.trim())) err(['artifact_store', 'url'], `\`artifact_store.url\` must be a file:/// URL (an absolute folder every worker and the CLI see), e.g. \`${example}\``);
+  if (loc.kind === 'file' && o.credentials_ref !== undefined) err(['artifact_store', 'credentials_ref'], '`credentials_ref` does not go with `type: file` (a folder has no password)', true);
+  if (loc.kind === 'postgres' && new URL(o.url.trim()).password) {
+    err(['artifact_store', 'url'], `\`artifact_store.url\` holds a password: tenant.md is compiled into every agent, so name the password with \`credentials_ref\` (declared under \`secrets\`) and write ${redactStoreUrl(o.url).replace(':***@', '@')}`);
+  }
+}
 
 const TOP = ['tenant_id', 'data_residency', 'artifact_store', 'telemetry', 'human_queues', 'secrets'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -88,6 +141,10 @@ export function loadTenant(root: string, diags: Diagnostic[]): TenantConfig | un
     const o = d[k] as Obj;
     const need = k === 'artifact_store' ? 'type' : 'exporter';
     if (!isStr(o[need])) err([k], `\`${k}.${need}\` is required`, true);
+    if (k === 'artifact_store') {
+      checkArtifactStore(o, src, err, diags);
+      continue;
+    }
     // Compiled into every agent's tenant block, but nothing reads it at run time yet: say so, never silence.
     const at = posOf(src, [k], true);
     diags.push(diag(TENANT_FILE, at.line, at.column, 'warning', 'AGL030', k, UNUSED_TENANT_FIELD[k]));
@@ -153,7 +210,10 @@ export function unresolvedRefMessage(ref: string, tenant: TenantConfig | undefin
 /** The tenant block a compiled agent carries; `refs` are the credentials_refs it uses. */
 export function compiledTenant(t: TenantConfig, refs: string[]): CompiledTenant {
   const secrets: Record<string, SecretRef> = {};
-  for (const r of [...new Set(refs)].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];
+  // A PostgreSQL artifact store's password is read by the worker that writes the artifacts.
+  const store = t.artifact_store as Obj | undefined;
+  const storeRef = store?.type === 'postgres' && isStr(store.credentials_ref) ? [store.credentials_ref] : [];
+  for (const r of [...new Set([...refs, ...storeRef])].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];
   return {
     tenant_id: t.tenant_id,
     ...(t.data_residency ? { data_residency: t.data_residency } : {}),

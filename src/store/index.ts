@@ -5,4 +5,6 @@ export { FileBlobStore, hashOf } from './file';
 export { PostgresBlobStore } from './postgres';
 export { parseStoreUrl, redactStoreUrl } from './url';
 export type { StoreLocation } from './url';
-export { openStore, openStoreAt, storeLocationFromEnv, defaultStoreDir, closeOpenStores } from './open';
+export { openStore, openStoreAt, openRoute, storeLocationFromEnv, defaultStoreDir, closeOpenStores } from './open';
+export { ArtifactRoutingStore, artifactTarget, purgeEverywhere, recordRoute, routeOf, ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from './artifact-route';
+export type { ArtifactRoute, ArtifactTarget } from './artifact-route';

@@ -2,7 +2,8 @@
  * Which store this process uses, read the same way by the CLI and the workers: LOOM_STORE_URL
  * (`file:///folder` or `postgres://user:pass@host:port/db`), else LOOM_STORE_DIR (a folder, the
  * older setting), else `<LOOM_HOME>/store`, else `./.loom/store`. One store object per setting
- * per process, so a worker's activities share one connection pool.
+ * per process, so a worker's activities share one connection pool. `openStore()` follows artifact
+ * routes to a tenant's own artifact store (artifact-route.ts).
  */
 import { loomEnv } from '../activities/env';
 import { defaultStoreDir, FileBlobStore } from './file';
@@ -13,6 +14,7 @@ import type { BlobStore } from './types';
 import { codecConfigured, codecKeysFromEnv, type CodecKeys } from '../codec/keys';
 import { EncryptedBlobStore } from '../codec/encrypted-store';
 import { parseStoreUrl, StoreLocation } from './url';
+import { ArtifactRoute, ArtifactRoutingStore, routeLocation } from './artifact-route';
 
 
 /** The configured store's location (parsed, password kept only in `connectionString`). */
@@ -37,9 +39,14 @@ export function openStoreAt(loc: StoreLocation, keys: CodecKeys = codecKeysFromE
   return s;
 }
 
+/** The store a tenant's artifact route names (its password read from the secret store on this machine). */
+export function openRoute(route: ArtifactRoute, env: NodeJS.ProcessEnv = process.env): BlobStore {
+  return openStoreAt(routeLocation(route, env), codecKeysFromEnv(env));
+}
+
 /** The store this process is configured for (see the file comment). */
 export function openStore(env: NodeJS.ProcessEnv = process.env): BlobStore {
-  return openStoreAt(storeLocationFromEnv(env), codecKeysFromEnv(env));
+  return new ArtifactRoutingStore(openStoreAt(storeLocationFromEnv(env), codecKeysFromEnv(env)), (r) => openRoute(r, env));
 }
 
 /** Close every store this process opened (a test's teardown, a worker's shutdown). */

@@ -65,11 +65,63 @@ test('tenant defaults the runtime does not read yet are AGL030 warnings on their
   ].join('\n'));
   const ws = validatePaths([reg]).filter((d) => d.code === 'AGL030' && path.basename(d.file) === 'tenant.md');
   expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry']);
-  expect(ws[0].message).toMatch(/^`artifact_store` is compiled but not used at run time: artifacts go to the store every worker shares \(LOOM_STORE_URL/);
+  expect(ws[0].message).toBe('`artifact_store.type: s3` is compiled but not used at run time: this runtime writes artifacts to `store`, `file`, `postgres` stores only, so they go to the store every worker shares (LOOM_STORE_URL)');
   expect(ws[1].message).toMatch(/^`telemetry` is compiled but not used at run time: no OpenTelemetry exporter runs yet/);
   // a tenant.md without them warns about nothing
   fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
   expect(validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);
+});
+
+test('artifact_store of a type the runtime writes to (store, file, postgres) is not warned; its password ref reaches the agent', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), [
+    '---',
+    'tenant_id: acme',
+    'artifact_store: { type: postgres, url: "postgres://loom@db.internal:5432/artifacts", credentials_ref: artifact-db, encryption: aes-256-gcm }',
+    'secrets:',
+    '  artifact-db: { env: ARTIFACT_DB_PASSWORD }',
+    '  unused: { env: UNUSED_SECRET }',
+    '---',
+    '',
+  ].join('\n'));
+  withAgent(reg, 'pg-artifacts', {});
+  const { bundle, diagnostics } = compileBundle(reg, 'pg-artifacts');
+  expect(diagnostics.filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);
+  expect(bundle!.agents['pg-artifacts'].tenant).toEqual({
+    tenant_id: 'acme',
+    artifact_store: { type: 'postgres', url: 'postgres://loom@db.internal:5432/artifacts', credentials_ref: 'artifact-db', encryption: 'aes-256-gcm' },
+    secrets: { 'artifact-db': { env: 'ARTIFACT_DB_PASSWORD' } },
+  });
+  for (const line of ['artifact_store: { type: store }', 'artifact_store: { type: file, url: "file:///srv/loom/artifacts" }']) {
+    fs.writeFileSync(path.join(reg, 'tenant.md'), `---\ntenant_id: acme\n${line}\n---\n`);
+    expect({ line, ds: validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md') }).toEqual({ line, ds: [] });
+  }
+});
+
+test('artifact_store problems are REG008 on their lines; fields it does not read are AGL030 warnings naming them', () => {
+  const reg = tempRegistry();
+  const check = (body: string[]): string[] => {
+    fs.writeFileSync(path.join(reg, 'tenant.md'), ['---', 'tenant_id: acme', ...body, '---', ''].join('\n'));
+    return validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md').map((d) => `${d.line} ${d.code} ${d.field} ${d.message}`);
+  };
+  expect(check(['artifact_store: { type: postgres, url: "postgres://loom:hunter2@db:5432/art" }'])).toEqual([
+    '3 REG008 artifact_store.url `artifact_store.url` holds a password: tenant.md is compiled into every agent, so name the password with `credentials_ref` (declared under `secrets`) and write postgres://loom@db:5432/art',
+  ]);
+  expect(check(['artifact_store:', '  type: postgres'])).toEqual(['3 REG008 artifact_store `artifact_store.url` is required for `type: postgres`, e.g. `url: postgres://loom@db.internal:5432/artifacts`']);
+  expect(check(['artifact_store:', '  type: file', '  url: "postgres://loom@db/art"'])).toEqual([
+    '5 REG008 artifact_store.url `artifact_store.url` is a postgres location but `type` is file: write e.g. `file:///srv/loom/artifacts`',
+  ]);
+  expect(check(['artifact_store:', '  type: file', '  url: relative/folder'])).toEqual([
+    '5 REG008 artifact_store.url `artifact_store.url` must be a file:/// URL (an absolute folder every worker and the CLI see), e.g. `file:///srv/loom/artifacts`',
+  ]);
+  expect(check(['artifact_store:', '  type: postgres', '  url: "mysql://db/art"'])[0]).toMatch(/^5 REG008 artifact_store.url `artifact_store.url`: has the unsupported scheme 'mysql'/);
+  expect(check(['artifact_store:', '  type: store', '  url: "file:///x"'])).toEqual([
+    '5 REG008 artifact_store.url `artifact_store.url` does not go with `type: store` (the shared LOOM_STORE_URL store); use `type: file` or `type: postgres` with a url',
+  ]);
+  expect(check(['artifact_store:', '  type: postgres', '  url: "postgres://loom@db/art"', '  bucket: b', '  encryption: "aws:kms"'])).toEqual([
+    '6 AGL030 artifact_store.bucket `artifact_store.bucket` is compiled but not used at run time: a postgres artifact store is located by `url` only (fields read: type, url, credentials_ref, encryption)',
+    '7 AGL030 artifact_store.encryption `artifact_store.encryption: aws:kms` is compiled but not used at run time: only `aes-256-gcm` (every artifact sealed with the codec key) is applied; otherwise only `restricted` artifacts are sealed',
+  ]);
 });
 
 test('an agent that declares its own residency keeps it', () => {

@@ -1,0 +1,156 @@
+/**
+ * The tenant's artifact store (seed 001 "Where artifacts are stored": configured once per tenant in
+ * tenant.md `artifact_store`, injected into every compiled agent; decision 286). Types this runtime
+ * has a backend for: `store` (the shared store, LOOM_STORE_URL: the default), `file` and
+ * `postgres`, located by `url` through the same parser as LOOM_STORE_URL (src/store/url.ts); a
+ * PostgreSQL password is never in the url but read from the secret store (`credentials_ref`, an env
+ * var or file on the reading machine). `encryption: aes-256-gcm` seals every artifact with the codec
+ * key, not only `restricted` ones.
+ *
+ * Finding them again: the run's artifacts live in the tenant's store, so the shared store keeps a
+ * route record per run (`artifact-route` / RUN_ID → where, never a password) and the list of every
+ * tenant store it has routed to (`artifact-stores` / `all`). `openStore()` wraps the shared store
+ * (ArtifactRoutingStore) so `loom artifacts RUN_ID` lists and fetches from wherever the run's
+ * artifacts went, and the purge deletes expired ones in every routed store too.
+ */
+import type { BlobRef } from '../shared/contract';
+import type { CompiledTenant, SecretRef } from '../compiler/tenant';
+import { readSecret } from '../activities/secrets';
+import type { ArtifactInfo, BlobStore, StoredArtifact } from './types';
+import { parseStoreUrl, type StoreLocation } from './url';
+
+import { ARTIFACT_ENCRYPTION } from './artifact-types';
+
+export { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from './artifact-types';
+
+export const ROUTE_KIND = 'artifact-route';
+export const STORES_KIND = 'artifact-stores';
+const STORES_KEY = 'all';
+
+/** Where a run's artifacts went: a store url without password, and where its password is read. */
+export interface ArtifactRoute {
+  url: string;
+  credentials_ref?: string;
+  credentials?: SecretRef;
+}
+
+export interface ArtifactTarget {
+  /** Undefined: the shared store. */
+  route?: ArtifactRoute;
+  /** Seal every artifact with the codec key (`encryption: aes-256-gcm`), not only restricted ones. */
+  sealAll: boolean;
+}
+
+/** What a compiled agent's tenant block says about its artifacts (types other than the honoured ones: the shared store). */
+export function artifactTarget(tenant: CompiledTenant | undefined): ArtifactTarget {
+  const s = tenant?.artifact_store as Record<string, unknown> | undefined;
+  const sealAll = s?.encryption === ARTIFACT_ENCRYPTION;
+  if (!s || (s.type !== 'file' && s.type !== 'postgres') || typeof s.url !== 'string') return { sealAll };
+  const ref = typeof s.credentials_ref === 'string' ? s.credentials_ref : undefined;
+  return {
+    route: { url: s.url, ...(ref ? { credentials_ref: ref, ...(tenant?.secrets?.[ref] ? { credentials: tenant.secrets[ref] } : {}) } : {}) },
+    sealAll,
+  };
+}
+
+const sameRoute = (a: ArtifactRoute, b: ArtifactRoute): boolean => a.url === b.url && a.credentials_ref === b.credentials_ref;
+
+/** The store location of a route, its password read from the secret store (a non-retryable SecretUnavailable when missing). */
+export function routeLocation(route: ArtifactRoute, env: NodeJS.ProcessEnv = process.env): StoreLocation {
+  const loc = parseStoreUrl(route.url);
+  if (loc.kind !== 'postgres' || !route.credentials_ref) return loc;
+  const password = readSecret(route.credentials_ref, route.credentials ? { [route.credentials_ref]: route.credentials } : undefined, env);
+  const u = new URL(loc.connectionString);
+  u.password = encodeURIComponent(password);
+  return { ...loc, connectionString: u.toString() };
+}
+
+async function readStores(shared: BlobStore): Promise<ArtifactRoute[]> {
+  const raw = await shared.getRecord(STORES_KIND, STORES_KEY);
+  return raw ? (JSON.parse(raw) as ArtifactRoute[]) : [];
+}
+
+/**
+ * Record in the shared store that `runId`'s artifacts are in `route`, and add the route to the list
+ * the purge walks. Idempotent (a retried activity writes the same). Two workers adding two new
+ * stores at the same instant may lose one list entry; the next run routed there adds it again.
+ */
+export async function recordRoute(shared: BlobStore, runId: string, route: ArtifactRoute): Promise<void> {
+  const stores = await readStores(shared);
+  if (!stores.some((r) => sameRoute(r, route))) await shared.setRecord(STORES_KIND, STORES_KEY, JSON.stringify([...stores, route]));
+  await shared.setRecord(ROUTE_KIND, runId, JSON.stringify(route));
+}
+
+export async function routeOf(shared: BlobStore, runId: string): Promise<ArtifactRoute | undefined> {
+  const raw = await shared.getRecord(ROUTE_KIND, runId);
+  return raw ? (JSON.parse(raw) as ArtifactRoute) : undefined;
+}
+
+/**
+ * Delete expired artifacts in the shared store and in every tenant store it routed to; returns
+ * how many went and where. `open` opens a route's store (src/store/open.ts openRoute).
+ */
+export async function purgeEverywhere(shared: BlobStore, now: Date, open: (r: ArtifactRoute) => BlobStore): Promise<{ purged: number; stores: string[] }> {
+  let purged = await shared.purgeArtifacts(now);
+  const stores = [shared.location];
+  for (const r of await readStores(shared)) {
+    const s = open(r);
+    if (stores.includes(s.location)) continue;
+    purged += await s.purgeArtifacts(now);
+    stores.push(s.location);
+  }
+  return { purged, stores };
+}
+
+/** The shared store, with artifact reads following each run's route and the purge covering every routed store. */
+export class ArtifactRoutingStore implements BlobStore {
+  readonly chain?: (head: BlobRef, max: number) => Promise<Map<string, Buffer>>;
+
+  constructor(readonly inner: BlobStore, private readonly open: (r: ArtifactRoute) => BlobStore) {
+    if (inner.chain) this.chain = inner.chain.bind(inner);
+  }
+
+  get location(): string {
+    return this.inner.location;
+  }
+  put(data: Buffer | string): Promise<BlobRef> {
+    return this.inner.put(data);
+  }
+  get(ref: BlobRef): Promise<Buffer> {
+    return this.inner.get(ref);
+  }
+  has(ref: BlobRef): Promise<boolean> {
+    return this.inner.has(ref);
+  }
+  putJson(value: unknown): Promise<BlobRef> {
+    return this.inner.putJson(value);
+  }
+  getJson<T>(ref: BlobRef): Promise<T> {
+    return this.inner.getJson<T>(ref);
+  }
+  getRecord(kind: string, key: string): Promise<string | null> {
+    return this.inner.getRecord(kind, key);
+  }
+  setRecord(kind: string, key: string, value: string): Promise<void> {
+    return this.inner.setRecord(kind, key, value);
+  }
+  putArtifact(a: StoredArtifact): Promise<void> {
+    return this.inner.putArtifact(a);
+  }
+  private async storeFor(runId: string): Promise<BlobStore> {
+    const r = await routeOf(this.inner, runId);
+    return r ? this.open(r) : this.inner;
+  }
+  async listArtifacts(runId: string): Promise<ArtifactInfo[]> {
+    return (await this.storeFor(runId)).listArtifacts(runId);
+  }
+  async getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
+    return (await this.storeFor(runId)).getArtifact(runId, name);
+  }
+  async purgeArtifacts(now: Date): Promise<number> {
+    return (await purgeEverywhere(this.inner, now, this.open)).purged;
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
