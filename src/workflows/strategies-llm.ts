@@ -12,7 +12,7 @@ import type { Activities } from '../activities';
 import { checkTerminationAfter } from '../strategies/termination';
 import { DEFAULT_LLM_MAX_TURNS, fallbackAgent, parseSelection, selectionCorrection, type HistoryTurn } from '../strategies/llm-selection';
 import type { ModelRef, StrategyConfig } from '../strategies/types';
-import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '120s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
 
@@ -26,14 +26,21 @@ export function llmMemberInput(task: string, turns: readonly HistoryTurn[]): str
   return `# Task\n${task}\n\n# Conversation so far\n\n${turns.map((t) => `[${t.agent}]\n${t.text}`).join('\n\n')}`;
 }
 
+/** What an llm run carries across continue-as-new (patch phases-continue-as-new). */
+interface LlmCarry { turns: HistoryTurn[]; calls: number; last?: MemberReply; next: number }
+
 export async function runLlmSelection(ctx: PhaseCtx, config: StrategyConfig, names: readonly string[], task: string): Promise<MemberReply> {
   const sel = config.Selection;
   const modelId = modelIdOf(sel.Model);
   const cap = JSON.stringify(config.Termination ?? {}).includes('"MaxIterations"') ? undefined : DEFAULT_LLM_MAX_TURNS;
-  const turns: HistoryTurn[] = [];
-  let calls = 0;
-  let last: MemberReply | undefined;
-  for (let i = 1; ; i++) {
+  const { carried, enabled } = phaseCarry<LlmCarry>(ctx);
+  const turns: HistoryTurn[] = [...(carried?.turns ?? [])];
+  let calls = carried?.calls ?? 0;
+  let last: MemberReply | undefined = carried?.last;
+  const from = carried?.next ?? 1;
+  for (let i = from; ; i++) {
+    // Patch phases-continue-as-new: the turns so far (the transcript) and the selector call count are carried.
+    if (enabled && i > from && historyFull(ctx)) await continuePhases(ctx, { turns, calls, last, next: i } satisfies LlmCarry, `before turn ${i}`);
     const base = { bundle: ctx.input.bundle, agent_id: ctx.input.agent_id, model_id: modelId, ...(sel.Prompt !== undefined ? { prompt: sel.Prompt } : {}), task, history: turns };
     reportPhase(ctx, 'select', `turn ${i}: ${modelId} selects the next speaker`, { iteration: i, participants: [...names] });
     const first = await acts.strategySelectorCall({ ...base, turn: calls++ });

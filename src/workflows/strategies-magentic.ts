@@ -19,7 +19,7 @@ import {
 } from '../strategies/magentic';
 import type { MagenticConfig } from '../strategies/types';
 import { modelIdOf } from './strategies-llm';
-import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '120s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
 
@@ -28,12 +28,16 @@ interface AsksOperator {
   askRoute(callId: string, args: JsonObject, reason: string): Promise<{ decision: 'approved' | 'rejected'; reason?: string; by?: string }>;
 }
 
+/** What a magentic run carries across continue-as-new (patch phases-continue-as-new). */
+interface MagenticCarry { turns: HistoryTurn[]; calls: number; reviews: number; orientation: Orientation; stall: StallState; last?: MemberReply; next: number }
+
 export async function runMagentic(ctx: PhaseCtx, config: MagenticConfig, names: readonly string[], task: string): Promise<MemberReply> {
   const m = magenticOf(config);
   const modelId = modelIdOf(m.Model);
-  const turns: HistoryTurn[] = [];
-  let calls = 0;
-  let reviews = 0;
+  const { carried, enabled } = phaseCarry<MagenticCarry>(ctx);
+  const turns: HistoryTurn[] = [...(carried?.turns ?? [])];
+  let calls = carried?.calls ?? 0;
+  let reviews = carried?.reviews ?? 0;
 
   /** One manager call, with one correction when its reply is not the JSON asked for. */
   const ask = async <T>(what: string, prompt: string, parse: (text: string) => Parsed<T>): Promise<{ ok: true; value: T } | { ok: false; reason: string; text: string }> => {
@@ -69,12 +73,17 @@ export async function runMagentic(ctx: PhaseCtx, config: MagenticConfig, names: 
     return { ...o, plan: a.reason };
   };
 
-  reportPhase(ctx, 'orientation', `${modelId} orients the team`, { participants: [...names] });
-  let o = await review(await orient());
-  let stall: StallState = { stalls: 0, resets: 0 };
-  let last: MemberReply | undefined;
+  // A continued run (patch phases-continue-as-new) resumes with its carried plan, stall counts and turns.
+  if (!carried) reportPhase(ctx, 'orientation', `${modelId} orients the team`, { participants: [...names] });
+  let o = carried?.orientation ?? await review(await orient());
+  let stall: StallState = carried?.stall ?? { stalls: 0, resets: 0 };
+  let last: MemberReply | undefined = carried?.last;
   const where = (round: number): JsonObject => ({ round, max_rounds: m.MaxRoundCount, stalls: stall.stalls, resets: stall.resets, participants: [...names] });
-  for (let round = 1; round <= m.MaxRoundCount; round++) {
+  const first = carried?.next ?? 1;
+  for (let round = first; round <= m.MaxRoundCount; round++) {
+    if (enabled && round > first && historyFull(ctx)) {
+      await continuePhases(ctx, { turns, calls, reviews, orientation: o, stall, last, next: round } satisfies MagenticCarry, `before round ${round}`);
+    }
     reportPhase(ctx, 'ledger', `round ${round}: ${modelId} updates the ledger`, where(round));
     const l = await ask(`round ${round} ledger`, ledgerPrompt(o), parseLedger);
     // Fallback: an unreadable ledger counts as a stalling, unfinished round.

@@ -4,6 +4,7 @@
  * run through the shell's runMember, like every routing-strategy turn) and the progress shown by
  * `loom status` and the Web UI's Current Details (strategy, phase, round, participants).
  */
+import { patched, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject, JsonValue } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
@@ -41,4 +42,28 @@ export async function memberTurn(ctx: PhaseCtx, name: string, role: string, inpu
 export function reportPhase(ctx: PhaseCtx, phase: string, what: string, extra: JsonObject = {}): void {
   ctx.run.status.progress = { strategy: ctx.strategy, phase, ...extra };
   ctx.run.details(`${ctx.strategy} ${phase}: ${what}`);
+}
+
+/**
+ * `llm` and `magentic` runs continue-as-new like the routing strategies (runs started on patch
+ * `phases-continue-as-new`; older runs keep one execution): the loop's state, its transcript of
+ * turns included, is carried under `carried.phases`. Decided once, at the start of each execution.
+ */
+export function phaseCarry<T>(ctx: PhaseCtx): { carried: T | undefined; enabled: boolean } {
+  const carried = (ctx.input.carried as { phases?: T } | undefined)?.phases;
+  // A continued run is on the patch by construction; a literal id: the compat guard scans for it.
+  return { carried, enabled: carried !== undefined || patched('phases-continue-as-new') };
+}
+
+/** Temporal suggests continue-as-new, or history is past `options.scale.loop_history_events`. */
+export function historyFull(ctx: PhaseCtx): boolean {
+  const info = workflowInfo();
+  const limit = ctx.input.options?.scale?.loop_history_events;
+  return info.continueAsNewSuggested || (limit !== undefined && info.historyLength > limit);
+}
+
+/** Continue-as-new carrying `state` (the run shell adds usage, warnings, pause and pending decisions). */
+export async function continuePhases(ctx: PhaseCtx, state: object, what: string): Promise<never> {
+  ctx.run.details(`${ctx.strategy}: continue-as-new ${what}`);
+  return ctx.run.continueAsNew({ phases: state as JsonObject });
 }

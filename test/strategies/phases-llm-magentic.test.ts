@@ -74,6 +74,32 @@ describe('magentic', () => {
     expect(String((st.progress as { stopped?: string }).stopped)).toBe("complete: the manager's ledger says the task is complete (the reviewer approved)");
   }, 180_000);
 
+  test('a 6-round session past a low history limit continues as new with its plan, stall counts, manager call count and transcript', async () => {
+    // Manager calls: 0 orientation, then per round r a ledger (2r-1) and a speaker (2r); the round-6 ledger (call 11) says complete.
+    const manager: ScriptedModelConfig = {
+      rules: [
+        when('magentic_orientation', ORIENT('the carried plan')),
+        { when: { last_message_contains: 'magentic_ledger_update', turn: 11 }, reply: json({ task_complete: true, stalling: false, facts: 'done', reason: 'round 5 wrote the code' }) },
+        when('magentic_ledger_update', json({ task_complete: false, stalling: false, facts: 'going', reason: 'progress' })),
+        { when: { last_message_contains: 'the carried plan', turn: 10 }, reply: json({ next_speaker: 'Developer', instruction: 'Write it now.' }) },
+        when('the carried plan', json({ next_speaker: 'CodeReviewer', instruction: 'Review.' })),
+      ],
+    };
+    const wf = await h.start(magenticTeam('mag-can', manager, {}), 'build the login page', { options: { scale: { loop_history_events: 40 } } });
+    const res = (await wf.result()) as AgentRunResult;
+    const out = String(res.output);
+    // The round-5 Developer saw the four reviewer turns of earlier rounds (earlier executions included).
+    expect(out.startsWith('code: # Task\nbuild the login page\n\n# Conversation so far\n\n[CodeReviewer]\nLGTM')).toBe(true);
+    expect(out.split('[CodeReviewer]\nLGTM').length - 1).toBe(4);
+    expect(out.endsWith('# Instruction from the manager\nWrite it now.')).toBe(true);
+    expect(res.warnings ?? []).toEqual([]);
+    expect((await wf.describe()).runId).not.toBe(wf.firstExecutionRunId);
+    expect(await members(wf.workflowId)).toEqual(['round-1-CodeReviewer', 'round-2-CodeReviewer', 'round-3-CodeReviewer', 'round-4-CodeReviewer', 'round-5-Developer']);
+    const st = await wf.query(statusQuery);
+    expect(st.progress).toMatchObject({ strategy: 'magentic', phase: 'done', round: 6, stalls: 0, resets: 0 });
+    expect(String((st.progress as { stopped?: string }).stopped)).toBe("complete: the manager's ledger says the task is complete (round 5 wrote the code)");
+  }, 180_000);
+
   test('stalling rounds replan; past MaxResetCount the session ends with a stall message', async () => {
     const manager: ScriptedModelConfig = {
       rules: [

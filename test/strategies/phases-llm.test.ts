@@ -84,6 +84,28 @@ describe('llm selection', () => {
   }, 180_000);
 });
 
+describe('llm selection continues as new', () => {
+  test('a 12-turn session past a low history limit continues as new, carries its transcript and selector count, and every turn runs once', async () => {
+    // The selector answers by its call number (carried), so the speakers are A, B, A, ... and C last.
+    const order = [...Array.from({ length: 11 }, (_, i) => (i % 2 ? 'B' : 'A')), 'C'];
+    const b = llmTeam('llm-can', { turns: order.map((n) => say(n)) }, { Termination: { Type: 'maxiterations', MaxIterations: 12 } }, {
+      A: answers('a said'), B: answers('b said'), C: echo('final: '),
+    });
+    const wf = await h.start(b, 'go', { options: { scale: { loop_history_events: 40 } } });
+    const res = (await wf.result()) as AgentRunResult;
+    const out = String(res.output);
+    // C was given the whole conversation: 6 A turns and 5 B turns, including those of earlier executions.
+    expect(out.startsWith('final: # Task\ngo\n\n# Conversation so far\n\n[A]\na said\n\n[B]\nb said')).toBe(true);
+    expect(out.split('[A]\na said').length - 1).toBe(6);
+    expect(out.split('[B]\nb said').length - 1).toBe(5);
+    expect(res.warnings ?? []).toEqual([]);
+    const d = await wf.describe();
+    expect(d.runId).not.toBe(wf.firstExecutionRunId);
+    expect((await members(wf.workflowId)).sort()).toEqual(order.map((n, i) => `turn-${i + 1}-${n}`).sort());
+    expect((await wf.query(statusQuery)).progress).toMatchObject({ strategy: 'llm', phase: 'done', iteration: 12, speaker: 'C' });
+  }, 180_000);
+});
+
 describe('policies.pii_redaction of the strategies agent', () => {
   const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
   let srv: FakeOpenAIServer;
