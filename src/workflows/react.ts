@@ -31,7 +31,7 @@ import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
 import { auditRun, redactInput, refuseModelsOutsideResidency } from './react/policies';
 import { saveArtifacts } from './react/artifacts';
-import { memoryApplies, readMemory, writeBackMemory } from './react/memory';
+import { endRunMemory, memoryApplies, readMemory } from './react/memory';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
@@ -80,7 +80,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await escalate(rx, e);
     }
     if (st.state) result = { ...result, state: st.state };
-    if (st.memory) result = await writeBackMemory(rx, result);
+    if (st.memory) result = await endRunMemory(rx, result);
     await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
     shell.end('completed');

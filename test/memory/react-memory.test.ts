@@ -106,3 +106,16 @@ test('a writeback with approval_required waits as a pending approval; `loom appr
   expect(await until('the rejected run to be closed', async () => ((await second.describe()).status.name === 'COMPLETED' ? true : undefined))).toBe(true);
   expect(await mem().list('prefs', 'prefs/dee')).toEqual([]);
 }, 90_000);
+
+test('a run outside a --session is its own session: its scope: session collections are emptied as it ends; with --session they stay', async () => {
+  const scratch: CompiledCollection = { ...collection('scratch', 'scratch/{sessionId}', { enabled: true, strategy: 'output', approval_required: false }), scope: 'session' };
+  const a = { ...memoryAgent('scratcher', [scratch], [scratch]), memory: { mode: 'session' as const, read_collections: [scratch], write_collections: [scratch] } };
+  const alone = await start(a, 'note this', { actor_id: 'ada' });
+  await alone.result();
+  expect(await scheduledActivities(alone)).toEqual(['loadAgent', 'memoryReadMessage', 'modelTurn', 'memoryWriteback', 'memoryEndSession']);
+  expect(await mem().list('scratch', `scratch/${alone.workflowId}`)).toEqual([]);
+  const inSession = await start(a, 'note this', { actor_id: 'ada', session_id: 's-7' });
+  await inSession.result();
+  expect(await scheduledActivities(inSession)).toEqual(['loadAgent', 'memoryReadMessage', 'modelTurn', 'memoryWriteback']);
+  expect((await mem().list('scratch', 'scratch/s-7')).map((e) => e.text)).toEqual(['How may I contact you?']);
+}, 60_000);

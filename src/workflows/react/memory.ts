@@ -9,7 +9,9 @@
  *   run end    each write collection with `writeback.enabled` gets the answer per its strategy;
  *              a collection with `approval_required` waits durably for approve/reject under call
  *              id `memory-1-<collection>` (the update `loom approve`/`loom reject` send), and an
- *              unanswered one is not written once the run's approval timeout passes
+ *              unanswered one is not written once the run's approval timeout passes; a run
+ *              outside a `--session` is its own session, so `scope: session` collections are
+ *              emptied as it ends
  *
  * Only root runs: a session reads and writes for its messages itself, and orchestration members
  * are not single runs (docs/spec-decisions.md 275). Decided once per run chain, behind patch
@@ -49,8 +51,20 @@ export async function readMemory(rx: ReactRun): Promise<void> {
   if (r.ref) rx.st.pending_append = [...rx.st.pending_append, { ref: r.ref }];
 }
 
-/** Run end: write back per collection; approvals wait (concurrently) before the run completes. The result gains the warnings of writebacks not written. */
-export async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<AgentRunResult> {
+/**
+ * Run end: write back per collection; approvals wait (concurrently) before the run completes. The
+ * result gains the warnings of writebacks not written. A run outside a `--session` is its own
+ * session: its `scope: session` collections are emptied once it is done with them.
+ */
+export async function endRunMemory(rx: ReactRun, result: AgentRunResult): Promise<AgentRunResult> {
+  const out = await writeBackMemory(rx, result);
+  if (memoryUse(rx.agent.memory).sessionScoped && !rx.input.options?.session_id) {
+    await rx.acts.memoryEndSession.executeWithOptions({ ...rx.guardOpts, summary: 'memory: end of the run\'s session' }, [scope(rx)]);
+  }
+  return out;
+}
+
+async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<AgentRunResult> {
   if (!memoryUse(rx.agent.memory).writes) return result;
   const at = new Date().toISOString();
   const wb = await rx.acts.memoryWriteback.executeWithOptions({ ...rx.guardOpts, summary: 'memory writeback' }, [
