@@ -41,6 +41,8 @@ export const LOOM_ENV = {
   LOOM_MAX_CONCURRENT_ACTIVITIES: positiveInt,
   /** Worker slots for workflow tasks (default 40). */
   LOOM_MAX_CONCURRENT_WORKFLOW_TASKS: positiveInt,
+  /** Seconds `loom inbox` waits for each run tree's status query before reporting the tree unanswered (default 5). */
+  LOOM_INBOX_QUERY_TIMEOUT_SECONDS: positiveInt,
 } as const;
 
 export type LoomEnvName = keyof typeof LOOM_ENV;
@@ -66,7 +68,7 @@ export function loomEnvProblems(env: NodeJS.ProcessEnv = process.env): string[] 
   return out;
 }
 
-/** A positive-integer LOOM_* setting, undefined when unset (create-worker's worker slots). */
-export function envInt(name: 'LOOM_MAX_CONCURRENT_ACTIVITIES' | 'LOOM_MAX_CONCURRENT_WORKFLOW_TASKS', env: NodeJS.ProcessEnv = process.env): number | undefined {
+/** A positive-integer LOOM_* setting, undefined when unset (create-worker's worker slots, the inbox's query deadline). */
+export function envInt(name: 'LOOM_MAX_CONCURRENT_ACTIVITIES' | 'LOOM_MAX_CONCURRENT_WORKFLOW_TASKS' | 'LOOM_INBOX_QUERY_TIMEOUT_SECONDS', env: NodeJS.ProcessEnv = process.env): number | undefined {
   return loomEnv(name, env);
 }

@@ -105,7 +105,12 @@ export function createLoomMcpServer(s: LoomSession, opts: { registry: string }):
   server.registerTool('list_pending_decisions', {
     description: 'Every decision waiting on a human in every open run tree (approvals, route approvals, human-queue waits), with the ref to answer it.',
     inputSchema: {},
-  }, async () => answer(async () => ({ decisions: await collectInbox(s, Date.now()) })));
+  }, async () => answer(async () => {
+    const unanswered: string[] = [];
+    const decisions = await collectInbox(s, Date.now(), unanswered);
+    // Trees whose status query timed out (no worker answering) are named, not silently missing.
+    return { decisions, ...(unanswered.length ? { unanswered_runs: unanswered } : {}) };
+  }));
 
   server.registerTool('approve', {
     description: 'Approve a pending tool call of a run (ref: a call id, or PATH:CALL_ID in a run tree), optionally with corrected arguments.',

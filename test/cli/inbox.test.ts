@@ -171,3 +171,37 @@ test('loom inbox lists every decision in every open tree with the command that a
   expect(((await h.handle(fan).result()) as AgentRunResult).output).toEqual({ left: 'left paid', right: 'right paid' });
   expect(ours(json(await h.loom(['inbox', '--json'])))).toEqual([]);
 }, 120_000);
+
+test('loom inbox does not hang on a tree no worker answers: it lists the rest and names that root on stderr within the query deadline', async () => {
+  // A run holding a decision (per its search attributes) on a task queue nobody polls: its status query can never be answered.
+  const b = bundle('inbox-orphan', [agent({ id: 'inbox-orphan' })]);
+  const args: RunAgentInput = { bundle: await store(b), agent_id: 'inbox-orphan', input: 'x' };
+  const orphan = `inbox-orphan-${randomUUID().slice(0, 8)}`;
+  const handle = await h.t.client.workflow.start(workflowTypeFor(b.agents['inbox-orphan'])!, {
+    taskQueue: `nobody-polls-${randomUUID().slice(0, 8)}`,
+    workflowId: orphan,
+    args: [args],
+    searchAttributes: { [SEARCH_ATTRIBUTES.agentId]: ['inbox-orphan'], [SEARCH_ATTRIBUTES.pattern]: ['agf.react'], [SEARCH_ATTRIBUTES.status]: ['waiting_for_approval'] },
+  });
+  try {
+    await statusVisible(orphan);
+    const started = Date.now();
+    const res = await h.loom(['inbox', '--json'], { env: { LOOM_INBOX_QUERY_TIMEOUT_SECONDS: '1' } });
+    expect(res.code).toBe(0);
+    expect(json<InboxEntry[]>(res).some((r) => r.root_workflow_id === orphan)).toBe(false);
+    expect(res.err).toMatch(new RegExp(`did not answer the status query within 1 s \\(is a worker polling their task queue\\?\\); their decisions are not listed: .*${orphan}`));
+    expect(Date.now() - started).toBeLessThan(20_000);
+  } finally {
+    await handle.terminate('test over');
+  }
+}, 60_000);
+
+/** The run is in visibility (the inbox lists runs from there). */
+async function statusVisible(id: string): Promise<void> {
+  const end = Date.now() + 20_000;
+  while (Date.now() < end) {
+    for await (const wf of h.t.client.workflow.list({ query: `WorkflowId = '${id}'` })) if (wf.workflowId === id) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${id} never appeared in visibility`);
+}

@@ -9,13 +9,16 @@
  * whose route approvals do not change AgentStatus, by AgentPattern), each is mapped to its root
  * (rootExecution), and each root is asked once for its tree-wide `pending_decisions` (status
  * query). A root started before patch `tree-pending-decisions` lists no tree: its holders are then
- * asked directly.
+ * asked directly. Each query has a deadline (LOOM_INBOX_QUERY_TIMEOUT_SECONDS, default 5): a tree
+ * no worker answers for (workers stopped, or a task queue nobody polls) is reported by id, on
+ * stderr and in the MCP answer, instead of holding the whole listing.
  */
 import { defineCommand, flagString, UsageError } from '../args';
 import { connect, LoomSession } from '../connect';
 import { PendingDecision, RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { approvalsAsDecisions, decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { mapBounded } from '../../orchestration/batch';
+import { envInt } from '../../activities/env';
 
 export const INBOX_QUERY = `ExecutionStatus = 'Running' AND (${SEARCH_ATTRIBUTES.status} IN ('waiting_for_approval', 'waiting_for_human') OR ${SEARCH_ATTRIBUTES.pattern} = 'strategies')`;
 
@@ -38,12 +41,21 @@ export function answerCommands(root: string, d: PendingDecision): string[] {
   return [`loom approve ${shellQuote(root)} ${ref}`, `loom reject ${shellQuote(root)} ${ref} --reason TEXT`];
 }
 
-async function status(s: LoomSession, id: string): Promise<RunStatus | undefined> {
+/** Seconds a status query may take before its tree is reported unanswered. */
+export function queryTimeoutMs(): number {
+  return (envInt('LOOM_INBOX_QUERY_TIMEOUT_SECONDS') ?? 5) * 1000;
+}
+
+type Answer = { st: RunStatus } | { closed: true } | { unanswered: true };
+
+async function status(s: LoomSession, id: string): Promise<Answer> {
   const { statusQuery } = await import('../../shared/handlers');
   try {
-    return await s.client.workflow.getHandle(id).query(statusQuery);
-  } catch {
-    return undefined; // closed meanwhile, or no worker serves it: nothing to answer there now
+    return { st: await s.client.withDeadline(Date.now() + queryTimeoutMs(), () => s.client.workflow.getHandle(id).query(statusQuery)) };
+  } catch (e) {
+    // The client wraps the gRPC DEADLINE_EXCEEDED (code 4) in a ServiceError; anything else: closed meanwhile, nothing to answer there now.
+    const cause = (e as { cause?: { code?: number } }).cause;
+    return cause?.code === 4 || (e as { code?: number }).code === 4 ? { unanswered: true } : { closed: true };
   }
 }
 
@@ -55,18 +67,27 @@ function holderDecisions(id: string, st: RunStatus, root: string): PendingDecisi
   return own.map((d) => ({ ...d, path }));
 }
 
-export async function collectInbox(s: LoomSession, now: number): Promise<InboxEntry[]> {
+/**
+ * Every decision waiting on a human. `unanswered` collects the root ids whose status query timed
+ * out (their decisions are not in the list).
+ */
+export async function collectInbox(s: LoomSession, now: number, unanswered: string[] = []): Promise<InboxEntry[]> {
   const holdersByRoot = new Map<string, string[]>();
   for await (const wf of s.client.workflow.list({ query: INBOX_QUERY })) {
     const root = wf.rootExecution?.workflowId ?? wf.workflowId;
     holdersByRoot.set(root, [...(holdersByRoot.get(root) ?? []), wf.workflowId]);
   }
   const perRoot = await mapBounded([...holdersByRoot.entries()], 16, async ([root, holders]) => {
-    const st = await status(s, root);
+    const a = await status(s, root);
+    if ('unanswered' in a) {
+      unanswered.push(root);
+      return [];
+    }
+    const st = 'st' in a ? a.st : undefined;
     let ds: PendingDecision[];
     if (st?.pending_decisions) ds = st.pending_decisions;
     else {
-      const sts = await Promise.all(holders.map(async (id) => [id, id === root ? st : await status(s, id)] as const));
+      const sts = await Promise.all(holders.map(async (id) => [id, id === root ? st : await statusOf(s, id)] as const));
       ds = sts.flatMap(([id, hs]) => (hs ? holderDecisions(id, hs, root) : []));
     }
     return ds.map((d): InboxEntry => ({
@@ -77,7 +98,19 @@ export async function collectInbox(s: LoomSession, now: number): Promise<InboxEn
       answer: answerCommands(root, d),
     }));
   });
+  unanswered.sort();
   return perRoot.flat().sort((a, b) => b.waited_seconds - a.waited_seconds || a.root_workflow_id.localeCompare(b.root_workflow_id));
+}
+
+async function statusOf(s: LoomSession, id: string): Promise<RunStatus | undefined> {
+  const a = await status(s, id);
+  return 'st' in a ? a.st : undefined;
+}
+
+/** The stderr note for trees whose root did not answer in time. */
+export function unansweredNote(roots: readonly string[]): string {
+  if (!roots.length) return '';
+  return `loom inbox: ${roots.length} run tree(s) did not answer the status query within ${queryTimeoutMs() / 1000} s (is a worker polling their task queue?); their decisions are not listed: ${roots.join(', ')}\n`;
 }
 
 /** Identity of an inbox entry across refreshes (a decision asked again later is a new one). */
@@ -154,7 +187,12 @@ export const run = defineCommand(
     if (!Number.isFinite(interval) || interval <= 0) throw new UsageError(`--interval must be a positive number of seconds (got '${rawInterval}')`);
     if (rawInterval !== undefined && args.flags.watch !== true) throw new UsageError('--interval goes with --watch');
     const s = await connect();
-    const select = async (now: number) => (await collectInbox(s, now)).filter((e) => (!agent || e.agent_id === agent) && (!queue || e.queue === queue) && e.waited_seconds >= minAge);
+    const select = async (now: number) => {
+      const unanswered: string[] = [];
+      const rows = (await collectInbox(s, now, unanswered)).filter((e) => (!agent || e.agent_id === agent) && (!queue || e.queue === queue) && e.waited_seconds >= minAge);
+      process.stderr.write(unansweredNote(unanswered));
+      return rows;
+    };
     try {
       if (args.flags.watch === true) return await watch(select, interval * 1000, args.flags.json === true);
       const now = Date.now();
