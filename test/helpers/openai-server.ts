@@ -85,6 +85,8 @@ export interface FakeOpenAIServer {
   enqueue(...r: FakeResponse[]): void;
   /** Responses not served yet. */
   pending(): number;
+  /** The next `times` /v1/embeddings requests answer HTTP `status` (an error body). */
+  failEmbeddings(status: number, times?: number): void;
   close(): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export interface FakeOpenAIOptions {
 
 export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
   const queue: FakeResponse[] = [];
+  const embedFailures: number[] = [];
   const requests: RecordedRequest[] = [];
   let seq = 0;
   const timers = new Set<NodeJS.Timeout>();
@@ -147,6 +150,11 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
         if (!res.writableFinished) rec.abortedAt = Date.now();
       });
       if (req.method === 'POST' && (req.url ?? '').startsWith('/v1/embeddings')) {
+        const failWith = embedFailures.shift();
+        if (failWith !== undefined) {
+          send(res, failWith, { error: { message: `fake embeddings error ${failWith}`, type: 'fake_error' } });
+          return;
+        }
         const input = Array.isArray(body.input) ? (body.input as unknown[]) : [body.input];
         if (!input.every((x) => typeof x === 'string')) {
           send(res, 400, { error: { message: 'fake openai server: embeddings input must be a string or a list of strings', type: 'invalid_request_error' } });
@@ -221,6 +229,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     requests,
     enqueue: (...r) => void queue.push(...r),
     pending: () => queue.length,
+    failEmbeddings: (status, times = 1) => void embedFailures.push(...new Array<number>(times).fill(status)),
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();

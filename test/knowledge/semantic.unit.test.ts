@@ -121,3 +121,23 @@ test('hybrid without an embeddings endpoint ranks by BM25 alone (decision 257); 
     if (saved.m !== undefined) process.env.LOOM_EMBEDDINGS_MODEL = saved.m;
   }
 });
+
+test('endpoint failures: 5xx/429 retryable (Temporal retries the activity), other 4xx not; the key never in the message', async () => {
+  const { embedTexts } = await import('../../src/activities/embeddings');
+  const cfg = { base_url: server.baseUrl, model: 'fake-embed', api_key_env: 'LOOM_TEST_EMBED_KEY2' };
+  process.env.LOOM_TEST_EMBED_KEY2 = 'sk-embedsecret-0123456789';
+  try {
+    server.failEmbeddings(503);
+    const e503 = await embedTexts(cfg, ['fresh text one'], store).then(() => undefined, (e: unknown) => e as { type?: string; nonRetryable?: boolean; message: string });
+    expect(e503).toMatchObject({ type: 'EmbeddingsHttp503', nonRetryable: false });
+    expect(e503!.message).toMatch(/embeddings request to http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings \(model fake-embed\) failed: HTTP 503/);
+    server.failEmbeddings(400);
+    const e400 = await embedTexts(cfg, ['fresh text one'], store).then(() => undefined, (e: unknown) => e as { type?: string; nonRetryable?: boolean; message: string });
+    expect(e400).toMatchObject({ type: 'EmbeddingsHttp400', nonRetryable: true });
+    expect(`${e503!.message} ${e400!.message}`).not.toContain('embedsecret');
+    // After the failures nothing was cached: the next call embeds it.
+    expect(await embedTexts(cfg, ['fresh text one'], store)).toHaveLength(1);
+  } finally {
+    delete process.env.LOOM_TEST_EMBED_KEY2;
+  }
+});
