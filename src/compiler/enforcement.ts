@@ -34,7 +34,24 @@ const W = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ stat
 const isTrue = (v: unknown): boolean => v === true;
 const notFalseOrNone = (v: unknown): boolean => v !== false && v !== 'none';
 const artifactsOn = (_v: unknown, doc: Record<string, unknown>): boolean => (doc.artifacts as { enabled?: unknown } | undefined)?.enabled === true;
-const observabilityField = 'no OpenTelemetry exporter runs yet';
+const observabilityField = 'no OpenTelemetry metrics or logs exporter runs yet (only traces are exported: src/telemetry)';
+const tracingOn = (doc: Record<string, unknown>): boolean => ((doc.observability as { tracing?: { enabled?: unknown } } | undefined)?.tracing?.enabled === true);
+const tracingField = (what: string): FieldRule => E(`worker-side spans (src/telemetry/tracing.ts): ${what}`);
+/** observability.tracing: what the worker does with each field (issue 11.8). */
+const TRACING_FIELDS: Record<string, FieldRule> = {
+  'observability.tracing.enabled': tracingField('emitted only when true (the seed default is false)'),
+  'observability.tracing.exporter': tracingField('otlp (OTLP/HTTP JSON) or console; none emits nothing'),
+  'observability.tracing.endpoint': tracingField('where spans are sent; required for otlp (AGF180)'),
+  'observability.tracing.sampling_rate': tracingField('share of runs traced, stable per run id'),
+  'observability.tracing.include_model_inputs': tracingField('model input messages on agent.model_invocation only when true'),
+  'observability.tracing.include_model_outputs': tracingField('the model reply on agent.model_invocation unless false'),
+  'observability.tracing.include_tool_args': tracingField('tool arguments on agent.tool_call: none (default), redacted (sensitive fields replaced) or full'),
+  'observability.tracing.include_tool_results': tracingField('tool result on agent.tool_call: redacted (default), full or none'),
+  'observability.tracing.include_kb_chunks': tracingField('search_knowledge hits as events of agent.kb_retrieval when true'),
+  'observability.tracing.propagate_context': W('no W3C traceparent header is sent to tools or sub-agents yet (a sub-agent run is its own trace)', (v, d) => v !== false && tracingOn(d)),
+  'observability.tracing.auth.type': W('mtls is not supported: the worker logs it and exports no spans (bearer and none work)', (v, d) => v === 'mtls' && tracingOn(d)),
+  'observability.tracing.auth.credentials_ref': tracingField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
+};
 const memoryOrchestrator = 'memory is read and written back by agf.react runs (`loom run`/`loom start`) and chat sessions (`loom chat`); `loom run`/`loom start` of an agent that orchestrates members does neither (its members do not read it either)';
 const Rm = (note: string): FieldRule => ({ ...R(note), orchestratorNote: memoryOrchestrator });
 const writesMemory = (doc: Record<string, unknown>): boolean => {
@@ -104,10 +121,9 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'guardrails.tool_calls.block_tools_on_input_fail': E('tool calls refused after an input guardrail triggers'),
   ui: D('presentation hints for clients'),
   localization: D('presentation hints for clients'),
-  ...Object.fromEntries(['tracing', 'metrics', 'logs'].flatMap((s) => {
-    const keys = s === 'tracing'
-      ? ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'propagate_context', 'auth.type', 'auth.credentials_ref']
-      : s === 'metrics'
+  ...TRACING_FIELDS,
+  ...Object.fromEntries(['metrics', 'logs'].flatMap((s) => {
+    const keys = s === 'metrics'
         ? ['enabled', 'exporter', 'endpoint', 'export_interval_seconds', 'retention_days', 'custom_dimensions', 'auth.type', 'auth.credentials_ref']
         : ['enabled', 'exporter', 'endpoint', 'level', 'structured', 'include_trace_context', 'auth.type', 'auth.credentials_ref'];
     return keys.map((k) => [`observability.${s}.${k}`, W(observabilityField, k === 'enabled' || k === 'exporter' ? notFalseOrNone : (_v, d) => sectionOn(d, s))]);

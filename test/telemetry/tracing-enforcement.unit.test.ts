@@ -1,0 +1,25 @@
+import { AGENT_FIELDS, unenforcedFields } from '../../src/compiler/enforcement';
+
+describe('observability.tracing in the enforcement inventory (issue 11.8)', () => {
+  const tracing = {
+    enabled: true, exporter: 'otlp', endpoint: 'https://otel.internal/v1/traces', sampling_rate: 0.5,
+    include_model_inputs: false, include_model_outputs: true, include_tool_args: 'redacted', include_tool_results: 'redacted',
+    include_kb_chunks: false, auth: { type: 'bearer', credentials_ref: 'otel-token' },
+  };
+
+  it('the fields the worker acts on are enforced; metrics and logs stay warned', () => {
+    for (const k of ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'auth.credentials_ref']) {
+      expect(AGENT_FIELDS[`observability.tracing.${k}`].status).toBe('enforced');
+    }
+    expect(AGENT_FIELDS['observability.metrics.enabled'].status).toBe('warned');
+    expect(AGENT_FIELDS['observability.logs.level'].status).toBe('warned');
+  });
+
+  it('an enabled tracing section warns only for propagate_context and mtls', () => {
+    expect(unenforcedFields({ observability: { tracing } })).toEqual([]);
+    const warned = unenforcedFields({ observability: { tracing: { ...tracing, propagate_context: true, auth: { type: 'mtls', credentials_ref: 'otel-cert' } } } });
+    expect(warned.map((u) => u.fields)).toEqual([['observability.tracing.propagate_context'], ['observability.tracing.auth.type']]);
+    expect(unenforcedFields({ observability: { tracing: { ...tracing, propagate_context: false } } })).toEqual([]);
+    expect(unenforcedFields({ observability: { tracing: { ...tracing, enabled: false, propagate_context: true } } })).toEqual([]);
+  });
+});
