@@ -271,6 +271,12 @@ export const TOOL_SCHEMA: S = {
   ],
 };
 
+/** `backend.embeddings` of a KB or collection: the embeddings endpoint for semantic search (decisions 255, 259), the shape of a model's `openai` block. */
+const EMBEDDINGS: S = closed({
+  base_url: { type: 'string', pattern: '^https?://' }, model: nonEmpty, api_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
+  header_envs: { type: 'object', additionalProperties: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' } }, request_timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
+}, ['base_url', 'model']);
+
 export const KB_SCHEMA: S = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://agentloom.dev/schemas/kb.schema.json',
@@ -286,7 +292,7 @@ export const KB_SCHEMA: S = {
       properties: {
         type: { enum: ['inline', 'files', 'http'] },
         documents: { type: 'array', items: closed({ id: nonEmpty, title: str, text: str, url: str }, ['id', 'text']) },
-        path: str, credentials_ref: str,
+        path: str, credentials_ref: str, embeddings: EMBEDDINGS,
       },
     },
   },
@@ -315,7 +321,7 @@ export const COLLECTION_SCHEMA: S = {
   properties: {
     collection_id: refId, ...common,
     scope: { enum: ['session', 'project', 'user'] },
-    backend: { type: 'object', required: ['type'], properties: { type: nonEmpty, credentials_ref: str, namespace: str } },
+    backend: { type: 'object', required: ['type'], properties: { type: nonEmpty, credentials_ref: str, namespace: str, embeddings: EMBEDDINGS } },
     writeback: closed({ enabled: bool, strategy: str, approval_required: bool }, ['enabled']),
   },
 };
