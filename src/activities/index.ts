@@ -24,7 +24,7 @@ import type { ContentClassifier } from '../policies/content';
 import { createMcpToolExecutor } from './mcp-tools';
 import { McpPool } from '../mcp/pool';
 import { ApplicationFailure } from '@temporalio/activity';
-import { lifecycleRefusal } from '../policies/lifecycle';
+import { lifecycleRefusal, memberRefusal } from '../policies/lifecycle';
 
 export interface ActivityDeps {
   store?: BlobStore;
@@ -72,10 +72,10 @@ export function createActivities(deps: ActivityDeps = {}) {
 
   return {
     ...otherToolActivities,
-    /** `root`: a root run's load checks the lifecycle (draft needs allow_draft, disabled never runs). */
+    /** `root`: a root run's load checks the lifecycle (draft needs allow_draft, disabled never runs); any other load refuses a disabled member. */
     async loadAgent(inp: { bundle: BlobRef; agent_id: string; root?: { allow_draft?: boolean } }): Promise<AgentView> {
       const { bundle, agent } = await bundles.agent(inp.bundle, inp.agent_id);
-      const refusal = inp.root ? lifecycleRefusal(agent, inp.root) : undefined;
+      const refusal = inp.root ? lifecycleRefusal(agent, inp.root) : memberRefusal(agent);
       if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'AgentNotRunnable');
       return agentView(bundle, agent);
     },

@@ -1,5 +1,5 @@
 /** src/policies/lifecycle.ts and src/runtime/output-render.ts (issue 11 point 3). */
-import { lifecycleRefusal, lifecycleWarning } from '../../src/policies/lifecycle';
+import { lifecycleRefusal, lifecycleWarning, memberRefusal, memberWarning } from '../../src/policies/lifecycle';
 import { renderOutput } from '../../src/runtime/output-render';
 
 describe('lifecycle', () => {
@@ -15,6 +15,12 @@ describe('lifecycle', () => {
     expect(lifecycleWarning(a('deprecated'))).toMatch(/a v2\.0\.0 is deprecated/);
     expect(lifecycleWarning(a('draft'))).toMatch(/draft/);
     expect(lifecycleWarning(a('active'))).toBeUndefined();
+  });
+  test('members: only disabled is refused, only deprecated warns (a draft member runs under its allowed root)', () => {
+    expect(memberRefusal(a('disabled'))).toMatch(/^member a v2\.0\.0 has status: disabled and cannot be run/);
+    for (const s of ['active', 'deprecated', 'draft']) expect(memberRefusal(a(s))).toBeUndefined();
+    expect(memberWarning(a('deprecated'))).toMatch(/a v2\.0\.0 is deprecated/);
+    for (const s of ['active', 'draft', 'disabled']) expect(memberWarning(a(s))).toBeUndefined();
   });
 });
 

@@ -40,7 +40,7 @@ import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, re
 import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { redactToolArgs } from '../../policies/sensitive';
-import { lifecycleWarning } from '../../policies/lifecycle';
+import { lifecycleWarning, memberWarning } from '../../policies/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
@@ -250,8 +250,8 @@ export class RunShell {
   /** The agent is loaded: publish who runs (and the state), and label the run's current details. */
   begin(agent: { agent_id: string; version: string; status?: string }, pattern: string): void {
     this.status.version = agent.version;
-    // A root run of a deprecated (or allowed draft) agent says so in its warnings (no command: replay-safe).
-    const stale = this.input.options?.parent ? undefined : lifecycleWarning(agent);
+    // A run of a deprecated agent (or a root run of an allowed draft) says so in its warnings (no command: replay-safe).
+    const stale = this.input.options?.parent ? memberWarning(agent) : lifecycleWarning(agent);
     if (stale) this.warn(stale);
     this.label = `${agent.agent_id} (${pattern})`;
     this.begun = true;
