@@ -64,7 +64,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   spec_version: E('compiler: selects the accepted shape'),
   agent_id: E('bundle key, workflow ids, search attribute AgentId'),
   version: E('publish ordering, search attribute AgentVersion'),
-  status: E('root runs: draft only with --allow-draft (RunOptions.allow_draft), disabled refused, deprecated warned (src/policies/lifecycle.ts)'),
+  status: E('root runs: draft only with --allow-draft (RunOptions.allow_draft), disabled refused, deprecated warned; members: disabled refused, deprecated warned (src/policies/lifecycle.ts)'),
   'meta.name': D(), 'meta.category': D(), 'meta.description': D(), 'meta.owner': D(), 'meta.tags': D(),
   'runtime.model': E('the model activity'),
   'runtime.fallback_model': E('react loop: takes over after the model fails or a second bad answer'),
