@@ -13,6 +13,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { sha256 } from '../compiler/canonical';
 import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, semanticSearch, writebackText } from '../runtime/memory';
 import { embeddingsConfig, embedTexts } from './embeddings';
+import { redactText } from '../policies/pii';
 import type { BundleCache } from './agent-loader';
 import type { BlobStore } from './blob-store';
 import { MessageStore } from './message-store';
@@ -76,10 +77,12 @@ function namespaceOf(c: CompiledCollection, s: MemoryScope): string {
  * keyword overlap. Only the collection's own block counts: LOOM_EMBEDDINGS_* does not switch
  * memory to semantic search (decision 259).
  */
-export async function searchCollection(c: CompiledCollection, entries: MemoryEntry[], query: string, store?: BlobStore): Promise<MemoryEntry[]> {
+export async function searchCollection(c: CompiledCollection, entries: MemoryEntry[], query: string, store?: BlobStore, opts: { piiRedaction?: boolean } = {}): Promise<MemoryEntry[]> {
   const cfg = definitionError(() => embeddingsConfig(`collection ${c.collection_id}`, c.backend, {}));
   if (!cfg || !entries.length || !query.trim()) return keywordSearch(entries, query);
-  const [q, ...vectors] = await embedTexts(cfg, [query, ...entries.map((e) => e.text)], store);
+  // policies.pii_redaction: the endpoint is outside the worker, so it gets the redacted texts only.
+  const out = (t: string) => (opts.piiRedaction ? redactText(t).text : t);
+  const [q, ...vectors] = await embedTexts(cfg, [out(query), ...entries.map((e) => out(e.text))], store);
   return semanticSearch(entries, vectors, q);
 }
 
@@ -95,9 +98,11 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
   const acts = {
     /** The `# Memory` block for this message from every read collection ('' when nothing matched). */
     async memoryRead(inp: MemoryScope & { query: string }): Promise<{ block: string; found: Record<string, number> }> {
-      const m = memoryOf(await agentOf(inp));
+      const agent = await agentOf(inp);
+      const m = memoryOf(agent);
       if (m.mode === 'none') return { block: '', found: {} };
-      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await mem.list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store) })));
+      const piiRedaction = agent.policies?.pii_redaction === true;
+      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await mem.list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store, { piiRedaction }) })));
       return { block: memoryBlock(found), found: Object.fromEntries(found.map((f) => [f.collection_id, f.entries.length])) };
     },
 

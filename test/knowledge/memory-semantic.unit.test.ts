@@ -63,3 +63,13 @@ test('semanticSearch: best first, newest first on ties, low similarity left out,
   expect(semanticSearch(entries, v, [1, 0], 1)).toHaveLength(1);
   expect(semanticSearch(entries, v, [0, 0])).toEqual([]);
 });
+
+test('with policies.pii_redaction the embeddings endpoint gets the redacted message and entries only', async () => {
+  const semantic = coll({ type: 'memory', embeddings: { base_url: server.baseUrl, model: 'fake-embed-pii' } });
+  const withPii = [memoryEntry('Send refunds to ada.lovelace@example.com', src, '2026-01-04T00:00:00Z')];
+  const n = embedInputs().length;
+  await searchCollection(semantic, withPii, 'refunds to bob@example.org please', store, { piiRedaction: true });
+  const sent = embedInputs().slice(n).join('\n');
+  expect(sent).toContain('[EMAIL]');
+  expect(sent).not.toMatch(/ada\.lovelace|bob@example/);
+});
