@@ -4,8 +4,12 @@
  * `knowledge.retrieval.search_mode: semantic` applies to its source, whose chunks and the query
  * are embedded through the same server's /v1/embeddings; the tool result the model gets back
  * ranks first the article that shares no word with the query (BM25 would rank another one).
+ * A second run searches an `http` backend in hybrid mode: its documents are embedded too and the
+ * result is the reciprocal rank fusion of both rankings.
  */
 import { randomBytes } from 'crypto';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import type { Worker } from '@temporalio/worker';
 import type { CompiledKnowledge } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
@@ -62,4 +66,39 @@ test('a run whose search_knowledge call ranks by embeddings (search_mode semanti
   const toolMsg = chats[1].body.messages!.find((m) => m.role === 'tool');
   const hits = JSON.parse(toolMsg!.content!) as { kb_id: string; id: string }[];
   expect(hits[0]).toMatchObject({ kb_id: 'help', id: 'refunds' });
+}, 120_000);
+
+test('hybrid over an http backend: the documents it returns are embedded and fused with BM25', async () => {
+  const kbSrv = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify([
+      { id: 'passwords', text: 'Reset a password from the Settings page.' },
+      { id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' },
+      { id: 'forms', title: 'Forms', text: 'A reimbursement request form costs nothing to submit; fees apply to shipping.' },
+    ]));
+  });
+  await new Promise<void>((r) => kbSrv.listen(0, '127.0.0.1', r));
+  try {
+    const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', request_timeout_seconds: 10 } };
+    const a = agent({ agent_id: 'kb-hybrid', model, tools: [builtinTool('search_knowledge')] });
+    const remote: CompiledKnowledge = {
+      kb_id: 'remote', version: '1', status: 'active', required: false, citations_required: false, retrieval: { search_mode: 'hybrid' },
+      backend: { type: 'http', url: `http://127.0.0.1:${(kbSrv.address() as AddressInfo).port}/search`, embeddings: { base_url: srv.baseUrl, model: 'fake-embed-hybrid' } },
+    };
+    a.knowledge = { refs: [remote] } as typeof a.knowledge;
+    const before = srv.requests.length;
+    srv.enqueue(toolCalls([{ name: 'search_knowledge', arguments: { query: 'I want a reimbursement' } }]), reply('See [remote/forms] and [remote/refunds].'));
+    const bundle = await storeTestBundle(bundleOf(a));
+    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `kb-hybrid-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'kb-hybrid', input: 'I want a reimbursement' }] });
+    await h.result();
+    const mine = srv.requests.slice(before);
+    expect(mine.filter((r) => r.url.startsWith('/v1/embeddings') && r.body.model === 'fake-embed-hybrid').length).toBeGreaterThan(0);
+    const toolMsg = mine.filter((r) => r.url.startsWith('/v1/chat/completions'))[1].body.messages!.find((m) => m.role === 'tool');
+    const hits = JSON.parse(toolMsg!.content!) as { id: string; score: number }[];
+    // forms: BM25 rank 1 + cosine rank 2; refunds: cosine rank 1 only; passwords: in neither list.
+    expect(hits.map((x) => x.id)).toEqual(['forms', 'refunds']);
+    expect(hits[0].score).toBeCloseTo(1 / 61 + 1 / 62, 10);
+  } finally {
+    await new Promise<void>((r) => kbSrv.close(() => r()));
+  }
 }, 120_000);
