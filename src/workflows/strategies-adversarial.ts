@@ -23,7 +23,7 @@ export async function runAdversarial(ctx: PhaseCtx, config: AdversarialConfig, t
   let last: MemberReply | undefined;
   for (const [k, stage] of adv.Stages.entries()) {
     const label = stageLabel(stage);
-    const where = { stage: k + 1, stages: adv.Stages.length, label, generator: stage.Generator, critic: stage.Critic, rounds: adv.Rounds, outcomes: summary(outcomes) };
+    const where = { stage: k + 1, stages: adv.Stages.length, label, generator: stage.Generator, critic: stage.Critic, participants: [stage.Generator, stage.Critic], rounds: adv.Rounds, outcomes: summary(outcomes) };
     reportPhase(ctx, 'generate', `stage ${k + 1} "${label}": ${stage.Generator} generates`, { ...where, round: 1 });
     let artifact = await memberTurn(ctx, stage.Generator, `${prefix}stage-${k + 1}-generate-1-${stage.Generator}`, generatorInput(task, promoted));
     let outcome: StageOutcome | undefined;
@@ -47,6 +47,6 @@ export async function runAdversarial(ctx: PhaseCtx, config: AdversarialConfig, t
     promoted.push({ label, artifact: outcome.artifact });
     last = artifact;
   }
-  reportPhase(ctx, 'done', `${outcomes.length} stage(s) promoted`, { stages: adv.Stages.length, outcomes: summary(outcomes) });
+  reportPhase(ctx, 'done', `${outcomes.length} stage(s) promoted`, { stages: adv.Stages.length, participants: [...new Set(adv.Stages.flatMap((s) => [s.Generator, s.Critic]))], outcomes: summary(outcomes) });
   return last!;
 }

@@ -67,12 +67,12 @@ export async function runLlmSelection(ctx: PhaseCtx, config: StrategyConfig, nam
     turns.push({ agent: speaker, text: last.text });
     const t = checkTerminationAfter(config.Termination, { agent: speaker, text: last.text }, i);
     if (t.stop) {
-      ctx.run.status.progress = { strategy: ctx.strategy, phase: 'done', iteration: i, speaker, stopped: `terminated: ${t.strategy}: ${t.reason}` };
+      ctx.run.status.progress = { strategy: ctx.strategy, phase: 'done', iteration: i, speaker, participants: [...names], stopped: `terminated: ${t.strategy}: ${t.reason}` };
       return last;
     }
     if (cap !== undefined && i >= cap) {
       ctx.run.warn(`llm selection stopped after ${cap} agent turns: Termination sets no MaxIterations (set one, or a regex Termination, to end the session)`);
-      ctx.run.status.progress = { strategy: ctx.strategy, phase: 'done', iteration: i, speaker, stopped: `terminated: ${cap} turns without a Termination MaxIterations` };
+      ctx.run.status.progress = { strategy: ctx.strategy, phase: 'done', iteration: i, speaker, participants: [...names], stopped: `terminated: ${cap} turns without a Termination MaxIterations` };
       return last;
     }
   }

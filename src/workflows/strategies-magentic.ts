@@ -38,6 +38,8 @@ export async function runMagentic(ctx: PhaseCtx, config: MagenticConfig, names: 
   const turns: HistoryTurn[] = [...(carried?.turns ?? [])];
   let calls = carried?.calls ?? 0;
   let reviews = carried?.reviews ?? 0;
+  // The round status shows (0 while orienting, before round 1).
+  let at = carried?.next ?? 0;
 
   /** One manager call, with one correction when its reply is not the JSON asked for. */
   const ask = async <T>(what: string, prompt: string, parse: (text: string) => Parsed<T>): Promise<{ ok: true; value: T } | { ok: false; reason: string; text: string }> => {
@@ -65,7 +67,7 @@ export async function runMagentic(ctx: PhaseCtx, config: MagenticConfig, names: 
     const run = ctx.run as unknown as Partial<AsksOperator>;
     if (typeof run.askRoute !== 'function') throw ctx.run.fail('magentic: EnablePlanReview needs the strategies run (no operator channel here)', 'UnsupportedStrategy');
     reviews += 1;
-    reportPhase(ctx, 'plan-review', `waiting for the operator to approve the plan (plan-${reviews})`, { plan: o.plan, participants: [...names] });
+    reportPhase(ctx, 'plan-review', `waiting for the operator to approve the plan (plan-${reviews})`, { plan: o.plan, round: at, max_rounds: m.MaxRoundCount, participants: [...names] });
     const a = await run.askRoute(`plan-${reviews}`, { plan: o.plan, next_step: o.next_step }, 'magentic plan review (EnablePlanReview): approve, or reject with the edited plan as the reason');
     if (a.decision === 'approved') return o;
     if (!a.reason?.trim()) throw ctx.run.fail(`magentic: the operator rejected the plan${a.by ? ` (${a.by})` : ''} without an edited plan`, 'PlanRejected', ctx.run.status.progress);
@@ -74,13 +76,14 @@ export async function runMagentic(ctx: PhaseCtx, config: MagenticConfig, names: 
   };
 
   // A continued run (patch phases-continue-as-new) resumes with its carried plan, stall counts and turns.
-  if (!carried) reportPhase(ctx, 'orientation', `${modelId} orients the team`, { participants: [...names] });
+  if (!carried) reportPhase(ctx, 'orientation', `${modelId} orients the team`, { round: 0, max_rounds: m.MaxRoundCount, participants: [...names] });
   let o = carried?.orientation ?? await review(await orient());
   let stall: StallState = carried?.stall ?? { stalls: 0, resets: 0 };
   let last: MemberReply | undefined = carried?.last;
   const where = (round: number): JsonObject => ({ round, max_rounds: m.MaxRoundCount, stalls: stall.stalls, resets: stall.resets, participants: [...names] });
   const first = carried?.next ?? 1;
   for (let round = first; round <= m.MaxRoundCount; round++) {
+    at = round;
     if (enabled && round > first && historyFull(ctx)) {
       await continuePhases(ctx, { turns, calls, reviews, orientation: o, stall, last, next: round } satisfies MagenticCarry, `before round ${round}`);
     }

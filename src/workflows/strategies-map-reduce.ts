@@ -40,7 +40,7 @@ async function split(ctx: PhaseCtx, mr: Required<MapReduceConfig>, task: string,
   let retry: { previous: string; correction: string } | undefined;
   const attempts = 1 + mr.MaxSplitterRetries;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    reportPhase(ctx, 'split', `${mr.Splitter}, attempt ${attempt} of ${attempts}`, { splitter: mr.Splitter, attempt });
+    reportPhase(ctx, 'split', `${mr.Splitter}, attempt ${attempt} of ${attempts}`, { splitter: mr.Splitter, attempt, participants: [mr.Splitter, mr.Mapper, mr.Reducer] });
     const r = await memberTurn(ctx, mr.Splitter, `${prefix}split-${attempt}-${mr.Splitter}`, splitterInput(task, retry));
     const got = extractItems(r.text, mr.ItemsJsonPath);
     if (got.ok) return got.items as JsonValue[];
@@ -58,7 +58,7 @@ async function mapItems(ctx: PhaseCtx, mr: Required<MapReduceConfig>, items: Jso
   const leaf = Math.max(1, ctx.input.options?.scale?.batch_shard_size ?? BATCH_SHARD_SIZE);
   const limit = concurrencyLimit(mr.MaxConcurrency, items.length);
   let done = 0;
-  const progress = (extra: JsonObject = {}) => reportPhase(ctx, 'map', `${done} of ${items.length} items mapped by ${mr.Mapper}`, { mapper: mr.Mapper, items: items.length, completed: done, max_concurrency: mr.MaxConcurrency, ...extra });
+  const progress = (extra: JsonObject = {}) => reportPhase(ctx, 'map', `${done} of ${items.length} items mapped by ${mr.Mapper}`, { mapper: mr.Mapper, items: items.length, completed: done, max_concurrency: mr.MaxConcurrency, participants: [mr.Splitter, mr.Mapper, mr.Reducer], ...extra });
   progress();
   if (items.length <= leaf) {
     return mapBounded(items, limit, async (item, i) => {
@@ -108,7 +108,7 @@ export async function runMapReduce(ctx: PhaseCtx, config: MapReduceConfig, task:
   const items = await split(ctx, mr, task, prefix);
   if (items.length === 0) ctx.run.warn(`mapreduce: the Splitter returned an empty "${mr.ItemsJsonPath}" array; the Reducer gets no mapper output`);
   const outputs = await mapItems(ctx, mr, items, prefix);
-  reportPhase(ctx, 'reduce', `${mr.Reducer} reduces ${outputs.length} outputs`, { reducer: mr.Reducer, items: items.length });
+  reportPhase(ctx, 'reduce', `${mr.Reducer} reduces ${outputs.length} outputs`, { reducer: mr.Reducer, items: items.length, participants: [mr.Splitter, mr.Mapper, mr.Reducer] });
   return memberTurn(ctx, mr.Reducer, `${prefix}reduce-${mr.Reducer}`, reducerInput(task, outputs));
 }
 
@@ -143,7 +143,7 @@ export async function strategiesMapShardWorkflow(input: RunAgentInput): Promise<
   const outs = await mapBoundedUntil(shard.items, shard.concurrency, () => workflowInfo().continueAsNewSuggested, async (item, i) => {
     const r = await memberTurn(ctx, shard.mapper, `${shard.prefix}map-${shard.offset + i + 1}`, mapperInput(item), { inline: true });
     mapped += 1;
-    reportPhase(ctx, 'map', `${mapped} of ${total} shard items mapped by ${shard.mapper}`, { mapper: shard.mapper, completed: mapped, items: total });
+    reportPhase(ctx, 'map', `${mapped} of ${total} shard items mapped by ${shard.mapper}`, { mapper: shard.mapper, completed: mapped, items: total, participants: [shard.mapper] });
     return r.text;
   });
   const done = [...(shard.done ?? []), ...outs];

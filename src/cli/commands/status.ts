@@ -3,6 +3,7 @@ import { defineCommand } from '../args';
 import { withRun } from '../run-control';
 import type { RunStatus } from '../../shared/contract';
 import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
+import { strategyStatusLines } from '../../strategies/status';
 
 export const run = defineCommand(
   'status',
@@ -33,6 +34,8 @@ export const run = defineCommand(
         for (const d of below) lines.push(`  ${decisionRef(d)}  waited ${waited(d.requested_at, Date.now())}  ${describeDecision(d)}`);
         if (status.escalation) lines.push(`waiting on human queue '${status.escalation.queue}': ${status.escalation.reason}`);
         for (const w of status.warnings ?? []) lines.push(`warning: ${w}`);
+        // Strategies runs: strategy, phase, round and participants in words (src/strategies/status.ts), then the raw progress.
+        lines.push(...strategyStatusLines(status.progress));
         if (status.progress) lines.push(`progress: ${JSON.stringify(status.progress)}`);
         if (status.error) lines.push(`error: ${status.error}`);
       } else if (queryError) lines.push(`(no run status yet: ${queryError})`);
