@@ -9,6 +9,8 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig } from '../compiler/types';
+import type { Resolver } from '../activities/net-policy';
+import { guardedFetch } from './guarded-fetch';
 
 /** A configuration mistake (a missing env var): retrying cannot help. */
 export class McpConfigError extends Error {}
@@ -30,7 +32,12 @@ function envValue(name: string, env: NodeJS.ProcessEnv, what: string): string {
   return v;
 }
 
-export async function connectMcp(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; onClose?: () => void } = {}): Promise<McpConnection> {
+/**
+ * `resolve` (tests): the DNS the HTTP session's connections use. Every connection checks the
+ * addresses it resolves against the server's `allow_private_network` (src/mcp/guarded-fetch.ts);
+ * the host-level policy (allow_external_http, allowed_hosts) is checked per call by the caller.
+ */
+export async function connectMcp(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; onClose?: () => void; resolve?: Resolver } = {}): Promise<McpConnection> {
   const env = opts.env ?? process.env;
   let transport: Transport;
   let stderr = '';
@@ -46,7 +53,8 @@ export async function connectMcp(server: McpServerConfig, opts: { env?: NodeJS.P
     for (const [h, v] of Object.entries(server.headers ?? {})) {
       headers[h] = v.value_env ? envValue(v.value_env, env, `header ${h}`) : (v.value ?? '');
     }
-    transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } });
+    const fetch = guardedFetch({ allowExternalHttp: true, allowPrivateNetwork: server.allow_private_network ?? false }, opts.resolve);
+    transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers }, fetch });
   } else {
     throw new McpConfigError('an MCP server needs `command` (stdio) or `url` (streamable HTTP)');
   }
