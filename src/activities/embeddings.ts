@@ -104,14 +104,18 @@ const cacheKey = (cfg: EmbeddingsConfig, text: string) => `${cfg.model}@${safeEn
  * LOOM_STORE_URL/LOOM_STORE_DIR).
  */
 export async function embedTexts(cfg: EmbeddingsConfig, texts: readonly string[], store: BlobStore = openStore(), signal?: AbortSignal): Promise<number[][]> {
-  const out: (number[] | undefined)[] = await Promise.all(
-    texts.map(async (t) => {
-      const raw = await store.getRecord('embeddings', cacheKey(cfg, t));
-      if (!raw) return undefined;
-      const v = JSON.parse(raw) as unknown;
-      return Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : undefined;
-    }),
-  );
+  const out: (number[] | undefined)[] = [];
+  // Cache reads EMBED_BATCH at a time: a large corpus must not open thousands of files at once.
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+    out.push(...(await Promise.all(
+      texts.slice(i, i + EMBED_BATCH).map(async (t) => {
+        const raw = await store.getRecord('embeddings', cacheKey(cfg, t));
+        if (!raw) return undefined;
+        const v = JSON.parse(raw) as unknown;
+        return Array.isArray(v) && v.every((x) => typeof x === 'number') ? (v as number[]) : undefined;
+      }),
+    )));
+  }
   const missing = [...new Set(texts.filter((_, i) => !out[i]))];
   if (missing.length) {
     const { client: c, key } = client(cfg);

@@ -141,3 +141,14 @@ test('endpoint failures: 5xx/429 retryable (Temporal retries the activity), othe
     delete process.env.LOOM_TEST_EMBED_KEY2;
   }
 });
+
+test('a corpus is embedded in batches of EMBED_BATCH, once: a second pass reads every vector from the store', async () => {
+  const { embedTexts, EMBED_BATCH } = await import('../../src/activities/embeddings');
+  const cfg = { base_url: server.baseUrl, model: 'fake-embed-batch' };
+  const texts = Array.from({ length: 2 * EMBED_BATCH + 2 }, (_, i) => `document number ${i} about topic ${i % 7}`);
+  const n = embedRequests().length;
+  const first = await embedTexts(cfg, texts, store);
+  expect(embedRequests().slice(n).map((r) => (r.body.input as string[]).length)).toEqual([EMBED_BATCH, EMBED_BATCH, 2]);
+  expect(await embedTexts(cfg, texts, store)).toEqual(first);
+  expect(embedRequests()).toHaveLength(n + 3);
+});
