@@ -12,6 +12,7 @@ import { createGuardrailActivities } from './guardrails';
 import { createPolicyActivities } from './policies';
 import { createAuditActivities } from './audit';
 import { createEvidenceActivities } from './evidence';
+import { createStrategyWorkspaceActivities } from './strategy-workspace';
 import { createExecutionStateActivities } from './execution-state';
 import { createTranscriptActivities } from './transcript';
 import { createGraphMessageActivities } from './graph-messages';
@@ -86,6 +87,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createPolicyActivities({ bundles, messages, classifier: deps.contentClassifier }),
     ...createAuditActivities({ bundles, messages }),
     ...createEvidenceActivities(),
+    ...createStrategyWorkspaceActivities(),
     ...createExecutionStateActivities({ messages }),
     ...createTranscriptActivities({ bundles, messages }),
     ...createGraphMessageActivities({ bundles, messages }),
