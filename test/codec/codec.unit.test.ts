@@ -9,7 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { AesGcmPayloadCodec, codecKeysFromEnv, ENCRYPTED_ENCODING, KEY_ID_METADATA, keysFrom } from '../../src/codec';
+import { AesGcmPayloadCodec, codecKeysFromEnv, ENCRYPTED_ENCODING, KEY_ID_METADATA, keysFrom, loomDataConverter } from '../../src/codec';
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { FileBlobStore, openStoreAt } from '../../src/store';
 import { startCodecServer } from '../../src/codec/server';
 
@@ -70,6 +71,24 @@ describe('AES-256-GCM payload codec', () => {
     // Histories recorded before encryption still replay: plaintext payloads pass through decode.
     expect(await after.decode([plain])).toEqual([plain]);
     await expect(before.decode([fresh])).rejects.toThrow("payload encrypted with key 'v2', which this process does not have (keys: v1): add it to LOOM_CODEC_KEY or LOOM_CODEC_KEY_FILE");
+  });
+});
+
+describe('failure messages', () => {
+  test('an encrypting data converter moves failure message and stack into the encoded attributes; off or no key keeps the default', async () => {
+    const on = loomDataConverter({ LOOM_CODEC_KEY: `f1:${k1}` })!;
+    expect(on.failureConverterPath).toBeDefined();
+    // Loaded the way a worker loads it (require of the path).
+    const loaded = loadDataConverter(on);
+    const failure = loaded.failureConverter.errorToFailure(new Error(SECRET), loaded.payloadConverter);
+    expect(failure.message).toBe('Encoded failure');
+    expect(JSON.stringify(failure)).not.toContain('SECRET-OTTER');
+    const [sealed] = await on.payloadCodecs![0].encode([failure.encodedAttributes!]);
+    expect(Buffer.from(sealed.data!).includes(Buffer.from('SECRET-OTTER'))).toBe(false);
+    const [opened] = await on.payloadCodecs![0].decode([sealed]);
+    expect((loaded.failureConverter.failureToError({ ...failure, encodedAttributes: opened }, loaded.payloadConverter) as Error).message).toBe(SECRET);
+    expect(loomDataConverter({ LOOM_CODEC_KEY: `f1:${k1}`, LOOM_ENCRYPTION: 'off' })!.failureConverterPath).toBeUndefined();
+    expect(loomDataConverter({})).toBeUndefined();
   });
 });
 
