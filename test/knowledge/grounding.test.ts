@@ -7,26 +7,21 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { Worker } from '@temporalio/worker';
 import type { CompiledKnowledge, ScriptedReply } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
-import { createActivities } from '../../src/activities';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 beforeAll(async () => {
-  t = await connectTestTemporal('knowledge-grounding');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('knowledge-grounding');
+  t = h.t;
 });
 afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
 });
 
 const policy: CompiledKnowledge = { kb_id: 'policy', version: '1', status: 'active', required: false, citations_required: false, backend: { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' }] } };

@@ -4,31 +4,26 @@
  * message is matched by cosine similarity and the entry sharing no word with it reaches the
  * model's context (# Memory), where keyword search would find nothing.
  */
-import type { Worker } from '@temporalio/worker';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
-import { createActivities } from '../../src/activities';
 import { MemoryStore, memoryEntry } from '../../src/activities/memory';
 import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionReply } from '../../src/shared/session';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
-  t = await connectTestTemporal('memory-semantic');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('memory-semantic');
+  t = h.t;
   srv = await startFakeOpenAI({ concepts: { refunds: 'refund', reimbursements: 'refund' } });
 });
 afterAll(async () => {
   await srv.close();
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
 });
 
 test('a session turn reads the semantically closest memory entry into the model context', async () => {

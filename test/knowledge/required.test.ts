@@ -8,34 +8,29 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Worker } from '@temporalio/worker';
 import type { CompiledKnowledge } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { requiredKnowledgeBlock } from '../../src/runtime/knowledge-search';
 import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
 
 const KEY_ENV = `LOOM_TEST_KB_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
   process.env[KEY_ENV] = `sk-test-${randomBytes(8).toString('hex')}`;
-  t = await connectTestTemporal('knowledge-required');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('knowledge-required');
+  t = h.t;
   srv = await startFakeOpenAI();
 });
 afterAll(async () => {
   await srv.close();
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
   delete process.env[KEY_ENV];
 });
 

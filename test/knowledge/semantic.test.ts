@@ -10,31 +10,26 @@
 import { randomBytes } from 'crypto';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import type { Worker } from '@temporalio/worker';
 import type { CompiledKnowledge } from '../../src/compiler/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
-  t = await connectTestTemporal('knowledge-semantic');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('knowledge-semantic');
+  t = h.t;
   srv = await startFakeOpenAI({ concepts: { reimbursement: 'refund', refunds: 'refund', paid: 'refund' } });
 });
 afterAll(async () => {
   await srv.close();
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
 });
 
 test('a run whose search_knowledge call ranks by embeddings (search_mode semantic)', async () => {

@@ -6,30 +6,25 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { Worker } from '@temporalio/worker';
 import type { CompiledAgent } from '../../src/compiler/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 
 const KEY_ENV = `LOOM_TEST_LIFECYCLE_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 
 beforeAll(async () => {
   process.env[KEY_ENV] = `sk-test-${randomBytes(8).toString('hex')}`;
-  t = await connectTestTemporal('lifecycle');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('lifecycle');
+  t = h.t;
 });
 afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
   delete process.env[KEY_ENV];
 });
 

@@ -8,12 +8,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
 import type { CompiledAgent, CompiledModel } from '../../src/compiler/types';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { createTestWorker, TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import { activityTypes, historyEvents, HistoryEvent } from '../helpers/history';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agent, AgentSpec, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
@@ -22,23 +22,19 @@ import { AuditEntry, verifyChain } from '../../src/policies/audit';
 
 const KEY_ENV = 'LOOM_TEST_POLICIES_OPENAI_KEY';
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
   process.env[KEY_ENV] = 'sk-test-policies';
   // The audit log is written under LOOM_HOME/audit by the in-process worker.
   process.env.LOOM_HOME = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'policies-home-'));
-  t = await connectTestTemporal('policies');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('policies');
+  t = h.t;
   srv = await startFakeOpenAI();
 }, 120_000);
 afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
   await srv.close();
 });
 

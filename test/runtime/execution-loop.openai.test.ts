@@ -5,12 +5,11 @@
  * (one with `additionalProperties: false`) never see them, and the results land in State.
  */
 import { randomBytes } from 'crypto';
-import type { Worker } from '@temporalio/worker';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from './harness';
 import { historyEvents } from '../helpers/history';
 import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
 
@@ -18,22 +17,18 @@ jest.setTimeout(120000);
 
 const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
   process.env[KEY_ENV] = `sk-test-${randomBytes(12).toString('hex')}`;
-  t = await connectTestTemporal('exec-loop-openai');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('exec-loop-openai');
+  t = h.t;
   srv = await startFakeOpenAI();
 });
 afterAll(async () => {
   await srv.close();
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
   delete process.env[KEY_ENV];
 });
 

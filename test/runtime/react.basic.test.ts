@@ -1,26 +1,20 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
-import { createActivities } from '../../src/activities';
+import type { TestTemporal } from '../helpers/temporal';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
-import { waitForStatus } from './harness';
+import { Harness, startHarness, waitForStatus } from './harness';
 import { childWorkflowIds, historyEvents, waitForSettledHistory } from '../helpers/history';
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 
 beforeAll(async () => {
-  t = await connectTestTemporal('react-basic');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('react-basic');
+  t = h.t;
 });
 afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
 });
 
 async function start(input: RunAgentInput, id = `${input.agent_id}-${Math.random().toString(36).slice(2)}`) {

@@ -8,36 +8,31 @@
  * call on the retry, which runs once.
  */
 import { randomBytes } from 'crypto';
-import type { Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
 import type { CompiledAgent } from '../../src/compiler/types';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { parseStreamRecord, STREAM_RECORD_KIND } from '../../src/activities/stream-text';
 import { FakeOpenAIServer, FakeResponse, reply, startFakeOpenAI } from '../helpers/openai-server';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from './harness';
 import { activityCompletedEventIds, historyEvents, HistoryEvent, signalEventIds } from '../helpers/history';
 import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
 
 jest.setTimeout(180000);
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 let srv: FakeOpenAIServer;
 
 beforeAll(async () => {
-  t = await connectTestTemporal('exec-stream');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('exec-stream');
+  t = h.t;
   srv = await startFakeOpenAI();
 });
 afterAll(async () => {
   await srv.close();
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
 });
 
 function streamAgent(id: string): CompiledAgent {

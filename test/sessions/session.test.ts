@@ -5,9 +5,8 @@
  * session ends after its idle timeout.
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
-import { createActivities } from '../../src/activities';
+import type { TestTemporal } from '../helpers/temporal';
+import { Harness, startHarness } from '../runtime/harness';
 import type { CompiledAgent } from '../../src/compiler/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/handlers';
@@ -16,18 +15,14 @@ import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../r
 import { historyEvents } from '../helpers/history';
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
+let h: Harness;
 
 beforeAll(async () => {
-  t = await connectTestTemporal('sessions');
-  worker = await createTestWorker(t, createActivities({ store: testStore() }));
-  running = worker.run();
+  h = await startHarness('sessions');
+  t = h.t;
 });
 afterAll(async () => {
-  worker.shutdown();
-  await running;
-  await t.close();
+  await h?.close();
 });
 
 /** Replies depend on what the turn's first message shows of earlier messages (scripted, case-insensitive). */
