@@ -67,6 +67,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     if (first) prepareFirstRun(rx);
     refuseModelsOutsideResidency(rx);
     let result: AgentRunResult;
+    let escalated = false;
     try {
       if (first) await redactInput(rx);
       if (first && rx.guarded('input')) await guardInput(rx);
@@ -77,10 +78,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await failAfterDeadline(st.deadline_ms, () => runLoop(rx), () => timeoutMessage(rx));
     } catch (e) {
       if (!(e instanceof EscalationRequest)) throw e;
+      escalated = true;
       result = await escalate(rx, e);
     }
     if (st.state) result = { ...result, state: st.state };
-    if (st.memory) result = await endRunMemory(rx, result);
+    // An escalated run's answer is not the model's: it is not written back (decision 279).
+    if (st.memory) result = await endRunMemory(rx, result, { writeback: !escalated });
     await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
     shell.end('completed');

@@ -11,7 +11,7 @@ import { storeBundle } from '../../src/activities/blob-store';
 import { MemoryStore, memoryEntry } from '../../src/activities/memory';
 import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
-import { approveUpdate } from '../../src/shared/handlers';
+import { approveUpdate, respondEscalationUpdate } from '../../src/shared/handlers';
 import { openStore } from '../../src/store';
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';
 import { scheduledActivities } from '../runtime/harness';
@@ -118,4 +118,19 @@ test('a run outside a --session is its own session: its scope: session collectio
   await inSession.result();
   expect(await scheduledActivities(inSession)).toEqual(['loadAgent', 'memoryReadMessage', 'modelTurn', 'memoryWriteback']);
   expect((await mem().list('scratch', 'scratch/s-7')).map((e) => e.text)).toEqual(['How may I contact you?']);
+}, 60_000);
+
+test('an escalated run\'s answer (a person\'s) is not written back; it still reads memory at its start', async () => {
+  const notes = collection('esc-notes', 'esc-notes/{actorId}', { enabled: true, strategy: 'output', approval_required: false });
+  const a = memoryAgent('escalator', [notes], [notes]);
+  a.runtime = { ...a.runtime, model: scriptedModel({ turns: [{ tool_calls: [{ id: 'h1', name: 'escalate_to_human', arguments: { reason: 'needs a person' } }] }] }), max_turns: 3 };
+  a.orchestration = { ...a.orchestration, escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'desk' } }] };
+  const run = await start(a, 'help me', { actor_id: 'eve' });
+  await statusWhen(h, run.workflowId, 'the run to wait on the desk queue', (s) => s.state === 'waiting_for_human');
+  await run.executeUpdate(respondEscalationUpdate, { args: [{ queue: 'desk', output: 'a person answered', by: 'ops' }] });
+  expect((await run.result()).output).toBe('a person answered');
+  const acts = await scheduledActivities(run);
+  expect(acts).toContain('memoryReadMessage');
+  expect(acts).not.toContain('memoryWriteback');
+  expect(await mem().list('esc-notes', 'esc-notes/eve')).toEqual([]);
 }, 60_000);

@@ -11,7 +11,8 @@
  *              id `memory-1-<collection>` (the update `loom approve`/`loom reject` send), and an
  *              unanswered one is not written once the run's approval timeout passes; a run
  *              outside a `--session` is its own session, so `scope: session` collections are
- *              emptied as it ends
+ *              emptied as it ends. An escalated run's answer (a person's or another
+ *              agent's) is not the model's and is not written back
  *
  * Only root runs: a session reads and writes for its messages itself, and orchestration members
  * are not single runs (docs/spec-decisions.md 275). Decided once per run chain, behind patch
@@ -56,8 +57,8 @@ export async function readMemory(rx: ReactRun): Promise<void> {
  * result gains the warnings of writebacks not written. A run outside a `--session` is its own
  * session: its `scope: session` collections are emptied once it is done with them.
  */
-export async function endRunMemory(rx: ReactRun, result: AgentRunResult): Promise<AgentRunResult> {
-  const out = await writeBackMemory(rx, result);
+export async function endRunMemory(rx: ReactRun, result: AgentRunResult, opts: { writeback: boolean }): Promise<AgentRunResult> {
+  const out = opts.writeback ? await writeBackMemory(rx, result) : result;
   if (memoryUse(rx.agent.memory).sessionScoped && !rx.input.options?.session_id) {
     await rx.acts.memoryEndSession.executeWithOptions({ ...rx.guardOpts, summary: 'memory: end of the run\'s session' }, [scope(rx)]);
   }
