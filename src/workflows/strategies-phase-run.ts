@@ -4,7 +4,8 @@
  * run through the shell's runMember, like every routing-strategy turn) and the progress shown by
  * `loom status` and the Web UI's Current Details (strategy, phase, round, participants).
  */
-import { patched, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
 import type { JsonObject, JsonValue } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
@@ -18,6 +19,26 @@ export interface PhaseCtx {
   /** Strategy name (`Selection.Type`, or `<parent>/<sub-graph kind>` for a sub-graph). */
   strategy: string;
   agentIdOf(name: string): string;
+  /** The run's shared workspace (runs started on patch phases-workspace); members' file and shell tools use it. */
+  workspace?: string;
+}
+
+const acts = proxyActivities<Activities>({ startToCloseTimeout: '120s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+
+/**
+ * The shared workspace of a phase-strategy run (decision 268): runs started on patch
+ * `phases-workspace` resolve it by activity (options.workspace, else the run's own under LOOM_HOME,
+ * the one the routing strategies use); older runs give their members none, as before.
+ */
+export async function phaseWorkspace(input: RunAgentInput): Promise<string | undefined> {
+  if (!patched('phases-workspace')) return undefined;
+  return acts.strategyWorkspace({ workflow_id: workflowInfo().workflowId, ...(input.options?.workspace ? { workspace: input.options.workspace } : {}) });
+}
+
+/** Scatter-gather: one copy of the shared workspace per participant role, made by one activity. */
+export async function workspaceSnapshots(ctx: PhaseCtx, roles: string[]): Promise<(string | undefined)[]> {
+  if (!ctx.workspace) return roles.map(() => undefined);
+  return acts.strategyWorkspaceSnapshots({ workspace: ctx.workspace, roles });
 }
 
 export interface MemberReply { agent: string; text: string; output: JsonValue }
@@ -29,9 +50,15 @@ export interface MemberReply { agent: string; text: string; output: JsonValue }
  * Mapper) instead runs the agent as itself, and a single-turn one as model activities of this
  * workflow (shell/inline-member.ts), as agf.batch does with its items.
  */
-export async function memberTurn(ctx: PhaseCtx, name: string, role: string, input: string, opts: { inline?: boolean } = {}): Promise<MemberReply> {
+export async function memberTurn(ctx: PhaseCtx, name: string, role: string, input: string, opts: { inline?: boolean; workspace?: string } = {}): Promise<MemberReply> {
+  // The workspace is a directory for the member's tools, not model input (the firewall holds). The
+  // inline Mapper gets none: a run option would stop it running inline (decision 268).
+  const workspace = opts.inline ? undefined : opts.workspace ?? ctx.workspace;
   try {
-    const res = await ctx.run.runMember({ agent_id: ctx.agentIdOf(name), input, role, ...(opts.inline ? { inline: true } : { workflowType: WORKFLOW_TYPES['agf.react'] }) });
+    const res = await ctx.run.runMember({
+      agent_id: ctx.agentIdOf(name), input, role, ...(opts.inline ? { inline: true } : { workflowType: WORKFLOW_TYPES['agf.react'] }),
+      ...(workspace ? { options: { workspace } } : {}),
+    });
     return { agent: name, text: textOf(res.output), output: res.output };
   } catch (err) {
     throw ctx.run.fail(`${ctx.strategy}: agent '${name}' (${ctx.agentIdOf(name)}, ${role}) failed: ${failureMessage(err)}`, 'NodeFailed', ctx.run.status.progress);

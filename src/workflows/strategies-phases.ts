@@ -3,6 +3,7 @@
  * `Selection.Type` of scattergather, mapreduce, adversarial, llm or magentic runs as the whole strategies run;
  * a keyword-graph node's `MapReduce` or `ScatterGather` sub-graph runs as one step of the graph.
  */
+import { patched } from '@temporalio/workflow';
 import type { JsonValue, StrategiesPattern } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
 import { textOf } from '../shared/expr';
@@ -13,7 +14,7 @@ import { runAdversarial } from './strategies-adversarial';
 import { runLlmSelection } from './strategies-llm';
 import { runMagentic } from './strategies-magentic';
 import { runMapReduce } from './strategies-map-reduce';
-import type { MemberReply, PhaseCtx } from './strategies-phase-run';
+import { phaseWorkspace, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 import { runScatterGather } from './strategies-scatter-gather';
 
 const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, task: string, names: string[]) => Promise<MemberReply>> = {
@@ -27,7 +28,8 @@ const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, 
 /** Run a phase strategy as the whole run; returns the terminal output. Termination is not evaluated. */
 export async function runPhaseStrategy(run: OrchestratorRun, input: RunAgentInput, pattern: StrategiesPattern, type: ExecutedPhaseType): Promise<JsonValue> {
   const config = pattern.config as unknown as StrategyConfig;
-  const ctx: PhaseCtx = { run, input, strategy: type, agentIdOf: agentIdOf(pattern) };
+  const workspace = await phaseWorkspace(input);
+  const ctx: PhaseCtx = { run, input, strategy: type, agentIdOf: agentIdOf(pattern), ...(workspace ? { workspace } : {}) };
   const last = await PHASES[type](ctx, config, textOf(input.input), pattern.agents.map((a) => a.name));
   // llm selection says itself which termination stopped it.
   run.status.progress = { ...(run.status.progress ?? {}), stopped: run.status.progress?.stopped ?? `complete: ${last.agent} gave the terminal output` };
@@ -46,9 +48,11 @@ function agentIdOf(pattern: StrategiesPattern): (name: string) => string {
  */
 export async function runPhaseSubGraph(
   run: OrchestratorRun, input: RunAgentInput, agentIdOf: (name: string) => string,
-  id: string, spec: { MapReduce?: MapReduceConfig; ScatterGather?: ScatterGatherConfig }, task: string, prefix: string,
+  id: string, spec: { MapReduce?: MapReduceConfig; ScatterGather?: ScatterGatherConfig }, task: string, prefix: string, shared?: string,
 ): Promise<MemberReply> {
-  const ctx: PhaseCtx = { run, input, strategy: `sub-graph ${id} (${spec.MapReduce ? 'mapreduce' : 'scattergather'})`, agentIdOf };
+  // The graph's shared workspace (runs on patch strategies-evidence), for runs started on patch phases-workspace.
+  const workspace = shared && patched('phases-workspace') ? shared : undefined;
+  const ctx: PhaseCtx = { run, input, strategy: `sub-graph ${id} (${spec.MapReduce ? 'mapreduce' : 'scattergather'})`, agentIdOf, ...(workspace ? { workspace } : {}) };
   if (spec.MapReduce) return runMapReduce(ctx, spec.MapReduce, task, prefix);
   if (spec.ScatterGather) return runScatterGather(ctx, spec.ScatterGather, task, prefix);
   throw run.fail(`sub-graph ${id} sets none of Graph, MapReduce, ScatterGather`, 'StrategyFailed');

@@ -7,7 +7,7 @@
 import type { ScatterGatherConfig } from '../strategies/types';
 import { concurrencyLimit, scatterGatherOf, synthesizerInput } from '../strategies/phases';
 import { mapBounded } from '../orchestration/batch';
-import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import { memberTurn, reportPhase, workspaceSnapshots, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 
 /** `task` is the snapshot every participant gets (the run input, or a parent conversation's transcript). */
 export async function runScatterGather(ctx: PhaseCtx, config: ScatterGatherConfig, task: string, prefix = ''): Promise<MemberReply> {
@@ -15,8 +15,11 @@ export async function runScatterGather(ctx: PhaseCtx, config: ScatterGatherConfi
   const limit = concurrencyLimit(sg.MaxConcurrency, sg.Participants.length);
   let done = 0;
   reportPhase(ctx, 'scatter', `${sg.Participants.join(', ')} (at most ${limit} at once)`, { participants: sg.Participants, completed: 0, max_concurrency: sg.MaxConcurrency });
+  const roles = sg.Participants.map((name, i) => `${prefix}scatter-${i + 1}-${name}`);
+  // Each participant works in its own copy of the shared workspace as it is now (decision 268).
+  const snapshots = await workspaceSnapshots(ctx, roles);
   const outputs = await mapBounded(sg.Participants, limit, async (name, i) => {
-    const r = await memberTurn(ctx, name, `${prefix}scatter-${i + 1}-${name}`, task);
+    const r = await memberTurn(ctx, name, roles[i], task, { workspace: snapshots[i] });
     done += 1;
     reportPhase(ctx, 'scatter', `${done} of ${sg.Participants.length} participants answered`, { participants: sg.Participants, completed: done, max_concurrency: sg.MaxConcurrency });
     return r;

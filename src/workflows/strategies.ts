@@ -398,7 +398,7 @@ class Conversation {
   private async runSubGraph(id: string, spec: { Graph?: GraphConfig; MapReduce?: unknown; ScatterGather?: unknown }, prefix: string): Promise<Ended> {
     if (!spec.Graph) {
       // MapReduce / ScatterGather (strategies-phases.ts): its terminal reply is this node's turn, counted and recorded like an agent's.
-      const r = await runPhaseSubGraph(this.run, this.input, this.agentIdOf, id, spec as Parameters<typeof runPhaseSubGraph>[4], memberInput(this.input.input, this.transcript), prefix);
+      const r = await runPhaseSubGraph(this.run, this.input, this.agentIdOf, id, spec as Parameters<typeof runPhaseSubGraph>[4], memberInput(this.input.input, this.transcript), prefix, this.evidence?.workspace);
       const turn: Turn = { agent: r.agent, text: r.text };
       return this.afterTurn(turn, r.output) ?? { stop: { kind: 'stop', outcome: 'complete', reason: `sub-graph ${id} gave its terminal output` }, last: turn };
     }

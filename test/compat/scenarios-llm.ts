@@ -1,8 +1,8 @@
 /**
  * Compat scenarios for seed 002 `llm` selection and `magentic` (strategiesWorkflow): each stopped
  * while the selected member waits for a tool approval, recorded, then finished on another version.
- * They reach patch `phases-continue-as-new` (decided at the start of the run); `since` skips them
- * on a base before these strategies ran.
+ * They reach patches `phases-continue-as-new` and `phases-workspace` (both decided at the start of
+ * the run); `since` skips them on a base before these strategies ran.
  */
 import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiler/types';
 import { agent as member, answers, bundle, scriptedModel } from '../orchestration/builders';
@@ -37,7 +37,7 @@ export function llmScenarios(): Scenario[] {
     {
       name: 'phases-llm-mid-turn',
       waitsAt: 'llm selection: the selector picked the Writer (turn 1), waiting for tool approval; the selector then picks the Checker',
-      patches: ['phases-continue-as-new'],
+      patches: ['phases-continue-as-new', 'phases-workspace'],
       since: 'ebfa152',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-llm', { Selection: { Type: 'llm', Model: { ModelId: 'compat-manager' } }, Termination: { Type: 'maxiterations', MaxIterations: 2 } },
@@ -52,7 +52,7 @@ export function llmScenarios(): Scenario[] {
     {
       name: 'phases-magentic-mid-round',
       waitsAt: 'magentic: after orientation and the round-1 ledger, the Developer (round 1) waiting for tool approval; round 2 ends on the ledger',
-      patches: ['phases-continue-as-new'],
+      patches: ['phases-continue-as-new', 'phases-workspace'],
       since: '66c7c59',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-mag', { Selection: { Type: 'magentic', Magentic: { Model: { ModelId: 'compat-manager' } } } }, {

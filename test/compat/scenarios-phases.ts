@@ -1,8 +1,9 @@
 /**
  * Compat scenarios for the seed 002 phase strategies (scattergather, mapreduce, adversarial in
  * strategiesWorkflow): each stopped while a member waits for a tool approval mid-phase, recorded,
- * then finished on another version. No patch: they guard the phase code paths against
- * nondeterministic changes from here on; `since` skips them on a base before the phase strategies.
+ * then finished on another version. They reach patch `phases-workspace` (the shared workspace is
+ * resolved at the start of the run) and guard the phase code paths against nondeterministic
+ * changes from here on; `since` skips them on a base before the phase strategies.
  */
 import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiler/types';
 import { agent as member, answers, bundle } from '../orchestration/builders';
@@ -31,7 +32,7 @@ export function phaseScenarios(): Scenario[] {
     {
       name: 'phases-scatter-gather-mid-scatter',
       waitsAt: 'scattergather: one participant answered, the other waiting for tool approval, the synthesizer not started',
-      patches: [],
+      patches: ['phases-workspace'],
       since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-sg', { Type: 'scattergather', ScatterGather: { Participants: ['Fast', 'Careful'], Synthesizer: 'Lead', MaxConcurrency: 0 } }, {
@@ -46,7 +47,7 @@ export function phaseScenarios(): Scenario[] {
     {
       name: 'phases-map-reduce-mid-map',
       waitsAt: 'mapreduce: split done, the first mapper run waiting for tool approval (MaxConcurrency 1), the other items not started',
-      patches: [],
+      patches: ['phases-workspace'],
       since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-mr', { Type: 'mapreduce', MapReduce: { Splitter: 'Splitter', Mapper: 'Mapper', Reducer: 'Reducer', MaxConcurrency: 1 } }, {
@@ -61,7 +62,7 @@ export function phaseScenarios(): Scenario[] {
     {
       name: 'phases-adversarial-mid-critique',
       waitsAt: 'adversarial: the generator produced v1, the critic (round 1) waiting for tool approval before it rejects; a revision and a second critique follow',
-      patches: [],
+      patches: ['phases-workspace'],
       since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       bundle: () => team('c-adv', { Type: 'adversarial', Adversarial: { Rounds: 2, Stages: [{ Generator: 'Writer', Critic: 'Critic' }] } }, {
@@ -79,7 +80,7 @@ export function phaseScenarios(): Scenario[] {
     {
       name: 'phases-map-shard-suggested-continue-as-new',
       waitsAt: "none: mapreduce map shards (12 items each) continue-as-new on Temporal's own suggestion (server limit 40 events)",
-      patches: [],
+      patches: ['phases-workspace'],
       since: '7dd80b2',
       workflowType: 'strategiesWorkflow',
       server: { 'limit.historyCount.suggestContinueAsNew': 40 },
