@@ -8,6 +8,7 @@
  */
 import MiniSearch from 'minisearch';
 import type { CompiledKnowledge } from '../compiler/types';
+import { cosine } from './vectors';
 
 export interface KnowledgeHit {
   kb_id: string;
@@ -170,19 +171,7 @@ export function searchModeOf(kb: CompiledKnowledge, agentRetrieval?: { search_mo
   return m === 'semantic' || m === 'hybrid' ? m : 'keyword';
 }
 
-/** Cosine similarity of two vectors (0 when either is all zeros or their lengths differ). */
-export function cosine(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length || !a.length) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
+export { cosine };
 
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): a hit at rank r (1-based) adds 1 / (RRF_K + r). */
 export const RRF_K = 60;

@@ -4,6 +4,8 @@
  * stored entries against the current message (or cosine ranking of their embeddings), the block injected into the model context, and
  * what a writeback extracts from a run per `writeback.strategy`.
  */
+import { cosine } from './vectors';
+
 export interface MemoryEntry {
   /** Content address of the entry (text + source): a retried writeback stores it once. */
   id: string;
@@ -43,20 +45,6 @@ export function keywordSearch(entries: MemoryEntry[], query: string, limit = MEM
     .sort((a, b) => b.score - a.score || b.i - a.i)
     .slice(0, limit)
     .map((r) => r.e);
-}
-
-/** Cosine similarity (0 for a zero vector or different lengths); here, not imported, so workflow code importing this module does not bundle the knowledge search. */
-function cosine(a: readonly number[], b: readonly number[]): number {
-  if (a.length !== b.length || !a.length) return 0;
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 /**
