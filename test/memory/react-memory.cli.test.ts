@@ -65,6 +65,12 @@ test('loom start --actor: the writeback waits under prefs/<actor>, loom approve 
   expect(st.state).toBe('waiting_for_approval');
   expect(st.pending_approvals.find((p) => p.call_id === WRITEBACK)).toMatchObject({ tool: 'memory_writeback', arguments: { collection: 'customer-preferences', namespace: 'prefs/ada' } });
   expect(await found(first)).toEqual({ 'customer-preferences': 0 });
+  // The inbox lists it with the command that answers it, as for a tool approval.
+  const inbox = await until('the writeback in loom inbox', async () => {
+    const rows = JSON.parse((await h.loom(['inbox', '--json'])).out) as { root_workflow_id: string; ref: string; tool?: string; answer: string[] }[];
+    return rows.find((r) => r.root_workflow_id === first.workflowId);
+  });
+  expect(inbox).toMatchObject({ ref: WRITEBACK, tool: 'memory_writeback', answer: [`loom approve ${first.workflowId} ${WRITEBACK}`, `loom reject ${first.workflowId} ${WRITEBACK} --reason TEXT`] });
   const ok = await h.loom(['approve', first.workflowId, WRITEBACK]);
   expect(ok.code).toBe(0);
   expect(((await first.result()) as { output: { answer: string } }).output.answer).toMatch(/Reset password/);
