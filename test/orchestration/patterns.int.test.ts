@@ -190,7 +190,8 @@ const swarm = (p: Partial<SwarmPattern>): SwarmPattern => ({
 describe('swarm', () => {
   test('hand-offs carry message and context; the swarm ends on a final answer', async () => {
     const b = bundle('lead', [
-      agent({ id: 'lead', model: answers(handoff('architect', 'design the API', { language: 'typescript' }) as never), pattern: swarm({ agents: [{ ref: 'architect' }, { ref: 'coder' }] }) }),
+      // The lead's (open) output schema is the swarm's output contract: the coder answers in text.
+      agent({ id: 'lead', model: answers(handoff('architect', 'design the API', { language: 'typescript' }) as never), output_schema: {}, pattern: swarm({ agents: [{ ref: 'architect' }, { ref: 'coder' }] }) }),
       agent({ id: 'architect', model: { turns: [handoff('coder', 'implement the design')] } }),
       agent({ id: 'coder', model: byInput([{ contains: 'implement the design', reply: { content: 'code written' } }], { content: 'coder confused' }) }),
     ]);
