@@ -86,3 +86,20 @@ test('loom start --actor: the writeback waits under prefs/<actor>, loom approve 
     await run.result();
   }
 }, 180_000);
+
+test('prepareRun (loom run/start): --actor and --session become RunOptions.actor_id/session_id for an agent with memory; $USER by default; nothing for an agent without', async () => {
+  const { prepareRun } = await import('../../src/cli/runs');
+  const inSession = await prepareRun('customer-support-agent', REGISTRY, undefined, { actor_id: 'ada' }, 'support-42');
+  expect(inSession.runInput.options).toMatchObject({ actor_id: 'ada', session_id: 'support-42' });
+  const user = process.env.USER;
+  process.env.USER = 'uma';
+  try {
+    const plain = await prepareRun('customer-support-agent', REGISTRY, undefined, undefined);
+    expect(plain.runInput.options).toEqual({ actor_id: 'uma' });
+  } finally {
+    process.env.USER = user;
+  }
+  const none = await prepareRun('trip-planner', path.join(EXAMPLES, 'demo'), undefined, { actor_id: 'ada' });
+  expect(none.runInput.options).toEqual({ actor_id: 'ada' });
+  expect((await prepareRun('trip-planner', path.join(EXAMPLES, 'demo'), undefined, undefined)).runInput.options).toBeUndefined();
+}, 60_000);
