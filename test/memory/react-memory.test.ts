@@ -13,7 +13,7 @@ import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
 import { approveUpdate, respondEscalationUpdate } from '../../src/shared/handlers';
 import { openStore } from '../../src/store';
-import { agent, bundleOf, scriptedModel } from '../runtime/builders';
+import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
 import { scheduledActivities } from '../runtime/harness';
 import { startCliHarness, statusWhen, until, CliHarness } from '../cli/harness';
 
@@ -133,4 +133,32 @@ test('an escalated run\'s answer (a person\'s) is not written back; it still rea
   expect(acts).toContain('memoryReadMessage');
   expect(acts).not.toContain('memoryWriteback');
   expect(await mem().list('esc-notes', 'esc-notes/eve')).toEqual([]);
+}, 60_000);
+
+test('an unanswered writeback is not written once the run\'s approval timeout passes (a warning says so)', async () => {
+  const prefs = collection('slow-prefs', 'slow-prefs/{actorId}', { enabled: true, strategy: 'output', approval_required: true });
+  const run = await start(memoryAgent('waiter', [], [prefs]), 'anything', { actor_id: 'fay', approval_timeout_seconds: 1 });
+  const r = await run.result();
+  expect(r.warnings).toEqual(['memory writeback memory-1-slow-prefs to slow-prefs not written: no answer within 1 s']);
+  expect(await mem().list('slow-prefs', 'slow-prefs/fay')).toEqual([]);
+}, 60_000);
+
+test('memory is carried across continue-as-new: read in the first execution, written back by the last', async () => {
+  const notes = collection('can-notes', 'can-notes/{actorId}', { enabled: true, strategy: 'output', approval_required: false });
+  const a = memoryAgent('carrier', [notes], [notes]);
+  a.runtime = { ...a.runtime, model: scriptedModel({ turns: [{ tool_calls: [{ id: 'e1', name: 'echo', arguments: { text: 'hi' } }] }, { content: 'carried {{last_tool_result}}' }] }) };
+  a.tools = { ...a.tools, refs: [builtinTool('echo')] };
+  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const run = await h.t.client.workflow.start(agfReactWorkflow, {
+    taskQueue: h.taskQueue, workflowId: `carrier-${randomBytes(4).toString('hex')}`,
+    args: [{ bundle, agent_id: 'carrier', input: 'say hi', options: { actor_id: 'gus' }, carried: { continue_as_new_every: 1 } }],
+  });
+  expect((await run.result()).output).toBe('carried hi');
+  // The handle follows the chain: the last execution wrote back, and read nothing again.
+  const last = await scheduledActivities(run);
+  expect(last).toContain('memoryWriteback');
+  expect(last).not.toContain('memoryReadMessage');
+  expect((await run.describe()).runId).not.toBe(run.firstExecutionRunId);
+  expect(await scheduledActivities(h.t.client.workflow.getHandle(run.workflowId, run.firstExecutionRunId))).toContain('memoryReadMessage');
+  expect((await mem().list('can-notes', 'can-notes/gus')).map((e) => e.text)).toEqual(['carried hi']);
 }, 60_000);
