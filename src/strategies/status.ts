@@ -3,7 +3,9 @@
  * (strategy, phase, round, participants and what each strategy adds; decision 267). Pure: the CLI
  * renders these lines above the raw `progress:` JSON.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+/** A status progress value (JSON), typed here so this module imports nothing outside src/strategies. */
+type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+type JsonObject = { [k: string]: JsonValue };
 
 const str = (v: JsonValue | undefined): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: JsonValue | undefined): number | undefined => (typeof v === 'number' ? v : undefined);
