@@ -126,7 +126,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGL030: { severity: 'warning', title: 'Field declared but not enforced by the runtime (src/compiler/enforcement.ts lists what each field does)' },
   AGF140: { severity: 'error', title: 'A model or tool declares a `region` outside `policies.data_residency`', seed: 'any referenced resource ... provisioned in a non-compliant region' },
   AGF170: { severity: 'error', title: '`state.max_state_tokens` not less than the input budget (`runtime.max_input_chars` ÷ 4, else the model\'s `context_window_tokens`)', seed: 'Must be less than the agent\'s runtime.max_input_chars equivalent token budget' },
-  AGF180: { severity: 'error', title: '`observability.tracing` is enabled with exporter `otlp` (explicit or the default) and has no `endpoint`', seed: 'Required when exporter: "otlp"' },
+  AGF180: { severity: 'error', title: '`observability.tracing` or `observability.metrics` is enabled with exporter `otlp` (explicit or the default) and has no `endpoint`', seed: 'Required when exporter: "otlp"' },
   AGL040: { severity: 'warning', title: '`ui.short_description` longer than 120 characters' },
   AGL041: { severity: 'warning', title: '`localized_ui` block for a locale outside `supported_locales`, for the default locale, or without a `ui` block' },
   AGL042: { severity: 'warning', title: 'Escalation `human_queue` target cannot be checked: no tenant.md declares `human_queues`' },

@@ -556,7 +556,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const signalOff = (s: string): boolean => !isObj(asObj(obs)[s]) || asObj(asObj(obs)[s]).enabled === false || asObj(asObj(obs)[s]).exporter === 'none';
   if (active && isObj(obs) && ['tracing', 'metrics', 'logs'].every(signalOff))
     ctx.warn(['observability'], 'AGL044', 'tracing, metrics and logs are all disabled on an active (production) agent; enable at least one with `exporter: otlp`', true);
-  checkTracingEndpoint(ctx, obs);
+  checkOtlpEndpoints(ctx, obs);
   checkRelease(ctx, d.release, asStr(d.version));
 
   // local agents (seed 000)
@@ -738,16 +738,18 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
 
 // ---- seed 000 policy semantics ---------------------------------------------------------------
 /**
- * AGF180: seed 001 requires `endpoint` when tracing exports over OTLP (`exporter` defaults to otlp).
- * Only a tracing section switched on (`enabled: true`, the seed's default being false) needs one:
- * the worker exports its spans there (src/telemetry). Decision 245.
+ * AGF180: seed 001 requires `endpoint` when a signal exports over OTLP (`exporter` defaults to otlp).
+ * Only the signals the worker exports (tracing, metrics: src/telemetry) and only when switched on
+ * (`enabled: true`, the seed's default being false) need one. Decision 245.
  */
-function checkTracingEndpoint(ctx: Ctx, obs: unknown): void {
-  const t = asObj(asObj(obs).tracing);
-  if (t.enabled !== true || (t.exporter ?? 'otlp') !== 'otlp') return;
-  if (typeof t.endpoint === 'string' && t.endpoint.trim() !== '') return;
-  ctx.err(['observability', 'tracing', t.exporter === undefined ? 'enabled' : 'exporter'], 'AGF180',
-    'tracing exports over OTLP but has no `endpoint`; add `endpoint: "https://<collector>/v1/traces"` (the collector\'s OTLP/HTTP traces URL) or set `exporter: none`');
+function checkOtlpEndpoints(ctx: Ctx, obs: unknown): void {
+  for (const sig of ['tracing', 'metrics'] as const) {
+    const t = asObj(asObj(obs)[sig]);
+    if (t.enabled !== true || (t.exporter ?? 'otlp') !== 'otlp') continue;
+    if (typeof t.endpoint === 'string' && t.endpoint.trim() !== '') continue;
+    ctx.err(['observability', sig, t.exporter === undefined ? 'enabled' : 'exporter'], 'AGF180',
+      `${sig} exports over OTLP but has no \`endpoint\`; add \`endpoint: "https://<collector>/v1/${sig === 'tracing' ? 'traces' : 'metrics'}"\` (the collector's OTLP/HTTP URL) or set \`exporter: none\``);
+  }
 }
 
 function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, string>): void {

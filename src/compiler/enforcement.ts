@@ -34,7 +34,7 @@ const W = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ stat
 const isTrue = (v: unknown): boolean => v === true;
 const notFalseOrNone = (v: unknown): boolean => v !== false && v !== 'none';
 const artifactsOn = (_v: unknown, doc: Record<string, unknown>): boolean => (doc.artifacts as { enabled?: unknown } | undefined)?.enabled === true;
-const observabilityField = 'no OpenTelemetry metrics or logs exporter runs yet (only traces are exported: src/telemetry)';
+const observabilityField = 'no OpenTelemetry logs exporter runs yet (traces and metrics are exported: src/telemetry)';
 const tracingOn = (doc: Record<string, unknown>): boolean => ((doc.observability as { tracing?: { enabled?: unknown } } | undefined)?.tracing?.enabled === true);
 const tracingField = (what: string): FieldRule => E(`worker-side spans (src/telemetry/tracing.ts): ${what}`);
 /** observability.tracing: what the worker does with each field (issue 11.8). */
@@ -51,6 +51,19 @@ const TRACING_FIELDS: Record<string, FieldRule> = {
   'observability.tracing.propagate_context': W('no W3C traceparent header is sent to tools or sub-agents yet (a sub-agent run is its own trace)', (v, d) => v !== false && tracingOn(d)),
   'observability.tracing.auth.type': W('mtls is not supported: the worker logs it and exports no spans (bearer and none work)', (v, d) => v === 'mtls' && tracingOn(d)),
   'observability.tracing.auth.credentials_ref': tracingField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
+};
+const metricsOn = (doc: Record<string, unknown>): boolean => ((doc.observability as { metrics?: { enabled?: unknown } } | undefined)?.metrics?.enabled === true);
+const metricsField = (what: string): FieldRule => E(`worker-side metrics (src/telemetry/metrics.ts): ${what}`);
+/** observability.metrics: what the worker does with each field (issue 11.8). */
+const METRICS_FIELDS: Record<string, FieldRule> = {
+  'observability.metrics.enabled': metricsField('recorded only when true (the seed default is false)'),
+  'observability.metrics.exporter': metricsField('otlp (OTLP/HTTP JSON) or console; none records nothing'),
+  'observability.metrics.endpoint': metricsField('where metrics are pushed; required for otlp (AGF180)'),
+  'observability.metrics.export_interval_seconds': metricsField('the periodic export interval'),
+  'observability.metrics.retention_days': D('enforced by the OTel Collector or backend, not the agent runtime (seed 001)'),
+  'observability.metrics.custom_dimensions': metricsField('agent_id, version, model_id and tenant_id resolve; other keys are dropped (seed 001)'),
+  'observability.metrics.auth.type': W('mtls is not supported: the worker logs it and exports no metrics (bearer and none work)', (v, d) => v === 'mtls' && metricsOn(d)),
+  'observability.metrics.auth.credentials_ref': metricsField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
 };
 const memoryOrchestrator = 'memory is read and written back by agf.react runs (`loom run`/`loom start`) and chat sessions (`loom chat`); `loom run`/`loom start` of an agent that orchestrates members does neither (its members do not read it either)';
 const Rm = (note: string): FieldRule => ({ ...R(note), orchestratorNote: memoryOrchestrator });
@@ -122,10 +135,9 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   ui: D('presentation hints for clients'),
   localization: D('presentation hints for clients'),
   ...TRACING_FIELDS,
-  ...Object.fromEntries(['metrics', 'logs'].flatMap((s) => {
-    const keys = s === 'metrics'
-        ? ['enabled', 'exporter', 'endpoint', 'export_interval_seconds', 'retention_days', 'custom_dimensions', 'auth.type', 'auth.credentials_ref']
-        : ['enabled', 'exporter', 'endpoint', 'level', 'structured', 'include_trace_context', 'auth.type', 'auth.credentials_ref'];
+  ...METRICS_FIELDS,
+  ...Object.fromEntries(['logs'].flatMap((s) => {
+    const keys = ['enabled', 'exporter', 'endpoint', 'level', 'structured', 'include_trace_context', 'auth.type', 'auth.credentials_ref'];
     return keys.map((k) => [`observability.${s}.${k}`, W(observabilityField, k === 'enabled' || k === 'exporter' ? notFalseOrNone : (_v, d) => sectionOn(d, s))]);
   })),
   evaluation: D('advisory metadata (seed 001: the platform does not enforce it)'),

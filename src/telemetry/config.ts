@@ -43,3 +43,30 @@ export function tracingConfigOf(observability: JsonObject | undefined): TracingC
     auth: { type: authType, ...(typeof auth.credentials_ref === 'string' ? { credentials_ref: auth.credentials_ref } : {}) },
   };
 }
+
+export interface MetricsConfig {
+  exporter: 'otlp' | 'console';
+  endpoint?: string;
+  export_interval_ms: number;
+  custom_dimensions: string[];
+  auth: { type: 'none' | 'bearer' | 'mtls'; credentials_ref?: string };
+}
+
+/**
+ * An agent's `observability.metrics` (seed 001 field reference, metrics), or undefined when it
+ * records none: no section, `enabled` not true (default false) or `exporter: none`.
+ */
+export function metricsConfigOf(observability: JsonObject | undefined): MetricsConfig | undefined {
+  const m = observability?.metrics;
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return undefined;
+  if (m.enabled !== true || m.exporter === 'none') return undefined;
+  const auth = m.auth && typeof m.auth === 'object' && !Array.isArray(m.auth) ? m.auth : {};
+  const interval = typeof m.export_interval_seconds === 'number' && m.export_interval_seconds > 0 ? m.export_interval_seconds : 60;
+  return {
+    exporter: m.exporter === 'console' ? 'console' : 'otlp',
+    ...(typeof m.endpoint === 'string' && m.endpoint.trim() ? { endpoint: m.endpoint.trim() } : {}),
+    export_interval_ms: interval * 1000,
+    custom_dimensions: Array.isArray(m.custom_dimensions) ? m.custom_dimensions.filter((d): d is string => typeof d === 'string') : [],
+    auth: { type: auth.type === 'bearer' || auth.type === 'mtls' ? auth.type : 'none', ...(typeof auth.credentials_ref === 'string' ? { credentials_ref: auth.credentials_ref } : {}) },
+  };
+}

@@ -35,12 +35,13 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import { BundleCache } from '../activities/agent-loader';
 import { openBlobStore, type BlobStore } from '../activities/blob-store';
 import { MessageStore } from '../activities/message-store';
-import { readSecret } from '../activities/secrets';
+import { otlpHeaders } from './auth';
 import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
 import { redactArgs } from '../policies/sensitive';
 import { redactJson, redactText } from '../policies/pii';
 import type { BlobRef } from '../shared/contract';
-import { tracingConfigOf, type TracingConfig } from './config';
+import { metricsConfigOf, tracingConfigOf, type TracingConfig } from './config';
+import { AgentMetrics } from './metrics';
 import type { AgentloomTracingSinks, RunEndedEvent } from './sink-types';
 import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from './span-content';
 import { runSpanId, runTraceId } from './trace-ids';
@@ -120,12 +121,14 @@ export class AgentTracing {
   private readonly pending = new Set<Promise<void>>();
   private readonly logged = new Set<string>();
   private readonly log: (m: string) => void;
+  private readonly metrics: AgentMetrics;
 
   constructor(private readonly opts: AgentTracingOptions = {}) {
     const store = opts.store ?? openBlobStore();
     this.bundles = new BundleCache(store);
     this.messages = new MessageStore(store);
     this.log = opts.log ?? defaultLog;
+    this.metrics = new AgentMetrics((m) => this.logOnce(m), this.log, opts.env);
   }
 
   /** WorkerOptions.interceptors.activity entry. */
@@ -136,11 +139,13 @@ export class AgentTracing {
         const wf = ctx.info.workflowExecution;
         if (!(type in SPANNED) || !wf) return next(input);
         const arg = input.args[0] as { bundle?: BlobRef; agent_id?: string } | undefined;
-        const setup = await this.setup(arg, wf.workflowId, wf.runId).catch((e: unknown) => {
-          this.logOnce(`tracing: ${(e as Error)?.message ?? String(e)}`);
+        const agent = await this.agentOf(arg).catch((e: unknown) => {
+          this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
           return undefined;
         });
-        if (!setup) return next(input);
+        const setup = agent && this.setup(agent, wf.workflowId, wf.runId);
+        const metered = agent && metricsConfigOf(agent.observability) !== undefined;
+        if (!agent || (!setup && !metered)) return next(input);
         const start = Date.now();
         let result: unknown;
         let error: unknown;
@@ -151,7 +156,9 @@ export class AgentTracing {
           error = e;
           throw e;
         } finally {
-          this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, Date.now()));
+          const end = Date.now();
+          if (metered) this.meter(type as Spanned, agent, input.args[0], result, error, end - start);
+          if (setup) this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, end));
         }
       },
     };
@@ -171,12 +178,14 @@ export class AgentTracing {
   async forceFlush(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
     await Promise.all([...this.exporting.values()].map((e) => e.provider.forceFlush().catch(() => undefined)));
+    await this.metrics.forceFlush();
   }
 
   async shutdown(): Promise<void> {
     await this.forceFlush();
     await Promise.all([...this.exporting.values()].map((e) => e.provider.shutdown().catch(() => undefined)));
     this.exporting.clear();
+    await this.metrics.shutdown();
   }
 
   private track(p: Promise<void>): void {
@@ -191,9 +200,14 @@ export class AgentTracing {
   }
 
   /** The agent, its tracing settings, where spans go and the `agent.run` parent, or undefined when this run is not traced. */
-  private async setup(arg: { bundle?: BlobRef; agent_id?: string } | undefined, workflowId: string, runId: string): Promise<SpanSetup | undefined> {
+  /** The compiled agent an activity or run works for (cached per bundle). */
+  private async agentOf(arg: { bundle?: BlobRef; agent_id?: string } | undefined): Promise<CompiledAgent | undefined> {
     if (!arg?.bundle || typeof arg.agent_id !== 'string') return undefined;
-    const { agent } = await this.bundles.agent(arg.bundle, arg.agent_id);
+    return (await this.bundles.agent(arg.bundle, arg.agent_id)).agent;
+  }
+
+  /** The agent's tracing settings, where spans go and the `agent.run` parent, or undefined when this run is not traced. */
+  private setup(agent: CompiledAgent, workflowId: string, runId: string): SpanSetup | undefined {
     const cfg = tracingConfigOf(agent.observability);
     if (!cfg || !isRunSampled(runId, cfg.sampling_rate)) return undefined;
     const out = this.exportingFor(agent, cfg);
@@ -216,22 +230,12 @@ export class AgentTracing {
         this.logOnce(`tracing: ${who} exports over otlp without an endpoint (AGF180); no spans are sent`);
         return undefined;
       }
-      if (cfg.auth.type === 'mtls') {
-        this.logOnce(`tracing: ${who} asks for auth.type mtls, which this worker does not support; no spans are sent`);
+      const auth = otlpHeaders(cfg.auth, agent.tenant?.secrets, this.opts.env);
+      if ('problem' in auth) {
+        this.logOnce(`tracing: ${who}: ${auth.problem}; no spans are sent`);
         return undefined;
       }
-      if (cfg.auth.type === 'bearer') {
-        if (!cfg.auth.credentials_ref) {
-          this.logOnce(`tracing: ${who} has auth.type bearer without credentials_ref; no spans are sent`);
-          return undefined;
-        }
-        try {
-          headers = { Authorization: `Bearer ${readSecret(cfg.auth.credentials_ref, agent.tenant?.secrets, this.opts.env)}` };
-        } catch (e) {
-          this.logOnce(`tracing: ${who}: ${(e as Error).message}; no spans are sent`);
-          return undefined;
-        }
-      }
+      headers = auth.headers;
     }
     const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${headers.Authorization ?? ''}`;
     const known = this.exporting.get(key);
@@ -254,10 +258,13 @@ export class AgentTracing {
   }
 
   private async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {
-    const setup = await this.setup(ev, info.workflowId, info.runId);
-    if (!setup) return;
-    const { agent, out } = setup;
+    const agent = await this.agentOf(ev);
+    if (!agent) return;
     const started = new Date(info.runStartTime).getTime();
+    this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started));
+    const setup = this.setup(agent, info.workflowId, info.runId);
+    if (!setup) return;
+    const { out } = setup;
     const attrs: Attributes = {
       agent_id: agent.agent_id,
       version: agent.version,
@@ -279,6 +286,22 @@ export class AgentTracing {
     }
     if (ev.status === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: ev.failure_type ?? 'error' });
     span.end(ev.ended_ms);
+  }
+
+  /** The seed's metric instruments for one spanned activity (src/telemetry/metrics.ts). */
+  private meter(type: Spanned, agent: CompiledAgent, arg: unknown, result: unknown, error: unknown, latencyMs: number): void {
+    if (type === 'modelTurn') {
+      const out = result as ModelResult | undefined;
+      const inp = arg as ModelArg;
+      const modelId = out?.model ?? (inp.fallback ? agent.runtime.fallback_model?.model_id : undefined) ?? agent.runtime.model.model_id;
+      this.metrics.model(agent, modelId, out?.usage, error, latencyMs);
+    } else if (type === 'runTool') {
+      const out = result as ToolResult | undefined;
+      this.metrics.tool(agent, (arg as ToolArg).tool, error || out?.is_error ? 'error' : 'success', error, latencyMs);
+    } else {
+      const position = (arg as GuardrailArg).position;
+      this.metrics.guardrails(agent, position === 'input' || position === 'output' ? position : 'tool_call', (result as GuardrailResult | undefined)?.results ?? [], latencyMs);
+    }
   }
 
   private async record(type: Spanned, s: SpanSetup, arg: unknown, result: unknown, error: unknown, start: number, end: number): Promise<void> {

@@ -1,17 +1,20 @@
 import { AGENT_FIELDS, unenforcedFields } from '../../src/compiler/enforcement';
 
-describe('observability.tracing in the enforcement inventory (issue 11.8)', () => {
+describe('observability.tracing and metrics in the enforcement inventory (issue 11.8)', () => {
   const tracing = {
     enabled: true, exporter: 'otlp', endpoint: 'https://otel.internal/v1/traces', sampling_rate: 0.5,
     include_model_inputs: false, include_model_outputs: true, include_tool_args: 'redacted', include_tool_results: 'redacted',
     include_kb_chunks: false, auth: { type: 'bearer', credentials_ref: 'otel-token' },
   };
 
-  it('the fields the worker acts on are enforced; metrics and logs stay warned', () => {
+  it('the fields the worker acts on are enforced; logs stay warned', () => {
     for (const k of ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'auth.credentials_ref']) {
       expect(AGENT_FIELDS[`observability.tracing.${k}`].status).toBe('enforced');
     }
-    expect(AGENT_FIELDS['observability.metrics.enabled'].status).toBe('warned');
+    for (const k of ['enabled', 'exporter', 'endpoint', 'export_interval_seconds', 'custom_dimensions', 'auth.credentials_ref']) {
+      expect(AGENT_FIELDS[`observability.metrics.${k}`].status).toBe('enforced');
+    }
+    expect(AGENT_FIELDS['observability.metrics.retention_days'].status).toBe('descriptive');
     expect(AGENT_FIELDS['observability.logs.level'].status).toBe('warned');
   });
 
@@ -21,5 +24,12 @@ describe('observability.tracing in the enforcement inventory (issue 11.8)', () =
     expect(warned.map((u) => u.fields)).toEqual([['observability.tracing.propagate_context'], ['observability.tracing.auth.type']]);
     expect(unenforcedFields({ observability: { tracing: { ...tracing, propagate_context: false } } })).toEqual([]);
     expect(unenforcedFields({ observability: { tracing: { ...tracing, enabled: false, propagate_context: true } } })).toEqual([]);
+  });
+
+  it('an enabled metrics section warns only for mtls; logs are still warned', () => {
+    const metrics = { enabled: true, endpoint: 'https://otel.internal/v1/metrics', export_interval_seconds: 60, retention_days: 30, custom_dimensions: ['agent_id'] };
+    expect(unenforcedFields({ observability: { metrics } })).toEqual([]);
+    expect(unenforcedFields({ observability: { metrics: { ...metrics, auth: { type: 'mtls', credentials_ref: 'c' } } } }).map((u) => u.fields)).toEqual([['observability.metrics.auth.type']]);
+    expect(unenforcedFields({ observability: { logs: { enabled: true } } }).map((u) => u.fields)).toEqual([['observability.logs.enabled']]);
   });
 });

@@ -48,12 +48,38 @@ const bodies: string[] = [];
 const auths: (string | undefined)[] = [];
 const logs: string[] = [];
 
+interface DataPoint { attributes?: { key: string; value: Record<string, unknown> }[]; asInt?: string | number; asDouble?: number; count?: string | number }
+interface MetricsDoc { resourceMetrics?: { scopeMetrics?: { metrics?: { name: string; sum?: { dataPoints: DataPoint[] }; histogram?: { dataPoints: DataPoint[] } }[] }[] }[] }
+const metricDocs: { auth?: string; doc: MetricsDoc }[] = [];
+
+/** The data points of metric `name` for `agentId` in the latest export that has them. */
+function latestPoints(name: string, agentId: string): DataPoint[] {
+  for (let i = metricDocs.length - 1; i >= 0; i--) {
+    const pts = (metricDocs[i].doc.resourceMetrics ?? []).flatMap((rm) => (rm.scopeMetrics ?? []).flatMap((sm) => (sm.metrics ?? []).filter((m) => m.name === name)))
+      .flatMap((m) => (m.sum ?? m.histogram)?.dataPoints ?? [])
+      .filter((p) => p.attributes?.some((a) => a.key === 'agent_id' && Object.values(a.value)[0] === agentId));
+    if (pts.length) return pts;
+  }
+  return [];
+}
+const pointAttr = (p: DataPoint, key: string): unknown => {
+  const v = p.attributes?.find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : Object.values(v)[0];
+};
+const pointValue = (p: DataPoint): number => Number(p.asInt ?? p.asDouble ?? p.count);
+
 beforeAll(async () => {
   process.env[TOKEN_ENV] = TOKEN;
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/metrics') {
+        metricDocs.push({ auth: req.headers.authorization, doc: JSON.parse(Buffer.concat(chunks).toString('utf8')) as MetricsDoc });
+        res.setHeader('content-type', 'application/json');
+        res.end('{}');
+        return;
+      }
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
         res.statusCode = 404;
         res.end();
@@ -280,3 +306,39 @@ test('every recorded compat history replays on the bundle with the tracing inter
   await tracing.forceFlush();
   expect(bodies.length).toBe(before);
 }, 300_000);
+
+test('metrics: the seed instruments reach metrics.endpoint with agent_id, version and the resolvable custom_dimensions; replay adds nothing', async () => {
+  const metricsEndpoint = endpoint.replace('/v1/traces', '/v1/metrics');
+  const a = tracedAgent('metered', { enabled: false });
+  a.observability = {
+    metrics: { enabled: true, exporter: 'otlp', endpoint: metricsEndpoint, export_interval_seconds: 60, custom_dimensions: ['model_id', 'environment'], auth: { type: 'bearer', credentials_ref: 'otel-token' } },
+  };
+  const bundle = await storeTestBundle(bundleOf(a));
+  const workflowId = `metered-${randomBytes(4).toString('hex')}`;
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'metered', input: 'go' }] });
+  expect((await h.result()).output).toBe('done');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !latestPoints('agent.run.count', 'metered').length) {
+    await tracing.forceFlush();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const runs = latestPoints('agent.run.count', 'metered');
+  expect(runs.map((p) => [pointAttr(p, 'status'), pointValue(p)])).toEqual([['success', 1]]);
+  expect(pointAttr(runs[0], 'version')).toBe('1.0.0');
+  expect(pointAttr(runs[0], 'model_id')).toBe('scripted-test');
+  expect(pointAttr(runs[0], 'environment')).toBeUndefined();
+  expect(pointValue(latestPoints('agent.model.input_tokens', 'metered')[0])).toBeGreaterThan(0);
+  expect(pointValue(latestPoints('agent.model.latency', 'metered')[0])).toBe(2);
+  const tools = latestPoints('agent.tool.invocations', 'metered');
+  expect(tools.map((p) => [pointAttr(p, 'tool_id'), pointAttr(p, 'outcome'), pointValue(p)])).toEqual([['arithmetic', 'success', 1]]);
+  expect(metricDocs.every((d) => d.auth === `Bearer ${TOKEN}`)).toBe(true);
+  // No span: tracing is off for this agent.
+  expect(received.some((s) => attr(s, 'agent_id') === 'metered')).toBe(false);
+
+  // Replay: cumulative counters stay where they were.
+  await Worker.runReplayHistory({ workflowBundle: { code }, sinks: tracing.sinks, replayName: 'metrics-replay' }, await h.fetchHistory(), workflowId);
+  const exports = metricDocs.length;
+  await tracing.forceFlush();
+  expect(metricDocs.length).toBeGreaterThan(exports);
+  expect(latestPoints('agent.run.count', 'metered').map(pointValue)).toEqual([1]);
+}, 180_000);

@@ -1,0 +1,173 @@
+/**
+ * OpenTelemetry metrics of agent runs (seed 001 observability.metrics): the seed's instruments,
+ * recorded at the same replay-safe points as the spans (the activity interceptor and the
+ * `agent.run` sink in src/telemetry/tracing.ts), and pushed over OTLP/HTTP (JSON) to the agent's
+ * `metrics.endpoint` every `export_interval_seconds`. Every data point carries agent_id and version
+ * plus the `custom_dimensions` that resolve from the run (agent_id, version, model_id, tenant_id);
+ * others are dropped, as the seed says. Not recorded: agent.run.loops, agent.run.input_chars,
+ * agent.tool.approval_wait (they need the workflow's own state) and time-to-first-byte.
+ */
+import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { CompiledAgent } from '../compiler/types';
+import { otlpHeaders } from './auth';
+import { metricsConfigOf, type MetricsConfig } from './config';
+import type { RunSpanStatus } from './sink-types';
+
+interface Instruments {
+  runCount: Counter;
+  runDuration: Histogram;
+  inputTokens: Counter;
+  outputTokens: Counter;
+  modelLatency: Histogram;
+  modelErrors: Counter;
+  toolInvocations: Counter;
+  toolLatency: Histogram;
+  toolErrors: Counter;
+  guardrailTriggered: Counter;
+  guardrailLatency: Histogram;
+}
+
+function instruments(m: Meter): Instruments {
+  return {
+    runCount: m.createCounter('agent.run.count', { description: 'Total number of runs, by status' }),
+    runDuration: m.createHistogram('agent.run.duration', { unit: 'ms', description: 'End-to-end run latency' }),
+    inputTokens: m.createCounter('agent.model.input_tokens', { description: 'Input tokens across model invocations' }),
+    outputTokens: m.createCounter('agent.model.output_tokens', { description: 'Output tokens across model invocations' }),
+    modelLatency: m.createHistogram('agent.model.latency', { unit: 'ms', description: 'Time to last byte of each model invocation' }),
+    modelErrors: m.createCounter('agent.model.errors', { description: 'Model API errors, by error_type' }),
+    toolInvocations: m.createCounter('agent.tool.invocations', { description: 'Tool calls, by tool_id and outcome' }),
+    toolLatency: m.createHistogram('agent.tool.latency', { unit: 'ms', description: 'Execution time per tool call' }),
+    toolErrors: m.createCounter('agent.tool.errors', { description: 'Tool errors by tool_id and error_type' }),
+    guardrailTriggered: m.createCounter('agent.guardrail.triggered', { description: 'Guardrail activations by guardrail_id, phase and action' }),
+    guardrailLatency: m.createHistogram('agent.guardrail.latency', { unit: 'ms', description: 'Evaluation time per guardrail' }),
+  };
+}
+
+interface Exporting {
+  provider: MeterProvider;
+  inst: Instruments;
+}
+
+/** A model error's error_type (seed: rate_limit / timeout / unavailable / other). */
+export function modelErrorType(e: unknown): string {
+  const text = `${(e as { type?: string })?.type ?? ''} ${(e as Error)?.message ?? String(e)}`.toLowerCase();
+  if (/rate.?limit|429/.test(text)) return 'rate_limit';
+  if (/timeout|timed out|deadline/.test(text)) return 'timeout';
+  if (/unavailable|503|502|econnrefused|econnreset/.test(text)) return 'unavailable';
+  return 'other';
+}
+
+/** The custom dimensions that resolve from a run; unresolvable keys are dropped (seed 001). */
+function dimensions(agent: CompiledAgent, cfg: MetricsConfig, modelId?: string): Attributes {
+  const known: Record<string, string | undefined> = {
+    agent_id: agent.agent_id,
+    version: agent.version,
+    model_id: modelId ?? agent.runtime.model.model_id,
+    tenant_id: agent.tenant?.tenant_id,
+  };
+  const out: Attributes = { agent_id: agent.agent_id, version: agent.version };
+  for (const d of cfg.custom_dimensions) if (known[d] !== undefined) out[d] = known[d];
+  return out;
+}
+
+export class AgentMetrics {
+  private readonly exporting = new Map<string, Exporting>();
+
+  constructor(private readonly logOnce: (m: string) => void, private readonly log: (m: string) => void, private readonly env?: NodeJS.ProcessEnv) {}
+
+  /** The agent's instruments and base attributes, or undefined when it records no metrics. */
+  forAgent(agent: CompiledAgent): { inst: Instruments; attrs: (modelId?: string) => Attributes } | undefined {
+    const cfg = metricsConfigOf(agent.observability);
+    if (!cfg) return undefined;
+    const out = this.exportingFor(agent, cfg);
+    return out && { inst: out.inst, attrs: (modelId?: string) => dimensions(agent, cfg, modelId) };
+  }
+
+  runEnded(agent: CompiledAgent, status: RunSpanStatus, latencyMs: number): void {
+    const m = this.forAgent(agent);
+    if (!m) return;
+    m.inst.runCount.add(1, { ...m.attrs(), status });
+    m.inst.runDuration.record(latencyMs, { ...m.attrs(), status });
+  }
+
+  model(agent: CompiledAgent, modelId: string, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined, error: unknown, latencyMs: number): void {
+    const m = this.forAgent(agent);
+    if (!m) return;
+    const attrs = m.attrs(modelId);
+    if (error) m.inst.modelErrors.add(1, { ...attrs, error_type: modelErrorType(error) });
+    else {
+      m.inst.inputTokens.add(usage?.prompt_tokens ?? 0, attrs);
+      m.inst.outputTokens.add(usage?.completion_tokens ?? 0, attrs);
+    }
+    m.inst.modelLatency.record(latencyMs, attrs);
+  }
+
+  tool(agent: CompiledAgent, toolId: string, outcome: 'success' | 'error', error: unknown, latencyMs: number): void {
+    const m = this.forAgent(agent);
+    if (!m) return;
+    const attrs = { ...m.attrs(), tool_id: toolId };
+    m.inst.toolInvocations.add(1, { ...attrs, outcome });
+    m.inst.toolLatency.record(latencyMs, attrs);
+    if (outcome === 'error') m.inst.toolErrors.add(1, { ...attrs, error_type: error ? 'exception' : 'tool_error' });
+  }
+
+  guardrails(agent: CompiledAgent, phase: string, results: { ref: string; passed: boolean; action: string }[], latencyMs: number): void {
+    const m = this.forAgent(agent);
+    if (!m) return;
+    for (const r of results) {
+      const attrs = { ...m.attrs(), guardrail_id: r.ref };
+      m.inst.guardrailLatency.record(latencyMs, attrs);
+      if (!r.passed) m.inst.guardrailTriggered.add(1, { ...attrs, phase, action: r.action });
+    }
+  }
+
+  async forceFlush(): Promise<void> {
+    await Promise.all([...this.exporting.values()].map((e) => e.provider.forceFlush().catch(() => undefined)));
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.exporting.values()].map((e) => e.provider.shutdown().catch(() => undefined)));
+    this.exporting.clear();
+  }
+
+  private exportingFor(agent: CompiledAgent, cfg: MetricsConfig): Exporting | undefined {
+    const who = `agent ${agent.agent_id}`;
+    let headers: Record<string, string> = {};
+    if (cfg.exporter === 'otlp') {
+      if (!cfg.endpoint) {
+        this.logOnce(`metrics: ${who} exports over otlp without an endpoint; no metrics are sent`);
+        return undefined;
+      }
+      const auth = otlpHeaders(cfg.auth, agent.tenant?.secrets, this.env);
+      if ('problem' in auth) {
+        this.logOnce(`metrics: ${who}: ${auth.problem}; no metrics are sent`);
+        return undefined;
+      }
+      headers = auth.headers;
+    }
+    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${cfg.export_interval_ms}\n${headers.Authorization ?? ''}`;
+    const known = this.exporting.get(key);
+    if (known) return known;
+    const inner: PushMetricExporter = cfg.exporter === 'console' ? new ConsoleMetricExporter() : new OTLPMetricExporter({ url: cfg.endpoint, headers });
+    const where = cfg.endpoint ?? 'console';
+    const exporter: PushMetricExporter = {
+      export: (metrics, done) => inner.export(metrics, (r) => {
+        if (r.code !== 0) this.log(`metrics: exporting to ${where} failed: ${r.error?.message ?? 'unknown error'}`);
+        done(r);
+      }),
+      forceFlush: () => inner.forceFlush(),
+      shutdown: () => inner.shutdown(),
+      ...(inner.selectAggregationTemporality ? { selectAggregationTemporality: inner.selectAggregationTemporality.bind(inner) } : {}),
+    };
+    const provider = new MeterProvider({
+      resource: new Resource({ 'service.name': 'agentloom' }),
+      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: cfg.export_interval_ms, exportTimeoutMillis: Math.min(30_000, cfg.export_interval_ms) })],
+    });
+    const made = { provider, inst: instruments(provider.getMeter('agentloom')) };
+    this.exporting.set(key, made);
+    return made;
+  }
+}
