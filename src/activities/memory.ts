@@ -110,15 +110,19 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
      * After a turn: what each write collection with `writeback.enabled` keeps of it. Collections
      * without `approval_required` are written here; the others are returned to wait for a human.
      */
-    async memoryWriteback(inp: MemoryScope & { message: number; text: string; answer: string; at: string }): Promise<{ written: string[]; pending: PendingWriteback[] }> {
+    async memoryWriteback(inp: MemoryScope & { message: number; text: string; text_ref?: BlobRef; answer: string; at: string }): Promise<{ written: string[]; pending: PendingWriteback[] }> {
       const agent = await agentOf(inp);
       const m = memoryOf(agent);
       const written: string[] = [];
       const pending: PendingWriteback[] = [];
       if (m.mode === 'none') return { written, pending };
+      // A run under pii_redaction passes its stored (redacted) first message by ref, and what is stored is redacted too.
+      const text = inp.text_ref ? (await messages.getLoose(inp.text_ref)).content : inp.text;
+      const redact = agent.policies.runtime_pass === true && agent.policies.pii_redaction === true;
       for (const c of m.write_collections) {
         if (!c.writeback.enabled) continue;
-        const entry = memoryEntry(definitionError(() => writebackText(c.writeback.strategy, inp.text, inp.answer)), { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
+        const extracted = definitionError(() => writebackText(c.writeback.strategy, text, inp.answer));
+        const entry = memoryEntry(redact ? redactText(extracted).text : extracted, { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
         const namespace = namespaceOf(c, inp);
         if (c.writeback.approval_required === true) pending.push({ collection_id: c.collection_id, namespace, entry });
         else { await mem.add(c.collection_id, namespace, entry); written.push(c.collection_id); }
@@ -150,8 +154,10 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
      * `# Memory` block, stored as a loose user message so the run's history holds only its ref;
      * null when nothing matched.
      */
-    async memoryReadMessage(inp: MemoryScope & { query: string }): Promise<{ ref: BlobRef | null; found: Record<string, number> }> {
-      const r = await acts.memoryRead(inp);
+    async memoryReadMessage(inp: MemoryScope & { query: string; query_ref?: BlobRef }): Promise<{ ref: BlobRef | null; found: Record<string, number> }> {
+      // Under pii_redaction (or an input guardrail that rewrote the input) the query is the stored first message.
+      const query = inp.query_ref ? (await messages.getLoose(inp.query_ref)).content : inp.query;
+      const r = await acts.memoryRead({ ...inp, query });
       return { ref: r.block ? await messages.putLoose({ role: 'user', content: r.block }) : null, found: r.found };
     },
   };

@@ -162,3 +162,20 @@ test('memory is carried across continue-as-new: read in the first execution, wri
   expect(await scheduledActivities(h.t.client.workflow.getHandle(run.workflowId, run.firstExecutionRunId))).toContain('memoryReadMessage');
   expect((await mem().list('can-notes', 'can-notes/gus')).map((e) => e.text)).toEqual(['carried hi']);
 }, 60_000);
+
+test('under pii_redaction memory reads and writes the redacted input: neither the store nor any history event after the start holds the raw address', async () => {
+  const notes = collection('pii-notes', 'pii-notes/{actorId}', { enabled: true, strategy: 'exchange', approval_required: false });
+  await mem().add('pii-notes', 'pii-notes/hal', memoryEntry('Hal prefers email contact', { session_id: 'seed', message: 1, agent_id: 'seed' }, '2026-01-01T00:00:00Z'));
+  const a = memoryAgent('redactor', [notes], [notes]);
+  a.policies = { ...a.policies, pii_redaction: true, runtime_pass: true };
+  const raw = 'hal.private@example.com';
+  const run = await start(a, `Please use email contact: ${raw}`, { actor_id: 'hal' });
+  // The query was the redacted copy: it still matched the seeded entry (the model answered from it).
+  expect((await run.result()).output).toBe('I will write to you by email');
+  const stored = (await mem().list('pii-notes', 'pii-notes/hal')).map((e) => e.text);
+  expect(stored).toHaveLength(2);
+  expect(stored[1]).toContain('[EMAIL]');
+  expect(stored.join('\n')).not.toContain(raw);
+  const events = (await run.fetchHistory()).events ?? [];
+  expect(events.slice(1).filter((e) => JSON.stringify(e).includes(raw)).map((e) => e.eventType)).toEqual([]);
+}, 60_000);

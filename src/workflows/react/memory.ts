@@ -20,7 +20,7 @@
  * continue-as-new in ReactState.memory.
  */
 import { condition, patched } from '@temporalio/workflow';
-import type { AgentRunResult } from '../../shared/contract';
+import type { AgentRunResult, BlobRef } from '../../shared/contract';
 import { memoryUse, writebackApproval, writebackCallId, writebackNotWritten, WritebackRequest, WRITEBACK_TOOL } from '../../runtime/memory';
 import type { ReactRun } from './context';
 import { noteAudit } from './policies';
@@ -37,16 +37,28 @@ function scope(rx: ReactRun) {
   return { bundle: rx.input.bundle, agent_id: rx.input.agent_id, actor_id: o?.actor_id || 'anonymous', session_id: o?.session_id || rx.workflowId };
 }
 
+/** The run's input for memory: the raw input, or the ref of its rewritten stored copy. */
+function input<K extends 'query' | 'text'>(rx: ReactRun, key: K): Record<K, string> & Partial<Record<`${K}_ref`, BlobRef>> {
+  const ref = rx.st.memory_input;
+  return (ref ? { [key]: '', [`${key}_ref`]: ref } : { [key]: text(rx.input.input) }) as Record<K, string> & Partial<Record<`${K}_ref`, BlobRef>>;
+}
+
 /** First run of the chain: does memory apply? (The patch marker is recorded only for root runs that declare memory.) */
 export function memoryApplies(rx: ReactRun): boolean {
   const use = memoryUse(rx.agent.memory);
   return !rx.input.options?.parent && (use.reads || use.writes) && patched('memory-react');
 }
 
-/** Run start: what the read collections hold for this input joins the first model turn. */
+/**
+ * Run start: what the read collections hold for this input joins the first model turn. An input
+ * rewritten by pii_redaction or an input guardrail is read from its stored copy (by ref), so no
+ * later history holds the raw input; the writeback uses the same copy.
+ */
 export async function readMemory(rx: ReactRun): Promise<void> {
+  const first = rx.st.pending_append[0];
+  if (rx.st.input_transformed && first && 'ref' in first) rx.st.memory_input = first.ref;
   if (!memoryUse(rx.agent.memory).reads) return;
-  const r = await rx.acts.memoryReadMessage.executeWithOptions({ ...rx.guardOpts, summary: 'memory read' }, [{ ...scope(rx), query: text(rx.input.input) }]);
+  const r = await rx.acts.memoryReadMessage.executeWithOptions({ ...rx.guardOpts, summary: 'memory read' }, [{ ...scope(rx), ...input(rx, 'query') }]);
   const counts = Object.entries(r.found).map(([c, n]) => `${c} ${n}`).join(', ');
   rx.shell.details(`memory read: ${counts || 'no collection'}`);
   if (r.ref) rx.st.pending_append = [...rx.st.pending_append, { ref: r.ref }];
@@ -69,7 +81,7 @@ async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<Ag
   if (!memoryUse(rx.agent.memory).writes) return result;
   const at = new Date().toISOString();
   const wb = await rx.acts.memoryWriteback.executeWithOptions({ ...rx.guardOpts, summary: 'memory writeback' }, [
-    { ...scope(rx), message: RUN_MESSAGE, text: text(rx.input.input), answer: text(result.output), at },
+    { ...scope(rx), message: RUN_MESSAGE, ...input(rx, 'text'), answer: text(result.output), at },
   ]);
   if (wb.written.length) rx.shell.details(`memory written: ${wb.written.join(', ')}`);
   const notWritten = await Promise.all(wb.pending.map((p) => decide(rx, { call_id: writebackCallId(RUN_MESSAGE, p.collection_id), collection_id: p.collection_id, namespace: p.namespace, entry: p.entry, requested_at: at })));

@@ -33,6 +33,8 @@ export interface ReactState {
   audit_events?: AuditEvent[];
   /** Seed 001 memory applies to this run chain (react/memory.ts; patch `memory-react`): written back at the end. */
   memory?: boolean;
+  /** The input rewritten by pii_redaction or an input guardrail (stored first message): what memory reads and writes back instead of the raw input. */
+  memory_input?: BlobRef;
 }
 
 /** The state of this run: fresh, or carried from the previous run of the chain. */
@@ -53,6 +55,7 @@ export function reactState(carried: JsonObject | undefined): { st: ReactState; f
     ...(c.state ? { state: c.state } : {}),
     ...(c.audit_events?.length ? { audit_events: c.audit_events } : {}),
     ...(c.memory ? { memory: true } : {}),
+    ...(c.memory_input ? { memory_input: c.memory_input } : {}),
   };
   return { st, first: c.head === undefined };
 }
