@@ -151,7 +151,7 @@ export class AgentMetrics {
     const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${cfg.export_interval_ms}\n${headers.Authorization ?? ''}`;
     const known = this.exporting.get(key);
     if (known) return known;
-    const inner: PushMetricExporter = cfg.exporter === 'console' ? new ConsoleMetricExporter() : new OTLPMetricExporter({ url: cfg.endpoint, headers });
+    const inner: PushMetricExporter = cfg.exporter === 'console' ? new ConsoleMetricExporter() : new OTLPMetricExporter({ url: cfg.endpoint, headers, timeoutMillis: 5000 });
     const where = cfg.endpoint ?? 'console';
     const exporter: PushMetricExporter = {
       export: (metrics, done) => inner.export(metrics, (r) => {
@@ -164,7 +164,7 @@ export class AgentMetrics {
     };
     const provider = new MeterProvider({
       resource: new Resource({ 'service.name': 'agentloom' }),
-      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: cfg.export_interval_ms, exportTimeoutMillis: Math.min(30_000, cfg.export_interval_ms) })],
+      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: cfg.export_interval_ms, exportTimeoutMillis: Math.min(5000, cfg.export_interval_ms) })],
     });
     const made = { provider, inst: instruments(provider.getMeter('agentloom')) };
     this.exporting.set(key, made);

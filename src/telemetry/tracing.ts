@@ -1,6 +1,7 @@
 /**
- * OpenTelemetry traces of agent runs (seed 001 observability.tracing, issue 11.8), emitted only on
- * the worker side and never during replay:
+ * OpenTelemetry traces (and, through src/telemetry/metrics.ts, metrics) of agent runs (seed 001
+ * observability.tracing / metrics, issue 11.8), emitted only on the worker side and never during
+ * replay:
  *
  *   agent.run               the workflow interceptor's `agentloomTracing.runEnded` sink call
  *                           (src/telemetry/workflow-interceptor.ts) when a run ends
@@ -48,6 +49,9 @@ import { runSpanId, runTraceId } from './trace-ids';
 
 /** The workflow interceptor module to bundle with the workflows (WorkerOptions.interceptors.workflowModules / bundleWorkflowCode). */
 export const TRACING_WORKFLOW_MODULE = path.join(__dirname, 'workflow-interceptor');
+
+/** How long one OTLP export may take before it is abandoned (and logged). */
+export const EXPORT_TIMEOUT_MS = 5000;
 
 /** The activities that get a span, by activity type. */
 const SPANNED = { modelTurn: 'agent.model_invocation', runTool: 'agent.tool_call', runGuardrails: 'agent.guardrail' } as const;
@@ -243,8 +247,10 @@ export class AgentTracing {
     const ids = new RunIdGenerator();
     const processor = cfg.exporter === 'console'
       ? new SimpleSpanProcessor(new ConsoleSpanExporter())
-      : new BatchSpanProcessor(new LoggedExporter(new OTLPTraceExporter({ url: cfg.endpoint, headers }), cfg.endpoint ?? '', this.log), {
+      : new BatchSpanProcessor(new LoggedExporter(new OTLPTraceExporter({ url: cfg.endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }), cfg.endpoint ?? '', this.log), {
         scheduledDelayMillis: this.opts.scheduledDelayMillis ?? 1000,
+        // A collector that does not answer holds a worker's (or `loom run`'s) shutdown at most this long.
+        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
       });
     const provider = new BasicTracerProvider({
       resource: new Resource({ 'service.name': 'agentloom' }),

@@ -24,7 +24,7 @@ export interface AgentloomWorkerOptions {
   maxConcurrentActivityTaskExecutions?: number;
   maxConcurrentWorkflowTaskExecutions?: number;
   /**
-   * OpenTelemetry spans of the agents' `observability.tracing` (src/telemetry/tracing.ts). Pass one
+   * OpenTelemetry spans and metrics of the agents' `observability` (src/telemetry). Pass one
    * to flush it on shutdown (worker.ts does); else the worker makes its own, flushed before exit.
    */
   tracing?: AgentTracing;
