@@ -59,3 +59,9 @@ export function strategyStatusLines(progress: JsonObject | undefined): string[] 
   if (str(p.stopped)) lines.push(`stopped: ${str(p.stopped)}`);
   return lines;
 }
+
+/** The Web UI's Current Details tail for a phase step: its round and participants (`round 2 of 3; participants: G, C`). */
+export function strategyDetailsTail(progress: JsonObject): string {
+  const who = names(progress.participants);
+  return [roundOf(progress), ...(who.length ? [`participants: ${who.join(', ')}`] : [])].filter((x): x is string => !!x).join('; ');
+}

@@ -12,6 +12,7 @@ import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';
 import type { OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
+import { strategyDetailsTail } from '../strategies/status';
 
 export interface PhaseCtx {
   run: OrchestratorRun;
@@ -68,7 +69,9 @@ export async function memberTurn(ctx: PhaseCtx, name: string, role: string, inpu
 /** Status progress and Current Details: `phase` plus what the strategy adds (round, participants, items). */
 export function reportPhase(ctx: PhaseCtx, phase: string, what: string, extra: JsonObject = {}): void {
   ctx.run.status.progress = { strategy: ctx.strategy, phase, ...extra };
-  ctx.run.details(`${ctx.strategy} ${phase}: ${what}`);
+  // Current Details is user metadata (not a command): the round and participants ride along.
+  const tail = strategyDetailsTail(ctx.run.status.progress);
+  ctx.run.details(`${ctx.strategy} ${phase}: ${what}${tail ? ` (${tail})` : ''}`);
 }
 
 /**

@@ -12,6 +12,7 @@ import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { approveUpdate } from '../../src/shared/handlers';
 import { agent, answers, bundle, scriptedModel, store } from '../orchestration/builders';
 import { CliHarness, startCliHarness, statusWhen } from '../cli/harness';
+import { builtinTool } from '../runtime/builders';
 import { scriptedTeam } from './team';
 
 let h: CliHarness;
@@ -63,6 +64,23 @@ test('magentic: waiting on plan review shows phase plan-review, round 0 of MaxRo
   await h.handle(id).executeUpdate(approveUpdate, { args: [{ call_id: 'plan-1' }] });
   const done = await statusOf(id);
   expect(done).toContain('\nstrategy: magentic  phase: done  round 2 of 5\nparticipants: Developer, CodeReviewer\nstalls 0  resets 0\nstopped: complete: the manager\'s ledger says the task is complete (built)\n');
+});
+
+test('the Web UI\'s Current Details of a scatter-gather waiting on a participant\'s tool approval names the round and participants', async () => {
+  const careful = agent({ id: 'cd-careful', model: { turns: [{ tool_calls: [{ id: 'cd-c1', name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }] }, { content: 'sum {{last_tool_result}}' }] } });
+  careful.tools = { ...careful.tools, refs: [builtinTool('arithmetic', { approval_required: true })] };
+  const pattern: StrategiesPattern = {
+    type: 'strategies', agents: [{ name: 'Careful', agent_id: 'cd-careful' }, { name: 'Lead', agent_id: 'cd-lead' }],
+    config: { Selection: { Type: 'scattergather', ScatterGather: { Participants: ['Careful'], Synthesizer: 'Lead' } } } as unknown as StrategiesPattern['config'],
+  };
+  const id = await start(bundle('cd-sg', [agent({ id: 'cd-sg', model: answers('orchestrator'), pattern }), careful, agent({ id: 'cd-lead', model: answers('verdict') })]), 'add them');
+  await statusWhen(h, id, 'the participant\'s approval at the root', (s) => s.pending_decisions?.length === 1);
+  const md = (await h.handle(id).query('__temporal_workflow_metadata')) as { currentDetails?: string };
+  expect(md.currentDetails).toContain('scattergather scatter: Careful (at most 1 at once) (round 1 of 1 (single pass); participants: Careful)');
+  const st = await h.loom(['status', id]);
+  expect(st.out).toContain('\nstrategy: scattergather  phase: scatter  round 1 of 1 (single pass)\nparticipants: Careful\ncompleted 0 of 1  max concurrency unlimited\n');
+  expect((await h.loom(['approve', id, 'cd-c1'])).code).toBe(0);
+  expect(await statusOf(id)).toContain('\nstopped: complete: Lead gave the terminal output\n');
 });
 
 test('scattergather, mapreduce, adversarial and llm: phase, round and participants of a finished run', async () => {

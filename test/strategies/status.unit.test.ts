@@ -1,5 +1,5 @@
 /** `loom status` lines for a strategies run (src/strategies/status.ts): phase, round and participants per strategy. */
-import { strategyStatusLines } from '../../src/strategies/status';
+import { strategyDetailsTail, strategyStatusLines } from '../../src/strategies/status';
 
 describe('strategyStatusLines', () => {
   test('scattergather: phase, a single pass, participants, completed of participants and the concurrency bound', () => {
@@ -48,6 +48,12 @@ describe('strategyStatusLines', () => {
     expect(strategyStatusLines({ strategy: 'adversarial', phase: 'done', stages: 2, participants: ['G', 'C', 'G2'], outcomes: [], stopped: 'complete: G2 gave the terminal output' })).toEqual([
       'strategy: adversarial  phase: done', 'participants: G, C, G2', 'stopped: complete: G2 gave the terminal output',
     ]);
+  });
+
+  test('the Current Details tail: round and participants', () => {
+    expect(strategyDetailsTail({ strategy: 'adversarial', phase: 'critique', round: 2, rounds: 3, participants: ['G', 'C'] })).toBe('round 2 of 3; participants: G, C');
+    expect(strategyDetailsTail({ strategy: 'scattergather', phase: 'scatter', participants: ['A'] })).toBe('round 1 of 1 (single pass); participants: A');
+    expect(strategyDetailsTail({ strategy: 'adversarial', phase: 'done' })).toBe('');
   });
 
   test('a progress without a strategy (other patterns) gives no lines', () => {
