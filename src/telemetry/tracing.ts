@@ -147,7 +147,7 @@ export class AgentTracing {
           this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
           return undefined;
         });
-        const setup = agent && this.setup(agent, wf.workflowId, wf.runId);
+        const setup = agent && this.guard(() => this.setup(agent, wf.workflowId, wf.runId));
         const metered = agent && metricsConfigOf(agent.observability) !== undefined;
         if (!agent || (!setup && !metered)) return next(input);
         const start = Date.now();
@@ -161,7 +161,7 @@ export class AgentTracing {
           throw e;
         } finally {
           const end = Date.now();
-          if (metered) this.meter(type as Spanned, agent, input.args[0], result, error, end - start);
+          if (metered) this.guard(() => this.meter(type as Spanned, agent, input.args[0], result, error, end - start));
           if (setup) this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, end));
         }
       },
@@ -195,6 +195,16 @@ export class AgentTracing {
   private track(p: Promise<void>): void {
     const q = p.catch((e: unknown) => this.log(`tracing: recording a span failed: ${(e as Error)?.message ?? String(e)}`)).finally(() => this.pending.delete(q));
     this.pending.add(q);
+  }
+
+  /** Telemetry never fails an activity: a throw here is logged and treated as "nothing to record". */
+  private guard<T>(fn: () => T): T | undefined {
+    try {
+      return fn();
+    } catch (e) {
+      this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
+      return undefined;
+    }
   }
 
   private logOnce(message: string): void {

@@ -342,3 +342,17 @@ test('metrics: the seed instruments reach metrics.endpoint with agent_id, versio
   expect(metricDocs.length).toBeGreaterThan(exports);
   expect(latestPoints('agent.run.count', 'metered').map(pointValue)).toEqual([1]);
 }, 180_000);
+
+test('a malformed endpoint or a missing secret is logged and the run completes', async () => {
+  const bad = tracedAgent('traced-bad-url', { endpoint: 'not a url' });
+  const noSecret = tracedAgent('traced-no-secret', { auth: { type: 'bearer', credentials_ref: 'missing-token' } });
+  for (const a of [bad, noSecret]) {
+    const bundle = await storeTestBundle(bundleOf(a));
+    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+    expect((await h.result()).output).toBe('done');
+  }
+  await tracing.forceFlush();
+  expect(logs.some((m) => m.includes('missing-token'))).toBe(true);
+  expect(logs.some((m) => m.includes('not a url'))).toBe(true);
+  expect(received.some((s) => ['traced-bad-url', 'traced-no-secret'].includes(String(attr(s, 'agent_id'))))).toBe(false);
+}, 180_000);
