@@ -4,8 +4,9 @@
  * `agent.run` sink in src/telemetry/tracing.ts), and pushed over OTLP/HTTP (JSON) to the agent's
  * `metrics.endpoint` every `export_interval_seconds`. Every data point carries agent_id and version
  * plus the `custom_dimensions` that resolve from the run (agent_id, version, model_id, tenant_id);
- * others are dropped, as the seed says. Not recorded: agent.run.loops, agent.run.input_chars,
- * agent.tool.approval_wait (they need the workflow's own state) and time-to-first-byte.
+ * others are dropped, as the seed says. agent.run.loops (model turns scheduled) and
+ * agent.run.input_chars come from the workflow interceptor's counts in the run-end sink call. Not
+ * recorded: agent.tool.approval_wait and time-to-first-byte.
  */
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -19,6 +20,8 @@ import type { RunSpanStatus } from './sink-types';
 interface Instruments {
   runCount: Counter;
   runDuration: Histogram;
+  runLoops: Histogram;
+  runInputChars: Histogram;
   inputTokens: Counter;
   outputTokens: Counter;
   modelLatency: Histogram;
@@ -34,6 +37,8 @@ function instruments(m: Meter): Instruments {
   return {
     runCount: m.createCounter('agent.run.count', { description: 'Total number of runs, by status' }),
     runDuration: m.createHistogram('agent.run.duration', { unit: 'ms', description: 'End-to-end run latency' }),
+    runLoops: m.createHistogram('agent.run.loops', { description: 'Agent-loop iterations (model turns) per run' }),
+    runInputChars: m.createHistogram('agent.run.input_chars', { description: 'Size of the raw input payload in characters' }),
     inputTokens: m.createCounter('agent.model.input_tokens', { description: 'Input tokens across model invocations' }),
     outputTokens: m.createCounter('agent.model.output_tokens', { description: 'Output tokens across model invocations' }),
     modelLatency: m.createHistogram('agent.model.latency', { unit: 'ms', description: 'Time to last byte of each model invocation' }),
@@ -86,11 +91,13 @@ export class AgentMetrics {
     return out && { inst: out.inst, attrs: (modelId?: string) => dimensions(agent, cfg, modelId) };
   }
 
-  runEnded(agent: CompiledAgent, status: RunSpanStatus, latencyMs: number): void {
+  runEnded(agent: CompiledAgent, status: RunSpanStatus, latencyMs: number, loops?: number, inputChars?: number): void {
     const m = this.forAgent(agent);
     if (!m) return;
     m.inst.runCount.add(1, { ...m.attrs(), status });
     m.inst.runDuration.record(latencyMs, { ...m.attrs(), status });
+    if (typeof loops === 'number') m.inst.runLoops.record(loops, m.attrs());
+    if (typeof inputChars === 'number') m.inst.runInputChars.record(inputChars, m.attrs());
   }
 
   model(agent: CompiledAgent, modelId: string, usage: { prompt_tokens?: number; completion_tokens?: number } | undefined, error: unknown, latencyMs: number): void {

@@ -15,6 +15,10 @@ export interface RunEndedEvent {
   usage?: Partial<TokenUsage>;
   /** The failure type (ApplicationFailure type) of a refused or failed run. */
   failure_type?: string;
+  /** modelTurn activities this run (this continue-as-new segment) scheduled. */
+  model_turns?: number;
+  /** Characters of the run input (JSON text unless a string). */
+  input_chars?: number;
   /** Workflow time when the run ended (ms since the epoch). */
   ended_ms: number;
 }

@@ -277,7 +277,7 @@ export class AgentTracing {
     const agent = await this.agentOf(ev);
     if (!agent) return;
     const started = new Date(info.runStartTime).getTime();
-    this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started));
+    this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started), ev.model_turns, ev.input_chars);
     const setup = this.setup(agent, info.workflowId, info.runId);
     if (!setup) return;
     const { out } = setup;

@@ -10,7 +10,9 @@ import {
   ContinueAsNew,
   isCancellation,
   proxySinks,
+  type ActivityInput,
   type Next,
+  type WorkflowOutboundCallsInterceptor,
   type WorkflowExecuteInput,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptorsFactory,
@@ -39,13 +41,40 @@ function agentRun(args: unknown[]): { bundle: BlobRef; agent_id: string } | unde
   return { bundle: a.bundle as BlobRef, agent_id: a.agent_id };
 }
 
+/** What one run's interceptors count between start and end (in memory: rebuilt the same on replay). */
+interface RunCounts {
+  /** modelTurn activities scheduled: the agent-loop iterations (seed metric agent.run.loops). */
+  model_turns: number;
+}
+
+/**
+ * Counts the run's model turns as the workflow schedules them. It only looks at the command, never
+ * changes it: the workflow emits exactly what it did without the interceptor.
+ */
+class ModelTurnCounter implements WorkflowOutboundCallsInterceptor {
+  constructor(private readonly counts: RunCounts) {}
+  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+    if (input.activityType === 'modelTurn') this.counts.model_turns++;
+    return next(input);
+  }
+}
+
+/** Size of the run input in characters (seed metric agent.run.input_chars). */
+function inputChars(args: unknown[]): number {
+  const v = (args[0] as { input?: unknown }).input;
+  if (v === undefined) return 0;
+  return typeof v === 'string' ? v.length : (JSON.stringify(v) ?? '').length;
+}
+
 class AgentRunSpanInterceptor implements WorkflowInboundCallsInterceptor {
+  constructor(private readonly counts: RunCounts) {}
   async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const run = agentRun(input.args);
     if (!run) return next(input);
+    const chars = inputChars(input.args);
     const end = (status: RunSpanStatus, extra: { usage?: Partial<TokenUsage>; failure_type?: string } = {}): void => {
       try {
-        agentloomTracing.runEnded({ ...run, status, ...extra, ended_ms: Date.now() });
+        agentloomTracing.runEnded({ ...run, status, ...extra, model_turns: this.counts.model_turns, input_chars: chars, ended_ms: Date.now() });
       } catch {
         // A worker without the tracing sink registered: nothing to emit.
       }
@@ -64,4 +93,7 @@ class AgentRunSpanInterceptor implements WorkflowInboundCallsInterceptor {
   }
 }
 
-export const interceptors: WorkflowInterceptorsFactory = () => ({ inbound: [new AgentRunSpanInterceptor()] });
+export const interceptors: WorkflowInterceptorsFactory = () => {
+  const counts: RunCounts = { model_turns: 0 };
+  return { inbound: [new AgentRunSpanInterceptor(counts)], outbound: [new ModelTurnCounter(counts)] };
+};

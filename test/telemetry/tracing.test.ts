@@ -48,7 +48,7 @@ const bodies: string[] = [];
 const auths: (string | undefined)[] = [];
 const logs: string[] = [];
 
-interface DataPoint { attributes?: { key: string; value: Record<string, unknown> }[]; asInt?: string | number; asDouble?: number; count?: string | number }
+interface DataPoint { attributes?: { key: string; value: Record<string, unknown> }[]; asInt?: string | number; asDouble?: number; count?: string | number; sum?: number }
 interface MetricsDoc { resourceMetrics?: { scopeMetrics?: { metrics?: { name: string; sum?: { dataPoints: DataPoint[] }; histogram?: { dataPoints: DataPoint[] } }[] }[] }[] }
 const metricDocs: { auth?: string; doc: MetricsDoc }[] = [];
 
@@ -329,6 +329,9 @@ test('metrics: the seed instruments reach metrics.endpoint with agent_id, versio
   expect(pointAttr(runs[0], 'environment')).toBeUndefined();
   expect(pointValue(latestPoints('agent.model.input_tokens', 'metered')[0])).toBeGreaterThan(0);
   expect(pointValue(latestPoints('agent.model.latency', 'metered')[0])).toBe(2);
+  // Two model turns (tool call, answer) and the 2-character input 'go', from the workflow interceptor's counts.
+  expect(latestPoints('agent.run.loops', 'metered').map((p) => [Number(p.count), p.sum])).toEqual([[1, 2]]);
+  expect(latestPoints('agent.run.input_chars', 'metered').map((p) => p.sum)).toEqual([2]);
   const tools = latestPoints('agent.tool.invocations', 'metered');
   expect(tools.map((p) => [pointAttr(p, 'tool_id'), pointAttr(p, 'outcome'), pointValue(p)])).toEqual([['arithmetic', 'success', 1]]);
   expect(metricDocs.every((d) => d.auth === `Bearer ${TOKEN}`)).toBe(true);
