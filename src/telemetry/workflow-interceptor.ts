@@ -1,8 +1,9 @@
 /**
  * Workflow interceptor module (bundled with the workflows: scripts/build-bundle.ts and
  * src/worker/create-worker.ts): when an agent run ends, it tells the worker through the
- * `agentloomTracing` sink, which emits the run's `agent.run` span (src/telemetry/tracing.ts).
- * Sinks add no command and no history event and are not called during replay, so recorded runs
+ * `agentloomTracing` sink, which emits the run's `agent.run` span and run metrics
+ * (src/telemetry/tracing.ts, metrics.ts). An outbound interceptor counts the model turns the run
+ * schedules, in memory only. Sinks add no command and no history event and are not called during replay, so recorded runs
  * replay unchanged and a replayed run emits nothing (decision 247). Imports only
  * @temporalio/workflow and types.
  */
