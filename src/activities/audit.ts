@@ -33,7 +33,12 @@ export interface AppendAuditInput {
   warnings: string[];
   /** Approvals, guardrail decisions and escalations the workflow recorded (src/workflows/react/policies.ts noteAudit). */
   events?: AuditEvent[];
+  /** Earlier events the workflow moved to the store in chunks (storeAuditEvents), oldest first; they come before `events`. */
+  event_refs?: BlobRef[];
 }
+
+/** A chunk of a run's audit events in the store (src/workflows/react/policies.ts flushAudit). */
+interface StoredAuditEvents { format: 'agentloom.audit-events/v1'; events: AuditEvent[] }
 
 /** Where audit logs are written: `<LOOM_HOME|./.loom>/audit`. */
 export function auditDir(): string {
@@ -69,10 +74,21 @@ export function createAuditActivities(opts: { bundles?: BundleCache; messages?: 
   const bundles = opts.bundles ?? new BundleCache(blobs);
   const messages = opts.messages ?? new MessageStore(blobs);
   return {
+    /** Move a chunk of a run's audit events to the store, so the workflow carries a reference instead of the list. */
+    async storeAuditEvents(inp: { events: AuditEvent[] }): Promise<BlobRef> {
+      return blobs.putJson({ format: 'agentloom.audit-events/v1', events: inp.events } satisfies StoredAuditEvents);
+    },
     async appendAudit(inp: AppendAuditInput): Promise<{ written: boolean; seq?: number; file?: string }> {
       const { agent } = await bundles.agent(inp.bundle, inp.agent_id);
       const level = agent.policies.audit_level;
       if (level === 'none') return { written: false };
+      const stored: AuditEvent[] = [];
+      for (const ref of inp.event_refs ?? []) {
+        const chunk = await blobs.getJson<StoredAuditEvents>(ref);
+        if (chunk?.format !== 'agentloom.audit-events/v1') throw new Error(`blob ${ref.hash} is not a chunk of audit events`);
+        stored.push(...chunk.events);
+      }
+      const events = [...stored, ...(inp.events ?? [])];
       const conv = await messages.conversation(inp.head);
       const calls = conv.flatMap((m) => m.tool_calls ?? []);
       let rec: AuditRecord = {
@@ -86,7 +102,7 @@ export function createAuditActivities(opts: { bundles?: BundleCache; messages?: 
         ended_at: new Date().toISOString(),
         outcome: inp.outcome,
         tools: [...new Set(calls.map((c) => c.name))],
-        ...(inp.events?.length ? { events: eventsAtLevel(inp.events, level) } : {}),
+        ...(events.length ? { events: eventsAtLevel(events, level) } : {}),
       };
       if (level === 'full') {
         const last = [...conv].reverse().find((m) => m.role === 'assistant' && !m.tool_calls?.length);

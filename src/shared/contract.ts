@@ -73,7 +73,7 @@ export interface RunOptions {
    * 10,240-event warning): items per agf.batch shard child (default 500) and the history length
    * after which agf.loop continues-as-new (default 4,000 events).
    */
-  scale?: { batch_shard_size?: number; loop_history_events?: number };
+  scale?: { batch_shard_size?: number; loop_history_events?: number; audit_events_chunk?: number };
   /**
    * `loom run --stream`: the model activity writes the reply text of the current turn, as it
    * arrives, to the store record `stream`/<workflow id> (never to history); the CLI prints it.

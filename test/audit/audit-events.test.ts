@@ -137,8 +137,32 @@ test('an escalation to a human queue is recorded with the queue and who answered
   expect(out).toMatch(/escalation on guardrail prompt-injection-scan to human_queue security-review answered by sec-ops/);
 }, 120_000);
 
+test('events move to the store in chunks (RunOptions.scale.audit_events_chunk) and across continue-as-new; the entry still holds every event in order', async () => {
+  const calls = [1, 2, 3].map((i) => ({ tool_calls: [{ id: `mul-${i}`, name: 'arithmetic', arguments: { a: i, b: 7, op: 'mul' } }] }));
+  const a = audited('audit-chunks', 'standard', {});
+  a.runtime.model = { ...a.runtime.model, scripted: { turns: [...calls, { content: 'done {{last_tool_result}}' }] } };
+  // Two events per chunk; a continue-as-new after every model turn carries the chunks' references.
+  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id, input: 'multiply thrice', options: { scale: { audit_events_chunk: 2 } }, carried: { continue_as_new_every: 1 } });
+  for (const i of [1, 2, 3]) {
+    await waitForStatus(h, (s) => s.pending_approvals.some((p) => p.call_id === `mul-${i}`), 30_000);
+    await h.executeUpdate<string, [ApproveArgs]>('approveCall', { args: [{ call_id: `mul-${i}`, by: `op-${i}` }] });
+  }
+  expect(((await h.result()) as { output: unknown }).output).toBe('done 21');
+  replayed.push(h.workflowId);
+  const events = entryOf(a.agent_id, h.workflowId).events ?? [];
+  expect(events.map((e) => (e.kind === 'approval' ? `${e.call_id} by ${e.by}` : e.kind))).toEqual(['guardrail', 'mul-1 by op-1', 'mul-2 by op-2', 'mul-3 by op-3']);
+  // The first run stored its chunk before handing over; the last run started with references, not the events.
+  const first = await H.t.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId).fetchHistory();
+  expect((first.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'storeAuditEvents')).toHaveLength(1);
+  const last = await H.t.client.workflow.getHandle(h.workflowId).fetchHistory();
+  const payload = last.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  const carried = (JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as { carried: { audit_events?: unknown[]; audit_event_refs?: unknown[] } }).carried;
+  expect(carried.audit_event_refs?.length).toBeGreaterThanOrEqual(1);
+  expect(JSON.stringify(carried.audit_events ?? [])).not.toMatch(/op-1/);
+}, 180_000);
+
 test('the audited runs replay against the current workflow code', async () => {
-  expect(replayed.length).toBe(4);
+  expect(replayed.length).toBe(5);
   const histories = await Promise.all(replayed.map(async (id) => ({ workflowId: id, history: await H.t.client.workflow.getHandle(id).fetchHistory() })));
   const outcomes = await replayHistories(histories);
   expect(outcomes.filter((o) => o.error)).toEqual([]);

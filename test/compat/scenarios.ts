@@ -86,6 +86,28 @@ const PII: CompiledGuardrail = { ref: 'pii-scan', version: '1.0.0', status: 'act
 
 export const SCENARIOS: Scenario[] = [
   {
+    // Patch `audit-events-in-chunks` (src/workflows/react/policies.ts flushAudit): with a chunk of
+    // one event, the first approval's audit event goes to the store before the second model turn.
+    name: 'react-audit-chunks',
+    waitsAt: 'second tool approval of an audited run (the first approval\'s audit event already moved to the store on the new code)',
+    patches: ['audit-events-in-chunks'],
+    workflowType: 'agfReactWorkflow',
+    bundle: () => {
+      const a = react({
+        agent_id: 'c-audit',
+        model: scriptedModel({ turns: [{ tool_calls: [{ id: 'b1', name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }] }, { tool_calls: [{ id: 'b2', name: 'arithmetic', arguments: { a: 4, b: 5, op: 'add' } }] }, { content: 'sums {{last_tool_result}}' }] }),
+        tools: [builtinTool('arithmetic', { approval_required: true })],
+      });
+      a.policies = { ...a.policies, audit_level: 'standard', audit_trail: true };
+      return single(a);
+    },
+    input: 'add twice',
+    options: { scale: { audit_events_chunk: 1 } },
+    answerBeforeReady: true,
+    ready: (t) => (t[0]?.status?.pending_approvals ?? []).some((p) => p.call_id === 'b2'),
+    expected: 'sums 9',
+  },
+  {
     name: 'react-tool-approval',
     waitsAt: 'tool approval (one call waits, a concurrent call has run)',
     patches: ['tree-pending-decisions'],

@@ -9,7 +9,7 @@
  * (pii_redaction or blocked_content declared) or `policies.audit_trail` (audit_level declared), so
  * runs recorded before these passes existed replay unchanged.
  */
-import { ApplicationFailure, CancellationScope, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import type { CompiledTool } from '../../compiler/types';
 import type { BlobRef } from '../../shared/contract';
 import { modelRefusal, toolRefusal } from '../../policies/residency';
@@ -66,6 +66,25 @@ export function noteAudit(rx: ReactRun, ev: DistributiveOmit<AuditEvent, 'at'>):
 }
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** Audit events kept in workflow memory before they move to the store (RunOptions.scale.audit_events_chunk overrides). */
+export const AUDIT_EVENTS_CHUNK = 100;
+
+/**
+ * Keep the carried audit list bounded: once `chunk` events accumulated, or before a
+ * continue-as-new with any, they go to the store as one chunk (activity) and the run carries its
+ * reference. Patched: runs from before it carried every event; only a run holding events reaches
+ * patched(), so runs without an audit trail record exactly the commands they did.
+ */
+export async function flushAudit(rx: ReactRun, beforeContinueAsNew: boolean): Promise<void> {
+  const events = rx.st.audit_events;
+  if (!events?.length) return;
+  const chunk = rx.input.options?.scale?.audit_events_chunk ?? AUDIT_EVENTS_CHUNK;
+  if (!(beforeContinueAsNew || events.length >= chunk) || !patched('audit-events-in-chunks')) return;
+  const ref = await rx.acts.storeAuditEvents.executeWithOptions({ ...rx.guardOpts, summary: `audit events (${events.length})` }, [{ events }]);
+  rx.st.audit_event_refs = [...(rx.st.audit_event_refs ?? []), ref];
+  rx.st.audit_events = undefined;
+}
+
 /** Failures that are a policy's refusal rather than an error (audit outcome `refused`). */
 const REFUSALS = ['ContentBlocked', 'PolicyViolation', 'GuardrailBlocked'];
 
@@ -92,6 +111,7 @@ export async function auditRun(rx: ReactRun, ended: 'completed' | 'failed' | 'ca
         head: rx.st.head,
         warnings: [...rx.shell.warnings],
         ...(rx.st.audit_events?.length ? { events: rx.st.audit_events } : {}),
+        ...(rx.st.audit_event_refs?.length ? { event_refs: rx.st.audit_event_refs } : {}),
       },
     ]),
   );

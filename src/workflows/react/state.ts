@@ -31,6 +31,8 @@ export interface ReactState {
   operator_notes?: string[];
   /** policies.audit_level: approvals, guardrail decisions and escalations so far, written with the run's audit entry. */
   audit_events?: AuditEvent[];
+  /** Earlier audit events moved to the store in chunks (patch `audit-events-in-chunks`), oldest first. */
+  audit_event_refs?: BlobRef[];
   /** Seed 001 memory applies to this run chain (react/memory.ts; patch `memory-react`): written back at the end. */
   memory?: boolean;
   /** The input rewritten by pii_redaction or an input guardrail (stored first message): what memory reads and writes back instead of the raw input. */
@@ -54,6 +56,7 @@ export function reactState(carried: JsonObject | undefined): { st: ReactState; f
     ...(c.guardrail_retries ? { guardrail_retries: c.guardrail_retries } : {}),
     ...(c.state ? { state: c.state } : {}),
     ...(c.audit_events?.length ? { audit_events: c.audit_events } : {}),
+    ...(c.audit_event_refs?.length ? { audit_event_refs: c.audit_event_refs } : {}),
     ...(c.memory ? { memory: true } : {}),
     ...(c.memory_input ? { memory_input: c.memory_input } : {}),
   };

@@ -16,7 +16,7 @@ import { modelEscalation } from './escalation';
 import { guardOutput } from './guardrails';
 import { shouldContinueAsNew } from './limits';
 import { runCall } from './tool-calls';
-import { refuseBlockedContent } from './policies';
+import { flushAudit, refuseBlockedContent } from './policies';
 import { runExecutionLoop } from './execution-loop';
 import { operatorNotes } from './approval';
 
@@ -30,7 +30,9 @@ export async function runLoop(rx: ReactRun): Promise<AgentRunResult> {
     // A paused run stays paused across continue-as-new: wait here rather than hand over
     // (patched: runs paused at this point used to continue-as-new and resume on their own).
     if (shell.paused && patched('pause-before-continue-as-new')) await shell.checkpoint();
-    if (shouldContinueAsNew(rx, turnsThisRun)) await shell.continueAsNew({ ...st } as unknown as JsonObject);
+    const handOver = shouldContinueAsNew(rx, turnsThisRun);
+    await flushAudit(rx, handOver);
+    if (handOver) await shell.continueAsNew({ ...st } as unknown as JsonObject);
     await shell.checkpoint();
     const blocked = turnBlocked(st.counters, rx.limits);
     if (blocked) throw ApplicationFailure.nonRetryable(blocked, 'LimitExceeded');
