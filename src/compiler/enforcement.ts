@@ -32,9 +32,13 @@ const D = (note = 'metadata; the runtime does not act on it'): FieldRule => ({ s
 const W = (note: string, warnWhen?: FieldRule['warnWhen']): FieldRule => ({ status: 'warned', note, ...(warnWhen ? { warnWhen } : {}) });
 
 const isTrue = (v: unknown): boolean => v === true;
-const notFalseOrNone = (v: unknown): boolean => v !== false && v !== 'none';
 const artifactsOn = (_v: unknown, doc: Record<string, unknown>): boolean => (doc.artifacts as { enabled?: unknown } | undefined)?.enabled === true;
-const observabilityField = 'no OpenTelemetry logs exporter runs yet (traces and metrics are exported: src/telemetry)';
+const observabilityField = 'log records are exported only to `observability.logs.endpoint`: with exporter otlp and no endpoint, none is sent (src/telemetry/logs.ts)';
+/** Logs switched on that export over otlp (the default) with no endpoint: nothing is sent. */
+const logsGoNowhere = (_v: unknown, doc: Record<string, unknown>): boolean => {
+  const l = (doc.observability as { logs?: { enabled?: unknown; exporter?: unknown; endpoint?: unknown } } | undefined)?.logs;
+  return !!l && l.enabled === true && (l.exporter ?? 'otlp') === 'otlp' && !(typeof l.endpoint === 'string' && l.endpoint.trim());
+};
 const tracingOn = (doc: Record<string, unknown>): boolean => ((doc.observability as { tracing?: { enabled?: unknown } } | undefined)?.tracing?.enabled === true);
 const tracingField = (what: string): FieldRule => E(`worker-side spans (src/telemetry/tracing.ts): ${what}`);
 /** observability.tracing: what the worker does with each field (issue 11.8). */
@@ -138,7 +142,9 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   ...METRICS_FIELDS,
   ...Object.fromEntries(['logs'].flatMap((s) => {
     const keys = ['enabled', 'exporter', 'endpoint', 'level', 'structured', 'include_trace_context', 'auth.type', 'auth.credentials_ref'];
-    return keys.map((k) => [`observability.${s}.${k}`, W(observabilityField, k === 'enabled' || k === 'exporter' ? notFalseOrNone : (_v, d) => sectionOn(d, s))]);
+    return keys.map((k) => [`observability.${s}.${k}`, k === 'auth.type'
+      ? W('mtls is not supported: the worker logs it and exports no log records (bearer and none work)', (v, d) => v === 'mtls' && (d.observability as { logs?: { enabled?: unknown } } | undefined)?.logs?.enabled === true)
+      : W(observabilityField, logsGoNowhere)]);
   })),
   evaluation: D('advisory metadata (seed 001: the platform does not enforce it)'),
   'routing.intents': D('routing metadata (seed 001: must not change behaviour)'), 'routing.trigger_phrases': D('routing metadata'),
@@ -159,12 +165,6 @@ function orchestrates(doc: Record<string, unknown>): boolean {
   const orch = doc.orchestration as { pattern?: unknown } | undefined;
   const policy = (doc.execution_policy as { id?: unknown } | undefined)?.id;
   return orch?.pattern !== undefined || (typeof policy === 'string' && policy !== 'agf.react');
-}
-
-/** An observability section counts as switched on unless `enabled: false` or `exporter: none`. */
-function sectionOn(doc: Record<string, unknown>, section: string): boolean {
-  const s = ((doc.observability ?? {}) as Record<string, Record<string, unknown> | undefined>)[section];
-  return !!s && s.enabled !== false && s.exporter !== 'none';
 }
 
 export interface UnenforcedField {

@@ -70,3 +70,33 @@ export function metricsConfigOf(observability: JsonObject | undefined): MetricsC
     auth: { type: auth.type === 'bearer' || auth.type === 'mtls' ? auth.type : 'none', ...(typeof auth.credentials_ref === 'string' ? { credentials_ref: auth.credentials_ref } : {}) },
   };
 }
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface LogsConfig {
+  exporter: 'otlp' | 'console';
+  endpoint?: string;
+  level: LogLevel;
+  structured: boolean;
+  include_trace_context: boolean;
+  auth: { type: 'none' | 'bearer' | 'mtls'; credentials_ref?: string };
+}
+
+/**
+ * An agent's `observability.logs` (seed 001 field reference, logs), or undefined when it emits
+ * none: no section, `enabled` not true (default false) or `exporter: none`.
+ */
+export function logsConfigOf(observability: JsonObject | undefined): LogsConfig | undefined {
+  const l = observability?.logs;
+  if (!l || typeof l !== 'object' || Array.isArray(l)) return undefined;
+  if (l.enabled !== true || l.exporter === 'none') return undefined;
+  const auth = l.auth && typeof l.auth === 'object' && !Array.isArray(l.auth) ? l.auth : {};
+  return {
+    exporter: l.exporter === 'console' ? 'console' : 'otlp',
+    ...(typeof l.endpoint === 'string' && l.endpoint.trim() ? { endpoint: l.endpoint.trim() } : {}),
+    level: l.level === 'debug' || l.level === 'warn' || l.level === 'error' ? l.level : 'info',
+    structured: l.structured !== false,
+    include_trace_context: l.include_trace_context !== false,
+    auth: { type: auth.type === 'bearer' || auth.type === 'mtls' ? auth.type : 'none', ...(typeof auth.credentials_ref === 'string' ? { credentials_ref: auth.credentials_ref } : {}) },
+  };
+}

@@ -23,8 +23,15 @@ export interface RunEndedEvent {
   ended_ms: number;
 }
 
+export interface RunStartedEvent {
+  bundle: BlobRef;
+  agent_id: string;
+  input_chars: number;
+}
+
 export interface AgentloomTracingSinks extends Sinks {
   agentloomTracing: {
+    runStarted(ev: RunStartedEvent): void;
     runEnded(ev: RunEndedEvent): void;
   };
 }

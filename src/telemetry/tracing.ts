@@ -41,9 +41,10 @@ import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
 import { redactArgs } from '../policies/sensitive';
 import { redactJson, redactText } from '../policies/pii';
 import type { BlobRef } from '../shared/contract';
-import { metricsConfigOf, tracingConfigOf, type TracingConfig } from './config';
+import { logsConfigOf, metricsConfigOf, tracingConfigOf, type TracingConfig } from './config';
+import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
-import type { AgentloomTracingSinks, RunEndedEvent } from './sink-types';
+import type { AgentloomTracingSinks, RunEndedEvent, RunStartedEvent } from './sink-types';
 import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from './span-content';
 import { runSpanId, runTraceId } from './trace-ids';
 
@@ -126,6 +127,7 @@ export class AgentTracing {
   private readonly logged = new Set<string>();
   private readonly log: (m: string) => void;
   private readonly metrics: AgentMetrics;
+  private readonly logs: AgentLogs;
 
   constructor(private readonly opts: AgentTracingOptions = {}) {
     const store = opts.store ?? openBlobStore();
@@ -133,6 +135,7 @@ export class AgentTracing {
     this.messages = new MessageStore(store);
     this.log = opts.log ?? defaultLog;
     this.metrics = new AgentMetrics((m) => this.logOnce(m), this.log, opts.env);
+    this.logs = new AgentLogs((m) => this.logOnce(m), this.log, opts.env);
   }
 
   /** WorkerOptions.interceptors.activity entry. */
@@ -149,7 +152,15 @@ export class AgentTracing {
         });
         const setup = agent && this.guard(() => this.setup(agent, wf.workflowId, wf.runId));
         const metered = agent && metricsConfigOf(agent.observability) !== undefined;
-        if (!agent || (!setup && !metered)) return next(input);
+        const logging = agent && logsConfigOf(agent.observability) !== undefined;
+        if (!agent || (!setup && !metered && !logging)) return next(input);
+        const run = { workflowId: wf.workflowId, runId: wf.runId };
+        if (logging) {
+          this.guard(() => {
+            if (ctx.info.attempt > 1) this.logs.emit(agent, run, 'warn', 'activity.retry', { activity: type, attempt: ctx.info.attempt });
+            if (type === 'modelTurn' && (input.args[0] as ModelArg).fallback) this.logs.emit(agent, run, 'warn', 'model.fallback', { model_id: agent.runtime.fallback_model?.model_id });
+          });
+        }
         const start = Date.now();
         let result: unknown;
         let error: unknown;
@@ -162,6 +173,7 @@ export class AgentTracing {
         } finally {
           const end = Date.now();
           if (metered) this.guard(() => this.meter(type as Spanned, agent, input.args[0], result, error, end - start));
+          if (logging && type === 'runGuardrails') this.guard(() => this.logGuardrails(agent, run, input.args[0] as GuardrailArg, result as GuardrailResult | undefined));
           if (setup) this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, end));
         }
       },
@@ -173,6 +185,7 @@ export class AgentTracing {
   get sinks(): InjectedSinks<AgentloomTracingSinks> {
     return {
       agentloomTracing: {
+        runStarted: { fn: (info: WorkflowInfo, ev: RunStartedEvent) => this.track(this.runStarted(info, ev)), callDuringReplay: false },
         runEnded: { fn: (info: WorkflowInfo, ev: RunEndedEvent) => this.track(this.runEnded(info, ev)), callDuringReplay: false },
       },
     };
@@ -183,6 +196,7 @@ export class AgentTracing {
     while (this.pending.size) await Promise.all([...this.pending]);
     await Promise.all([...this.exporting.values()].map((e) => e.provider.forceFlush().catch(() => undefined)));
     await this.metrics.forceFlush();
+    await this.logs.forceFlush();
   }
 
   async shutdown(): Promise<void> {
@@ -190,6 +204,7 @@ export class AgentTracing {
     await Promise.all([...this.exporting.values()].map((e) => e.provider.shutdown().catch(() => undefined)));
     this.exporting.clear();
     await this.metrics.shutdown();
+    await this.logs.shutdown();
   }
 
   private track(p: Promise<void>): void {
@@ -273,10 +288,25 @@ export class AgentTracing {
     return made;
   }
 
+  /** Log records of guardrail evaluations: warn when triggered, debug when not (seed 001). */
+  private logGuardrails(agent: CompiledAgent, run: { workflowId: string; runId: string }, inp: GuardrailArg, out: GuardrailResult | undefined): void {
+    for (const r of out?.results ?? []) {
+      this.logs.emit(agent, run, r.passed ? 'debug' : 'warn', r.passed ? 'guardrail.passed' : 'guardrail.triggered', { guardrail_id: r.ref, position: inp.position, action: r.action });
+    }
+  }
+
+  private async runStarted(info: WorkflowInfo, ev: RunStartedEvent): Promise<void> {
+    const agent = await this.agentOf(ev);
+    if (agent) this.logs.emit(agent, info, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
+  }
+
   private async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {
     const agent = await this.agentOf(ev);
     if (!agent) return;
     const started = new Date(info.runStartTime).getTime();
+    this.logs.emit(agent, info, ev.status === 'refused' || ev.status === 'error' ? 'error' : 'info', 'run.end', {
+      status: ev.status, failure_type: ev.failure_type, latency_ms: Math.max(0, ev.ended_ms - started),
+    });
     this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started), ev.model_turns, ev.input_chars);
     const setup = this.setup(agent, info.workflowId, info.runId);
     if (!setup) return;

@@ -73,6 +73,11 @@ class AgentRunSpanInterceptor implements WorkflowInboundCallsInterceptor {
     const run = agentRun(input.args);
     if (!run) return next(input);
     const chars = inputChars(input.args);
+    try {
+      agentloomTracing.runStarted({ ...run, input_chars: chars });
+    } catch {
+      // A worker without the tracing sink registered: nothing to emit.
+    }
     const end = (status: RunSpanStatus, extra: { usage?: Partial<TokenUsage>; failure_type?: string } = {}): void => {
       try {
         agentloomTracing.runEnded({ ...run, status, ...extra, model_turns: this.counts.model_turns, input_chars: chars, ended_ms: Date.now() });

@@ -7,7 +7,7 @@ describe('observability.tracing and metrics in the enforcement inventory (issue 
     include_kb_chunks: false, auth: { type: 'bearer', credentials_ref: 'otel-token' },
   };
 
-  it('the fields the worker acts on are enforced; logs stay warned', () => {
+  it('the fields the worker acts on are enforced; logs fields are warned only when nothing is sent', () => {
     for (const k of ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'auth.credentials_ref']) {
       expect(AGENT_FIELDS[`observability.tracing.${k}`].status).toBe('enforced');
     }
@@ -26,10 +26,13 @@ describe('observability.tracing and metrics in the enforcement inventory (issue 
     expect(unenforcedFields({ observability: { tracing: { ...tracing, enabled: false, propagate_context: true } } })).toEqual([]);
   });
 
-  it('an enabled metrics section warns only for mtls; logs are still warned', () => {
+  it('an enabled metrics section warns only for mtls; logs warn only when they would go nowhere', () => {
     const metrics = { enabled: true, endpoint: 'https://otel.internal/v1/metrics', export_interval_seconds: 60, retention_days: 30, custom_dimensions: ['agent_id'] };
     expect(unenforcedFields({ observability: { metrics } })).toEqual([]);
     expect(unenforcedFields({ observability: { metrics: { ...metrics, auth: { type: 'mtls', credentials_ref: 'c' } } } }).map((u) => u.fields)).toEqual([['observability.metrics.auth.type']]);
-    expect(unenforcedFields({ observability: { logs: { enabled: true } } }).map((u) => u.fields)).toEqual([['observability.logs.enabled']]);
+    expect(unenforcedFields({ observability: { logs: { enabled: true, level: 'info' } } }).map((u) => u.fields)).toEqual([['observability.logs.enabled', 'observability.logs.level']]);
+    expect(unenforcedFields({ observability: { logs: { enabled: true, level: 'info', endpoint: 'https://otel.internal/v1/logs' } } })).toEqual([]);
+    expect(unenforcedFields({ observability: { logs: { enabled: true, exporter: 'console', level: 'debug' } } })).toEqual([]);
+    expect(unenforcedFields({ observability: { logs: { level: 'info' } } })).toEqual([]);
   });
 });

@@ -22,6 +22,8 @@ import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { FIXTURE_DIR, readManifest, describeReplayError } from '../compat/run-compat';
 
+type WorkflowHandleOf = Awaited<ReturnType<TestTemporal['client']['workflow']['start']>>;
+
 interface OtlpSpan {
   traceId: string;
   spanId: string;
@@ -51,6 +53,8 @@ const logs: string[] = [];
 interface DataPoint { attributes?: { key: string; value: Record<string, unknown> }[]; asInt?: string | number; asDouble?: number; count?: string | number; sum?: number }
 interface MetricsDoc { resourceMetrics?: { scopeMetrics?: { metrics?: { name: string; sum?: { dataPoints: DataPoint[] }; histogram?: { dataPoints: DataPoint[] } }[] }[] }[] }
 const metricDocs: { auth?: string; doc: MetricsDoc }[] = [];
+interface LogRec { severityText?: string; traceId?: string; spanId?: string; body?: Record<string, unknown>; attributes?: { key: string; value: Record<string, unknown> }[] }
+const logRecords: LogRec[] = [];
 
 /** The data points of metric `name` for `agentId` in the latest export that has them. */
 function latestPoints(name: string, agentId: string): DataPoint[] {
@@ -74,6 +78,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/logs') {
+        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceLogs?: { scopeLogs?: { logRecords?: LogRec[] }[] }[] };
+        for (const rl of doc.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) logRecords.push(...(sl.logRecords ?? []));
+        res.setHeader('content-type', 'application/json');
+        res.end('{}');
+        return;
+      }
       if (req.method === 'POST' && req.url === '/v1/metrics') {
         metricDocs.push({ auth: req.headers.authorization, doc: JSON.parse(Buffer.concat(chunks).toString('utf8')) as MetricsDoc });
         res.setHeader('content-type', 'application/json');
@@ -358,4 +369,43 @@ test('a malformed endpoint or a missing secret is logged and the run completes',
   expect(logs.some((m) => m.includes('missing-token'))).toBe(true);
   expect(logs.some((m) => m.includes('not a url'))).toBe(true);
   expect(received.some((s) => ['traced-bad-url', 'traced-no-secret'].includes(String(attr(s, 'agent_id'))))).toBe(false);
+}, 180_000);
+
+test('logs: run start/end and guardrail records at the declared level, with the run trace context; replay emits none', async () => {
+  const logsEndpoint = endpoint.replace('/v1/traces', '/v1/logs');
+  const check: CompiledGuardrail = {
+    ref: 'prompt-injection-scan', version: '1.0.0', status: 'active', result_type: 'score',
+    provider: { type: 'builtin', name: 'keyword-score' }, on_fail: 'block', severity_threshold: 7,
+  };
+  const ids: Record<string, { workflowId: string; runId: string; history: Awaited<ReturnType<WorkflowHandleOf['fetchHistory']>> }> = {};
+  for (const level of ['debug', 'info'] as const) {
+    const a = tracedAgent(`logged-${level}`, { enabled: false });
+    a.guardrails = { ...a.guardrails, input: [check] };
+    a.observability = { logs: { enabled: true, exporter: 'otlp', endpoint: logsEndpoint, level, structured: level === 'debug' } };
+    const bundle = await storeTestBundle(bundleOf(a));
+    const workflowId = `${a.agent_id}-${randomBytes(4).toString('hex')}`;
+    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+    expect((await h.result()).output).toBe('done');
+    ids[level] = { workflowId, runId: (await h.describe()).runId, history: await h.fetchHistory() };
+  }
+  const recs = (agentId: string) => logRecords.filter((r) => r.attributes?.some((a) => a.key === 'agent_id' && Object.values(a.value)[0] === agentId));
+  const event = (r: LogRec) => r.attributes?.find((a) => a.key === 'event')?.value.stringValue;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !(recs('logged-debug').some((r) => event(r) === 'run.end') && recs('logged-info').some((r) => event(r) === 'run.end'))) {
+    await tracing.forceFlush();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const debug = recs('logged-debug');
+  expect(debug.map((r) => [event(r), r.severityText])).toEqual([['run.start', 'INFO'], ['guardrail.passed', 'DEBUG'], ['run.end', 'INFO']]);
+  expect(debug.every((r) => r.traceId === runTraceId(ids.debug.workflowId, ids.debug.runId) && r.spanId === runSpanId(ids.debug.workflowId, ids.debug.runId))).toBe(true);
+  expect(Object.keys(debug[0].body ?? {})).toEqual(['kvlistValue']); // structured: a key/value body
+  const info = recs('logged-info');
+  expect(info.map((r) => event(r))).toEqual(['run.start', 'run.end']); // level info drops the debug record
+  expect(Object.keys(info[0].body ?? {})).toEqual(['stringValue']); // structured: false, one text line
+
+  const before = logRecords.length;
+  await Worker.runReplayHistory({ workflowBundle: { code }, sinks: tracing.sinks, replayName: 'logs-replay' }, ids.debug.history, ids.debug.workflowId);
+  await tracing.forceFlush();
+  await new Promise((r) => setTimeout(r, 500));
+  expect(logRecords.length).toBe(before);
 }, 180_000);
