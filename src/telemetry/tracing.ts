@@ -1,7 +1,7 @@
 /**
- * OpenTelemetry traces (and, through src/telemetry/metrics.ts, metrics) of agent runs (seed 001
- * observability.tracing / metrics, issue 11.8), emitted only on the worker side and never during
- * replay:
+ * OpenTelemetry traces (and, through src/telemetry/metrics.ts and logs.ts, metrics and log
+ * records) of agent runs (seed 001 observability, issue 11.8), emitted only on the worker side and
+ * never during replay:
  *
  *   agent.run               the workflow interceptor's `agentloomTracing.runEnded` sink call
  *                           (src/telemetry/workflow-interceptor.ts) when a run ends
