@@ -60,7 +60,7 @@ export interface CompiledTenant {
 
 /** What the runtime does instead of honouring each tenant default it does not read yet (AGL030). */
 const UNUSED_TENANT_FIELD = {
-  telemetry: '`telemetry` is compiled but not used at run time: no OpenTelemetry exporter runs yet, so nothing is sent to this endpoint',
+  telemetry: '`telemetry` is compiled but not used at run time: the worker exports only what each agent\'s own `observability` section names (src/telemetry), so nothing is sent to this endpoint; declare the endpoint in the agent\'s observability instead',
 } as const;
 
 /**

@@ -5,8 +5,9 @@
  * `metrics.endpoint` every `export_interval_seconds`. Every data point carries agent_id and version
  * plus the `custom_dimensions` that resolve from the run (agent_id, version, model_id, tenant_id);
  * others are dropped, as the seed says. agent.run.loops (model turns scheduled) and
- * agent.run.input_chars come from the workflow interceptor's counts in the run-end sink call. Not
- * recorded: agent.tool.approval_wait and time-to-first-byte.
+ * agent.run.input_chars come from the workflow interceptor's counts in the run-end sink call;
+ * agent.tool.approval_wait from the react workflow's `approvalDecided` sink call. Not recorded:
+ * time-to-first-byte.
  */
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -31,6 +32,7 @@ interface Instruments {
   toolErrors: Counter;
   guardrailTriggered: Counter;
   guardrailLatency: Histogram;
+  approvalWait: Histogram;
 }
 
 function instruments(m: Meter): Instruments {
@@ -48,6 +50,7 @@ function instruments(m: Meter): Instruments {
     toolErrors: m.createCounter('agent.tool.errors', { description: 'Tool errors by tool_id and error_type' }),
     guardrailTriggered: m.createCounter('agent.guardrail.triggered', { description: 'Guardrail activations by guardrail_id, phase and action' }),
     guardrailLatency: m.createHistogram('agent.guardrail.latency', { unit: 'ms', description: 'Evaluation time per guardrail' }),
+    approvalWait: m.createHistogram('agent.tool.approval_wait', { unit: 'ms', description: 'Time a tool call waited for a human approval decision, by tool_id and decision' }),
   };
 }
 
@@ -129,6 +132,12 @@ export class AgentMetrics {
       m.inst.guardrailLatency.record(latencyMs, attrs);
       if (!r.passed) m.inst.guardrailTriggered.add(1, { ...attrs, phase, action: r.action });
     }
+  }
+
+  approvalWait(agent: CompiledAgent, toolId: string, decision: string, waitMs: number): void {
+    const m = this.forAgent(agent);
+    if (!m) return;
+    m.inst.approvalWait.record(waitMs, { ...m.attrs(), tool_id: toolId, decision });
   }
 
   async forceFlush(): Promise<void> {

@@ -29,9 +29,20 @@ export interface RunStartedEvent {
   input_chars: number;
 }
 
+/** A tool call's human approval was decided (or timed out): how long the call waited (seed metric agent.tool.approval_wait). */
+export interface ApprovalDecidedEvent {
+  bundle: BlobRef;
+  agent_id: string;
+  tool_id: string;
+  decision: 'approved' | 'rejected' | 'replaced' | 'timed_out';
+  /** Workflow time between the request and the decision. */
+  wait_ms: number;
+}
+
 export interface AgentloomTracingSinks extends Sinks {
   agentloomTracing: {
     runStarted(ev: RunStartedEvent): void;
     runEnded(ev: RunEndedEvent): void;
+    approvalDecided(ev: ApprovalDecidedEvent): void;
   };
 }

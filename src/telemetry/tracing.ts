@@ -44,7 +44,7 @@ import type { BlobRef } from '../shared/contract';
 import { logsConfigOf, metricsConfigOf, tracingConfigOf, type TracingConfig } from './config';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
-import type { AgentloomTracingSinks, RunEndedEvent, RunStartedEvent } from './sink-types';
+import type { AgentloomTracingSinks, ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from './sink-types';
 import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from './span-content';
 import { runSpanId, runTraceId } from './trace-ids';
 
@@ -187,6 +187,7 @@ export class AgentTracing {
       agentloomTracing: {
         runStarted: { fn: (info: WorkflowInfo, ev: RunStartedEvent) => this.track(this.runStarted(info, ev)), callDuringReplay: false },
         runEnded: { fn: (info: WorkflowInfo, ev: RunEndedEvent) => this.track(this.runEnded(info, ev)), callDuringReplay: false },
+        approvalDecided: { fn: (info: WorkflowInfo, ev: ApprovalDecidedEvent) => this.track(this.approvalDecided(info, ev)), callDuringReplay: false },
       },
     };
   }
@@ -298,6 +299,14 @@ export class AgentTracing {
   private async runStarted(info: WorkflowInfo, ev: RunStartedEvent): Promise<void> {
     const agent = await this.agentOf(ev);
     if (agent) this.logs.emit(agent, info, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
+  }
+
+  /** agent.tool.approval_wait and an `approval` log record (the react workflow's sink call; never during replay). */
+  private async approvalDecided(info: WorkflowInfo, ev: ApprovalDecidedEvent): Promise<void> {
+    const agent = await this.agentOf(ev);
+    if (!agent) return;
+    this.metrics.approvalWait(agent, ev.tool_id, ev.decision, ev.wait_ms);
+    this.logs.emit(agent, info, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
   }
 
   private async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {

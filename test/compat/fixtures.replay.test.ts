@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { workflowBundlePath } from '../helpers/temporal';
+import { NO_TELEMETRY_SINKS, workflowBundlePath } from '../helpers/temporal';
 import { FIXTURE_DIR, readManifest } from './run-compat';
 import { describeReplayError } from './run-compat';
 
@@ -18,7 +18,7 @@ test('every recorded compat fixture replays against the current workflow bundle'
   const histories = manifest.map((e) => ({ workflowId: e.workflow_id, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, e.file), 'utf8'))) }));
   const failures: string[] = [];
   let replayed = 0;
-  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() }, replayName: 'compat-fixtures' }, histories)) {
+  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() }, replayName: 'compat-fixtures', sinks: NO_TELEMETRY_SINKS }, histories)) {
     replayed++;
     if (r.error) failures.push(`${manifest[replayed - 1]?.file ?? r.workflowId}: ${describeReplayError(r.error)}`);
   }

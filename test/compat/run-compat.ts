@@ -21,6 +21,7 @@ import { SCENARIOS, Scenario } from './scenarios';
 import { CodeVersion, workerFor } from './versions';
 import { Member, WIRE, answerAll, driveToEnd, patchMarkers, runTree, workflowTaskFailure } from './tree';
 import { store } from '../orchestration/builders';
+import { NO_TELEMETRY_SINKS } from '../helpers/temporal';
 
 export interface RecordedRun {
   scenario: Scenario;
@@ -142,7 +143,7 @@ export async function replayOn(version: CodeVersion, runs: RecordedRun[]): Promi
   const histories = runs.flatMap((r) => r.members.map((m) => (owner.set(m.workflowId, r.scenario.name), { workflowId: m.workflowId, history: m.history })));
   // (Runs of one id share its workflowId: the replayer reports each history in order.)
   let seen = 0;
-  for await (const res of Worker.runReplayHistories({ workflowBundle: { codePath: version.bundlePath }, replayName: `compat-${version.label}` }, histories)) {
+  for await (const res of Worker.runReplayHistories({ workflowBundle: { codePath: version.bundlePath }, replayName: `compat-${version.label}`, sinks: NO_TELEMETRY_SINKS }, histories)) {
     seen++;
     if (res.error) failures.get(owner.get(res.workflowId) ?? '?')!.push(`${res.workflowId}: ${describeReplayError(res.error)}`);
   }

@@ -10,6 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { NO_TELEMETRY_SINKS } from '../helpers/temporal';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -93,6 +94,8 @@ export async function workerFor(version: CodeVersion, connection: NativeConnecti
     activities: mod.createActivities(),
     // Finish quickly on shutdown: the next version's worker takes over the same queue.
     shutdownGraceTime: '1s',
+    // The telemetry sinks newer workflow code calls (src/telemetry/sink-types.ts), as no-ops.
+    sinks: NO_TELEMETRY_SINKS,
   });
 }
 

@@ -66,7 +66,7 @@ test('tenant defaults the runtime does not read yet are AGL030 warnings on their
   const ws = validatePaths([reg]).filter((d) => d.code === 'AGL030' && path.basename(d.file) === 'tenant.md');
   expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry']);
   expect(ws[0].message).toBe('`artifact_store.type: s3` is compiled but not used at run time: this runtime writes artifacts to `store`, `file`, `postgres` stores only, so they go to the store every worker shares (LOOM_STORE_URL)');
-  expect(ws[1].message).toMatch(/^`telemetry` is compiled but not used at run time: no OpenTelemetry exporter runs yet/);
+  expect(ws[1].message).toMatch(/^`telemetry` is compiled but not used at run time: the worker exports only what each agent's own `observability` section names/);
   // a tenant.md without them warns about nothing
   fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
   expect(validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { workflowBundlePath } from './temporal';
+import { NO_TELEMETRY_SINKS, workflowBundlePath } from './temporal';
 
 export interface ReplayOutcome {
   workflowId: string;
@@ -38,7 +38,7 @@ export async function replayHistories(histories: { workflowId: string; history: 
     if (events.length < 3) throw new Error(`${workflowId}: ${events.length} events, not a recorded run`);
   }
   const byId = new Map<string, ReplayOutcome>();
-  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() } }, histories)) {
+  for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath() }, sinks: NO_TELEMETRY_SINKS }, histories)) {
     if (byId.has(r.workflowId)) throw new Error(`replayed ${r.workflowId} twice`);
     byId.set(r.workflowId, { workflowId: r.workflowId, ...(r.error ? { error: String(r.error) } : {}) });
   }

@@ -3,7 +3,8 @@
  * Client, and a Worker on a fresh task queue run with `runUntil` (the samples-typescript shape).
  */
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions, type InjectedSinks } from '@temporalio/worker';
+import type { AgentloomTracingSinks } from '../../src/telemetry/sink-types';
 import { randomUUID } from 'crypto';
 
 let runtimeInstalled = false;
@@ -56,6 +57,11 @@ export async function connectTestTemporal(prefix = 'test'): Promise<TestTemporal
 }
 
 /** Create a worker over the shared prebuilt bundle on `t.taskQueue`. */
+/** The telemetry sinks workflow code calls, as no-ops: for test and replay workers that export nothing. */
+export const NO_TELEMETRY_SINKS: InjectedSinks<AgentloomTracingSinks> = {
+  agentloomTracing: { runStarted: { fn: () => undefined }, runEnded: { fn: () => undefined }, approvalDecided: { fn: () => undefined } },
+};
+
 export async function createTestWorker(
   t: TestTemporal,
   activities: object,
@@ -67,6 +73,9 @@ export async function createTestWorker(
     taskQueue: t.taskQueue,
     workflowBundle: { codePath: workflowBundlePath() },
     activities,
+    // The telemetry sinks the workflows call (src/telemetry/sink-types.ts), as no-ops: a test that
+    // checks telemetry passes an AgentTracing's sinks in `extra`.
+    sinks: NO_TELEMETRY_SINKS,
     ...extra,
   });
 }

@@ -357,6 +357,50 @@ test('metrics: the seed instruments reach metrics.endpoint with agent_id, versio
   expect(latestPoints('agent.run.count', 'metered').map(pointValue)).toEqual([1]);
 }, 180_000);
 
+test('metrics: agent.tool.approval_wait records how long each approved and rejected call waited, by tool and decision', async () => {
+  const metricsEndpoint = endpoint.replace('/v1/traces', '/v1/metrics');
+  const a = agent({
+    agent_id: 'approval-metered',
+    model: scriptedModel({ turns: [{ tool_calls: [{ id: 'w1', name: 'arithmetic', arguments: { a: 1, b: 2, op: 'add' } }] }, { tool_calls: [{ id: 'w2', name: 'arithmetic', arguments: { a: 3, b: 4, op: 'add' } }] }, { content: 'done' }] }),
+    tools: [builtinTool('arithmetic', { approval_required: true })],
+  });
+  a.observability = { metrics: { enabled: true, exporter: 'otlp', endpoint: metricsEndpoint, export_interval_seconds: 60 } };
+  const bundle = await storeTestBundle(bundleOf(a));
+  const workflowId = `approval-metered-${randomBytes(4).toString('hex')}`;
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+  const pending = async (id: string) => {
+    const end = Date.now() + 30_000;
+    while (Date.now() < end) {
+      const st = await h.query<{ pending_approvals: { call_id: string }[] }>('status').catch(() => undefined);
+      if (st?.pending_approvals.some((p) => p.call_id === id)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`${id} never waited for approval`);
+  };
+  await pending('w1');
+  await new Promise((r) => setTimeout(r, 300));
+  await h.executeUpdate('approveCall', { args: [{ call_id: 'w1', by: 'ops' }] });
+  await pending('w2');
+  await h.executeUpdate('rejectCall', { args: [{ call_id: 'w2', by: 'ops', reason: 'not today' }] });
+  expect((await h.result()).output).toBe('done');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && latestPoints('agent.tool.approval_wait', 'approval-metered').length < 2) {
+    await tracing.forceFlush();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const waits = latestPoints('agent.tool.approval_wait', 'approval-metered');
+  const byDecision = Object.fromEntries(waits.map((p) => [String(pointAttr(p, 'decision')), p]));
+  expect(Object.keys(byDecision).sort()).toEqual(['approved', 'rejected']);
+  for (const p of waits) expect([pointAttr(p, 'tool_id'), Number(p.count)]).toEqual(['arithmetic', 1]);
+  // The approved call waited at least the 300 ms the test held it.
+  expect(Number(byDecision.approved.sum)).toBeGreaterThanOrEqual(250);
+
+  // Replay: the sink is not called, the histogram keeps its two points.
+  await Worker.runReplayHistory({ workflowBundle: { code }, sinks: tracing.sinks, replayName: 'approval-replay' }, await h.fetchHistory(), workflowId);
+  await tracing.forceFlush();
+  expect(latestPoints('agent.tool.approval_wait', 'approval-metered').map((p) => Number(p.count))).toEqual([1, 1]);
+}, 180_000);
+
 test('a malformed endpoint or a missing secret is logged and the run completes', async () => {
   const bad = tracedAgent('traced-bad-url', { endpoint: 'not a url' });
   const noSecret = tracedAgent('traced-no-secret', { auth: { type: 'bearer', credentials_ref: 'missing-token' } });

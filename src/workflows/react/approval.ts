@@ -4,7 +4,7 @@
  * arguments, which pass checkToolArgs and the tool_input guardrails), reject (the model sees the
  * reason), or the approval timeout: reject, or escalate to a human queue and keep waiting.
  */
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
 import type { JsonObject } from '../../compiler/types';
 import type { RunAgentInput } from '../../shared/contract';
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/handlers';
@@ -17,6 +17,9 @@ import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
 import { noteAudit, toolPolicyRefusal } from './policies';
+import type { AgentloomTracingSinks } from '../../telemetry/sink-types';
+
+const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();
 
 /** Why policies refuse a tool as a replacement (allowed_connectors, data_residency); set once the agent is loaded. */
 export interface ReplacementGate { refusal?: (tool: string) => string | undefined }
@@ -87,6 +90,11 @@ type Approved = { args: JsonObject; call?: ToolCall } | { error: AppendItem };
  * approval timeout: reject, or escalate to a human queue), and return the arguments to run with
  * (an approver's corrections pass the tool_input guardrails too).
  */
+/** How long the call waited, to the worker's telemetry (agent.tool.approval_wait); a sink: no command, not called on replay. */
+function approvalDecided(rx: ReactRun, call: ToolCall, decision: 'approved' | 'rejected' | 'replaced' | 'timed_out', requestedAt: string): void {
+  agentloomTracing.approvalDecided({ bundle: rx.input.bundle, agent_id: rx.input.agent_id, tool_id: call.name, decision, wait_ms: Math.max(0, Date.now() - Date.parse(requestedAt)) });
+}
+
 export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: JsonObject, reason: string): Promise<Approved> {
   const { book, shell, approvalTimeoutS } = rx;
   // Only calls that are ready to run (valid arguments) are presented for approval; a delegation
@@ -115,10 +123,12 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
     if (!decided || !d) {
       shell.warn(`approval of ${call.name} (${call.id}) timed out after ${approvalTimeoutS}s: rejected`);
       noteAudit(rx, { kind: 'approval', call_id: call.id, tool: call.name, decision: 'timed_out', requested_at: requestedAt, reason: `no decision within ${approvalTimeoutS}s` });
+      approvalDecided(rx, call, 'timed_out', requestedAt);
       return { error: errorResult(call, `call rejected: approval timed out after ${approvalTimeoutS} seconds`) };
     }
   }
   const seen = { kind: 'approval' as const, call_id: call.id, tool: call.name, requested_at: requestedAt, ...(d.by !== undefined ? { by: d.by } : {}) };
+  approvalDecided(rx, call, d.kind === 'reject' ? 'rejected' : d.tool !== undefined ? 'replaced' : 'approved', requestedAt);
   if (d.kind === 'reject') noteAudit(rx, { ...seen, decision: 'rejected', reason: d.reason, arguments: initialArgs });
   else if (d.tool !== undefined) noteAudit(rx, { ...seen, decision: 'replaced', replaced_by: d.tool, arguments: d.args ?? {} });
   else noteAudit(rx, { ...seen, decision: 'approved', arguments: d.args ?? initialArgs, ...(d.args ? { reason: 'arguments corrected by the approver' } : {}) });
