@@ -74,6 +74,22 @@ describe('magentic', () => {
     expect(String((st.progress as { stopped?: string }).stopped)).toBe("complete: the manager's ledger says the task is complete (the reviewer approved)");
   }, 180_000);
 
+  test('MaxRoundCount caps the rounds: a manager that never calls the task complete stops after 2 rounds with a warning', async () => {
+    const manager: ScriptedModelConfig = {
+      rules: [
+        when('magentic_orientation', ORIENT('1. Developer writes, again and again.')),
+        when('magentic_ledger_update', json({ task_complete: false, stalling: false, facts: 'more code', reason: 'still going' })),
+        when('magentic_select_speaker', json({ next_speaker: 'Developer', instruction: 'Write more.' })),
+      ],
+    };
+    const wf = await h.start(magenticTeam('mag-cap', manager, { MaxRoundCount: 2 }), 'build the login page');
+    const res = (await wf.result()) as AgentRunResult;
+    expect(await members(wf.workflowId)).toEqual(['round-1-Developer', 'round-2-Developer']);
+    expect(res.warnings).toEqual(expect.arrayContaining(['magentic stopped after MaxRoundCount 2 round(s) without the ledger saying the task is complete']));
+    const st = await wf.query(statusQuery);
+    expect(st.progress).toMatchObject({ strategy: 'magentic', phase: 'done', round: 2, stopped: 'MaxRoundCount 2 reached' });
+  }, 180_000);
+
   test('a 6-round session past a low history limit continues as new with its plan, stall counts, manager call count and transcript', async () => {
     // Manager calls: 0 orientation, then per round r a ledger (2r-1) and a speaker (2r); the round-6 ledger (call 11) says complete.
     const manager: ScriptedModelConfig = {

@@ -347,5 +347,7 @@ describe('phase strategies (configuration only)', () => {
     const sg = clone(S.load(S.SCATTERGATHER_YAML));
     delete sg.Selection.ScatterGather.Synthesizer;
     expect(at(validateStrategyConfig(sg, S.SUBGRAPH_AGENTS), 'Selection.ScatterGather.Synthesizer').message).toMatch(/required/);
+    const sgTerm = { ...clone(S.load(S.SCATTERGATHER_YAML)), Termination: { Type: 'maxiterations', MaxIterations: 3 } };
+    expect(at(validateStrategyConfig(sgTerm, S.SUBGRAPH_AGENTS), 'Termination')).toMatchObject({ severity: 'warning', message: expect.stringMatching(/not evaluated for `Type: scattergather`/) });
   });
 });
