@@ -7,6 +7,7 @@
  * Temporal's 10,240-event warning. Baseline in the same run: the same agent run as BENCH_BASELINE
  * (default 50; 0 skips it) separate agf.react workflows one after another, ms per run — what a
  * message costs without a session around it. Exits non-zero when any execution reached the limit.
+ * BENCH_MAX_SECONDS stops sending after that long and reports the messages answered so far.
  * Not part of `npm test` (10,000 messages take tens of minutes on a shared 2-core machine; measure
  * first with BENCH_MESSAGES=1000).
  */
@@ -39,15 +40,12 @@ async function main(): Promise<void> {
     const h = await env.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: 'bench-session', workflowId: id, args: [{ bundle: ref, agent_id: 'chat', idle_timeout_seconds: 600 }] });
     const t0 = Date.now();
     let last = { execution: 0, kept: 0 };
-    // SIGTERM/SIGINT stops sending and still prints what was measured (the messages answered so far).
+    // BENCH_MAX_SECONDS stops sending after that long and still prints what was measured. (Not a
+    // signal: the Temporal Runtime takes SIGINT/SIGTERM to shut the worker down, stranding the update in flight.)
+    const budgetMs = Number(process.env.BENCH_MAX_SECONDS ?? 0) * 1000;
     let stopped = false;
-    const stop = (): void => {
-      stopped = true;
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
     let sent = 0;
-    for (let i = 1; i <= messages && !stopped; i++) {
+    for (let i = 1; i <= messages && !(stopped = budgetMs > 0 && Date.now() - t0 > budgetMs); i++) {
       const r = await h.executeUpdate(sessionMessageUpdate, { args: [{ text: `message ${i}` }] });
       last = { execution: r.execution, kept: r.kept };
       sent = i;
