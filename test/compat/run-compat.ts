@@ -70,9 +70,10 @@ const shortId = () => Math.random().toString(36).slice(2, 8);
 /** Start one scenario and answer decisions until its waiting point; return the tree then. */
 async function driveToWaitingPoint(client: Client, taskQueue: string, s: Scenario, rootId: string, endedIsFine = false): Promise<Member[]> {
   const ref = await store(s.bundle());
-  const args = [{ bundle: ref, agent_id: s.bundle().root, input: s.input, ...(s.options ? { options: s.options } : {}), ...(s.carried ? { carried: s.carried } : {}) }];
+  const args = [{ bundle: ref, agent_id: s.bundle().root, input: s.input, ...(s.options ? { options: s.options } : {}), ...(s.carried ? { carried: s.carried } : {}), ...(s.startArgs ?? {}) }];
   if (s.startPaused) await client.workflow.signalWithStart(s.workflowType, { taskQueue, workflowId: rootId, args, signal: WIRE.pause, signalArgs: [] });
   else await client.workflow.start(s.workflowType, { taskQueue, workflowId: rootId, args });
+  if (s.drive) await s.drive(client, rootId);
   const end = Date.now() + 60_000;
   for (;;) {
     const tree = await runTree(client, rootId);

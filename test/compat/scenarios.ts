@@ -23,6 +23,7 @@ import { llmScenarios } from './scenarios-llm';
 import { execScenarios } from './scenarios-exec';
 import { graphScenarios } from './scenarios-graph';
 import { artifactScenarios } from './scenarios-artifacts';
+import { sessionScenarios } from './scenarios-session';
 
 export interface Scenario {
   name: string;
@@ -38,6 +39,10 @@ export interface Scenario {
   options?: RunOptions;
   /** RunAgentInput.carried at the start (test knobs such as continue_as_new_every). */
   carried?: JsonObject;
+  /** More fields of the start argument (a session's `idle_timeout_seconds`). */
+  startArgs?: JsonObject;
+  /** Steps on the RECORDING version right after the start (a session's first message). */
+  drive?(client: Client, rootId: string): Promise<void>;
   /** Dynamic config of the Temporal server this scenario needs (its own dev server instance). */
   server?: Record<string, number>;
   /** Start with a pause signal (signalWithStart). */
@@ -535,6 +540,7 @@ export const SCENARIOS: Scenario[] = [
   ...execScenarios(),
   ...graphScenarios(),
   ...contractScenarios(),
+  ...sessionScenarios(),
   ...artifactScenarios(),
 ];
 
