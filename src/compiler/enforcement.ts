@@ -39,7 +39,10 @@ const logsGoNowhere = (_v: unknown, doc: Record<string, unknown>): boolean => {
   const l = (doc.observability as { logs?: { enabled?: unknown; exporter?: unknown; endpoint?: unknown } } | undefined)?.logs;
   return !!l && l.enabled === true && (l.exporter ?? 'otlp') === 'otlp' && !(typeof l.endpoint === 'string' && l.endpoint.trim());
 };
-const tracingOn = (doc: Record<string, unknown>): boolean => ((doc.observability as { tracing?: { enabled?: unknown } } | undefined)?.tracing?.enabled === true);
+/** `observability.<section>.enabled: true` (the seed's default is off). */
+const sectionEnabled = (doc: Record<string, unknown>, section: 'tracing' | 'metrics' | 'logs'): boolean =>
+  ((doc.observability as Record<string, { enabled?: unknown } | undefined> | undefined)?.[section]?.enabled === true);
+const tracingOn = (doc: Record<string, unknown>): boolean => sectionEnabled(doc, 'tracing');
 const tracingField = (what: string): FieldRule => E(`worker-side spans (src/telemetry/tracing.ts): ${what}`);
 /** observability.tracing: what the worker does with each field (issue 11.8). */
 const TRACING_FIELDS: Record<string, FieldRule> = {
@@ -56,7 +59,7 @@ const TRACING_FIELDS: Record<string, FieldRule> = {
   'observability.tracing.auth.type': W('mtls is not supported: the worker logs it and exports no spans (bearer and none work)', (v, d) => v === 'mtls' && tracingOn(d)),
   'observability.tracing.auth.credentials_ref': tracingField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
 };
-const metricsOn = (doc: Record<string, unknown>): boolean => ((doc.observability as { metrics?: { enabled?: unknown } } | undefined)?.metrics?.enabled === true);
+const metricsOn = (doc: Record<string, unknown>): boolean => sectionEnabled(doc, 'metrics');
 const metricsField = (what: string): FieldRule => E(`worker-side metrics (src/telemetry/metrics.ts): ${what}`);
 /** observability.metrics: what the worker does with each field (issue 11.8). */
 const METRICS_FIELDS: Record<string, FieldRule> = {
@@ -143,7 +146,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   ...Object.fromEntries(['logs'].flatMap((s) => {
     const keys = ['enabled', 'exporter', 'endpoint', 'level', 'structured', 'include_trace_context', 'auth.type', 'auth.credentials_ref'];
     return keys.map((k) => [`observability.${s}.${k}`, k === 'auth.type'
-      ? W('mtls is not supported: the worker logs it and exports no log records (bearer and none work)', (v, d) => v === 'mtls' && (d.observability as { logs?: { enabled?: unknown } } | undefined)?.logs?.enabled === true)
+      ? W('mtls is not supported: the worker logs it and exports no log records (bearer and none work)', (v, d) => v === 'mtls' && sectionEnabled(d, 'logs'))
       : W(observabilityField, logsGoNowhere)]);
   })),
   evaluation: D('advisory metadata (seed 001: the platform does not enforce it)'),
