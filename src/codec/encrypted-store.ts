@@ -8,7 +8,7 @@
  */
 import type { BlobRef } from '../shared/contract';
 import { hashOf } from '../store/file';
-import type { ArtifactInfo, BlobStore, StoredArtifact } from '../store/types';
+import type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from '../store/types';
 import { decrypt, encrypt } from './aes-gcm';
 import type { CodecKeys } from './keys';
 
@@ -74,8 +74,25 @@ export class EncryptedBlobStore implements BlobStore {
 
   async getRecord(kind: string, key: string): Promise<string | null> {
     const v = await this.inner.getRecord(kind, key);
-    if (v === null || !v.startsWith(RECORD_PREFIX)) return v;
+    return v === null ? null : this.openRecord(kind, key, v);
+  }
+
+  private openRecord(kind: string, key: string, v: string): string {
+    if (!v.startsWith(RECORD_PREFIX)) return v;
     return unseal(Buffer.from(v.slice(RECORD_PREFIX.length), 'base64'), this.keys, `record ${kind}/${key} in ${this.location}`).toString('utf8');
+  }
+
+  async listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]> {
+    const rows = await this.inner.listRecords(kind, keyPrefix);
+    return rows.map((r) => ({ key: r.key, value: this.openRecord(kind, r.key, r.value) }));
+  }
+
+  deleteRecord(kind: string, key: string): Promise<void> {
+    return this.inner.deleteRecord(kind, key);
+  }
+
+  delete(ref: BlobRef): Promise<void> {
+    return this.inner.delete(ref);
   }
 
   setRecord(kind: string, key: string, value: string): Promise<void> {

@@ -16,7 +16,7 @@
 import type { BlobRef } from '../shared/contract';
 import type { CompiledTenant, SecretRef } from '../compiler/tenant';
 import { readSecret } from '../activities/secrets';
-import type { ArtifactInfo, BlobStore, StoredArtifact } from './types';
+import type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './types';
 import { parseStoreUrl, type StoreLocation } from './url';
 
 import { ARTIFACT_ENCRYPTION } from './artifact-types';
@@ -133,6 +133,15 @@ export class ArtifactRoutingStore implements BlobStore {
   }
   setRecord(kind: string, key: string, value: string): Promise<void> {
     return this.inner.setRecord(kind, key, value);
+  }
+  listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]> {
+    return this.inner.listRecords(kind, keyPrefix);
+  }
+  deleteRecord(kind: string, key: string): Promise<void> {
+    return this.inner.deleteRecord(kind, key);
+  }
+  delete(ref: BlobRef): Promise<void> {
+    return this.inner.delete(ref);
   }
   putArtifact(a: StoredArtifact): Promise<void> {
     return this.inner.putArtifact(a);

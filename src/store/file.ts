@@ -1,6 +1,6 @@
 /**
  * The folder backend: one file per blob under `<dir>/<first two hex>/<hash>`, records under
- * `<dir>/records/<kind>/<sha256 of key>`. Works for one machine (or a shared volume); nothing to start.
+ * `<dir>/records/<kind>/<sha256 of key>` (and the key itself in `<sha256 of key>.key`, for listing). Works for one machine (or a shared volume); nothing to start.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -8,7 +8,7 @@ import { randomUUID } from 'crypto';
 import type { BlobRef } from '../shared/contract';
 import { sha256 } from '../compiler/canonical';
 import { loomEnv } from '../activities/env';
-import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact } from './types';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord } from './types';
 
 /** The folder used when LOOM_STORE_URL is unset: LOOM_STORE_DIR, else `<LOOM_HOME>/store`, else `./.loom/store`. */
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -25,6 +25,15 @@ async function writeAtomically(file: string, data: Buffer | string): Promise<voi
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   await fs.promises.writeFile(tmp, data);
   await fs.promises.rename(tmp, file);
+}
+
+async function readIfPresent(file: string): Promise<string | null> {
+  try {
+    return await fs.promises.readFile(file, 'utf8');
+  } catch (err: any) {
+    if (err?.code === 'ENOENT') return null;
+    throw err;
+  }
 }
 
 export class FileBlobStore implements BlobStore {
@@ -65,6 +74,10 @@ export class FileBlobStore implements BlobStore {
     return fs.existsSync(this.pathFor(ref.hash));
   }
 
+  async delete(ref: BlobRef): Promise<void> {
+    await fs.promises.rm(this.pathFor(ref.hash), { force: true });
+  }
+
   async putJson(value: unknown): Promise<BlobRef> {
     return this.put(JSON.stringify(value));
   }
@@ -78,17 +91,41 @@ export class FileBlobStore implements BlobStore {
     return path.join(this.dir, 'records', kind, sha256(key));
   }
 
-  async getRecord(kind: string, key: string): Promise<string | null> {
-    try {
-      return await fs.promises.readFile(this.recordPath(kind, key), 'utf8');
-    } catch (err: any) {
-      if (err?.code === 'ENOENT') return null;
-      throw err;
-    }
+  getRecord(kind: string, key: string): Promise<string | null> {
+    return readIfPresent(this.recordPath(kind, key));
   }
 
   async setRecord(kind: string, key: string, value: string): Promise<void> {
-    await writeAtomically(this.recordPath(kind, key), value);
+    const file = this.recordPath(kind, key);
+    // The key beside the record (written once, before the value) is what listRecords reads.
+    if (!fs.existsSync(`${file}.key`)) await writeAtomically(`${file}.key`, key);
+    await writeAtomically(file, value);
+  }
+
+  async listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]> {
+    const dir = path.dirname(this.recordPath(kind, ''));
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(dir);
+    } catch (err: any) {
+      if (err?.code === 'ENOENT') return [];
+      throw err;
+    }
+    const out: StoredRecord[] = [];
+    for (const n of names.filter((f) => f.endsWith('.key'))) {
+      const key = await readIfPresent(path.join(dir, n));
+      if (key === null || !key.startsWith(keyPrefix)) continue;
+      // A record deleted (or not yet written) after its key file was read is skipped.
+      const value = await readIfPresent(path.join(dir, n.slice(0, -'.key'.length)));
+      if (value !== null) out.push({ key, value });
+    }
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async deleteRecord(kind: string, key: string): Promise<void> {
+    const file = this.recordPath(kind, key);
+    await fs.promises.rm(file, { force: true });
+    await fs.promises.rm(`${file}.key`, { force: true });
   }
 
   /** `<dir>/artifacts/<sha256 of run id>/<name>.json`: the info, the content in base64. */

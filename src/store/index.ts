@@ -1,5 +1,5 @@
 /** The shared store (blobs and records): interface, backends and the LOOM_STORE_URL setting. */
-export type { ArtifactInfo, BlobStore, StoredArtifact } from './types';
+export type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './types';
 export { BlobNotFoundError, StoreUnavailableError } from './types';
 export { FileBlobStore, hashOf } from './file';
 export { PostgresBlobStore } from './postgres';

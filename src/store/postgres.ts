@@ -9,7 +9,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { BlobRef } from '../shared/contract';
 import { hashOf, infoOf } from './file';
-import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoreUnavailableError } from './types';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord, StoreUnavailableError } from './types';
 import type { StoreLocation } from './url';
 
 type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
@@ -179,6 +179,22 @@ export class PostgresBlobStore implements BlobStore {
         [kind, key, value],
       ),
     );
+  }
+
+  async listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]> {
+    return this.withClient(async (c) => {
+      // starts_with, not LIKE: a key may hold % or _.
+      const r = await c.query<StoredRecord>('SELECT key, value FROM loom_records WHERE kind = $1 AND starts_with(key, $2) ORDER BY key COLLATE "C"', [kind, keyPrefix]);
+      return r.rows;
+    });
+  }
+
+  async deleteRecord(kind: string, key: string): Promise<void> {
+    await this.withClient((c) => c.query('DELETE FROM loom_records WHERE kind = $1 AND key = $2', [kind, key]));
+  }
+
+  async delete(ref: BlobRef): Promise<void> {
+    await this.withClient((c) => c.query('DELETE FROM loom_blobs WHERE hash = $1', [ref.hash]));
   }
 
   async putArtifact(a: StoredArtifact): Promise<void> {

@@ -24,6 +24,20 @@ export interface BlobStore {
   getRecord(kind: string, key: string): Promise<string | null>;
   /** Write a named record (last write wins). */
   setRecord(kind: string, key: string, value: string): Promise<void>;
+  /**
+   * Every record of `kind` whose key starts with `keyPrefix` ('' = all), ordered by key. A writer
+   * that must never lose a concurrent write keeps one record per item and lists them, instead of
+   * rewriting one shared record. The folder backend lists records written since it keeps each
+   * record's key beside it (`<sha>.key`); older folder records are readable but not listed.
+   */
+  listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]>;
+  /** Delete a record; a no-op when absent. */
+  deleteRecord(kind: string, key: string): Promise<void>;
+  /**
+   * Delete a blob; a no-op when absent. Blobs are content-addressed and shared by whoever stored the
+   * same bytes: only for blobs no one else can reference (e.g. nodes salted with one run's id).
+   */
+  delete(ref: BlobRef): Promise<void>;
   /** Seed 001 artifacts: write (or overwrite) one artifact of a run. */
   putArtifact(a: StoredArtifact): Promise<void>;
   /** A run's artifacts without their content, oldest first. */
@@ -34,6 +48,12 @@ export interface BlobStore {
   purgeArtifacts(now: Date): Promise<number>;
   /** Release connections (a no-op for the folder). */
   close(): Promise<void>;
+}
+
+/** One named record as `listRecords` returns it. */
+export interface StoredRecord {
+  key: string;
+  value: string;
 }
 
 /** What `loom artifacts RUN_ID` lists: which run, which kind of data, how long it is kept. */

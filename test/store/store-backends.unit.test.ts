@@ -10,6 +10,8 @@ import * as path from 'path';
 import { BlobStore, FileBlobStore, PostgresBlobStore, parseStoreUrl, redactStoreUrl, storeLocationFromEnv, hashOf } from '../../src/store';
 import { startTestPostgres, TestPostgres, freePort } from '../helpers/postgres';
 import { MessageStore } from '../../src/activities/message-store';
+import { EncryptedBlobStore } from '../../src/codec/encrypted-store';
+import { codecKeysFromEnv } from '../../src/codec/keys';
 import type { BlobRef } from '../../src/shared/contract';
 
 jest.setTimeout(180_000);
@@ -79,6 +81,45 @@ describe.each([
     await s.setRecord('session', key, 'two');
     expect(await s.getRecord('session', key)).toBe('two');
   });
+
+  test('records listed by key prefix, in key order; concurrent writers of distinct keys all kept; deleted records gone', async () => {
+    const s = make();
+    const p = `list-${Math.random().toString(36).slice(2)}/`;
+    // Keys with LIKE wildcards and a sibling prefix that must not match.
+    await s.setRecord('listing', `${p}b`, 'B');
+    await s.setRecord('listing', `${p}a%_`, 'A');
+    await s.setRecord('listing', `${p.slice(0, -1)}x/c`, 'other');
+    await s.setRecord('listing', `${p}b`, 'B2');
+    await Promise.all(Array.from({ length: 20 }, (_, i) => s.setRecord('listing', `${p}n/${String(i).padStart(2, '0')}`, `v${i}`)));
+    const all = await s.listRecords('listing', p);
+    expect(all.map((r) => r.key)).toEqual([`${p}a%_`, `${p}b`, ...Array.from({ length: 20 }, (_, i) => `${p}n/${String(i).padStart(2, '0')}`)]);
+    expect(all[1].value).toBe('B2');
+    expect((await s.listRecords('listing', `${p}n/`)).length).toBe(20);
+    await s.deleteRecord('listing', `${p}b`);
+    await s.deleteRecord('listing', `${p}never-written`);
+    expect(await s.getRecord('listing', `${p}b`)).toBeNull();
+    expect((await s.listRecords('listing', p)).map((r) => r.key)).not.toContain(`${p}b`);
+    expect(await s.listRecords('never-written-kind', '')).toEqual([]);
+  });
+
+  test('a deleted blob is gone; deleting an absent one is a no-op', async () => {
+    const s = make();
+    const ref = await s.put(`to delete ${Math.random()}`);
+    await s.delete(ref);
+    expect(await s.has(ref)).toBe(false);
+    await expect(s.delete(ref)).resolves.toBeUndefined();
+  });
+});
+
+test('the encrypted store lists records unsealed and deletes through to the backend', async () => {
+  const inner = new FileBlobStore(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-store-sealed-')));
+  const sealed = new EncryptedBlobStore(inner, codecKeysFromEnv({ LOOM_CODEC_KEY: 'k1:' + Buffer.alloc(32, 7).toString('base64') }));
+  await sealed.setRecord('listing', 'p/one', 'secret one');
+  expect(await inner.getRecord('listing', 'p/one')).not.toContain('secret one');
+  expect(await sealed.listRecords('listing', 'p/')).toEqual([{ key: 'p/one', value: 'secret one' }]);
+  await sealed.deleteRecord('listing', 'p/one');
+  expect(await inner.listRecords('listing', 'p/')).toEqual([]);
+  fs.rmSync(inner.dir, { recursive: true, force: true });
 });
 
 test('a cold read of a long conversation on PostgreSQL walks the chain in batches and returns every message in order', async () => {
