@@ -36,6 +36,8 @@ export interface DevServerOptions {
   tuning?: boolean;
   /** Where the server's stdout/stderr go (default: `.loom/temporal-dev.log`). */
   logFile?: string;
+  /** The remote codec endpoint the Web UI calls to decode payloads (`loom codec-server`); UI only. */
+  uiCodecEndpoint?: string;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', opts.logLevel ?? 'warn'];
   if (opts.headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
+  if (!opts.headless && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   if (opts.dbFile) {
     fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile);

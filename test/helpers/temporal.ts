@@ -38,9 +38,9 @@ export interface TestTemporal {
   close(): Promise<void>;
 }
 
-export async function connectTestTemporal(prefix = 'test'): Promise<TestTemporal> {
+/** A client, a worker connection and a fresh task queue on the suite's dev server (or the server at `address`). */
+export async function connectTestTemporal(prefix = 'test', address = temporalAddress()): Promise<TestTemporal> {
   quietRuntime();
-  const address = temporalAddress();
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });

@@ -1,0 +1,122 @@
+/**
+ * What the Temporal Web UI shows of an encrypted run (issue 12 point 6: "`loom codec-server` serves
+ * the codec endpoint so the Temporal Web UI shows decoded payloads to an operator who has the key").
+ * A real dev server WITH its Web UI, pointed at the real `loom codec-server` (--ui-codec-endpoint);
+ * an encrypting worker runs an agent whose input, tool call and answer carry a secret-looking
+ * phrase; a real headless Chromium opens the run's page. With the codec endpoint up, the UI's Input
+ * and Result show the phrase; with it down, the same page shows none of it (the history holds only
+ * ciphertext, scanned too).
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { randomBytes } from 'crypto';
+import { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import type { Browser } from 'playwright-core';
+import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { launchChromium } from '../helpers/browser';
+import { createActivities } from '../../src/activities';
+import { storeBundle } from '../../src/activities/blob-store';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import { loomDataConverter } from '../../src/codec';
+import { openStore } from '../../src/store';
+import { DevServer, freePort, startDevServer } from '../../src/server/dev-server';
+import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { LoomProcess, spawnCli, userEnv } from '../cli/harness';
+
+jest.setTimeout(240_000);
+
+const PHRASE = `SECRET-PASSPHRASE-${randomBytes(6).toString('hex').toUpperCase()}`;
+const dir = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'web-ui-codec-'));
+const codecEnv = { LOOM_CODEC_KEY: `ui-2026:${randomBytes(32).toString('base64')}`, LOOM_ENCRYPTION: 'on', LOOM_STORE_DIR: path.join(dir, 'store') };
+Object.assign(process.env, codecEnv);
+
+let codec: LoomProcess;
+let codecUrl: string;
+let server: DevServer;
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let browser: Browser;
+
+async function startCodecServer(origins: string): Promise<{ proc: LoomProcess; url: string }> {
+  const proc = spawnCli(['codec-server', '--port', '0', '--origins', origins], userEnv({ LOOM_CODEC_KEY: codecEnv.LOOM_CODEC_KEY }));
+  for (let i = 0; i < 600; i++) {
+    const url = /codec endpoint: (http:\/\/\S+)/.exec(proc.out())?.[1];
+    if (url) return { proc, url };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`loom codec-server printed no endpoint: ${proc.out()} ${proc.err()}`);
+}
+
+beforeAll(async () => {
+  const uiPort = await freePort();
+  ({ proc: codec, url: codecUrl } = await startCodecServer(`http://127.0.0.1:${uiPort}`));
+  server = await startDevServer({ uiPort, uiCodecEndpoint: codecUrl, dbFile: path.join(dir, 'temporal.sqlite'), fastSqlite: true, logFile: path.join(dir, 'temporal.log') });
+  t = await connectTestTemporal('web-ui', server.address);
+  worker = await createTestWorker(t, createActivities({ store: openStore() }), { dataConverter: loomDataConverter() });
+  running = worker.run();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  worker?.shutdown();
+  await running;
+  await t?.close();
+  await server?.stop();
+  codec?.child.kill('SIGTERM');
+  for (const k of Object.keys(codecEnv)) delete process.env[k];
+});
+
+/** The run's page as an operator opens it; its visible text once `waitFor` is on it (or the UI settled). */
+async function pageText(url: string, waitFor: string): Promise<string> {
+  const page = await browser.newPage();
+  try {
+    await page.goto(url);
+    await page.getByText('Workflow Execution Started').first().waitFor({ timeout: 60_000 });
+    await page.getByText(waitFor).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+    return await page.locator('body').innerText();
+  } finally {
+    await page.close();
+  }
+}
+
+test('the Web UI shows the decoded input and result through loom codec-server, and none of it without the endpoint', async () => {
+  const a = agent({
+    agent_id: 'vault',
+    model: scriptedModel({
+      turns: [
+        { tool_calls: [{ name: 'echo', arguments: { text: 'remember {{input.question}}' } }] },
+        { content: { answer: 'stored: {{input.question}}' } },
+      ],
+    }),
+    tools: [builtinTool('echo')],
+    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  });
+  const client = new Client({ connection: t.connection, namespace: 'default', dataConverter: loomDataConverter() });
+  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const workflowId = `vault-ui-${randomBytes(4).toString('hex')}`;
+  const h = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'vault', input: { question: `my ${PHRASE}` } }] });
+  expect((await h.result()).output).toEqual({ answer: `stored: my ${PHRASE}` });
+
+  // The server holds ciphertext only.
+  const raw = await t.client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
+  expect(Buffer.from(temporal.api.history.v1.History.encode(raw.history!).finish()).includes(Buffer.from(PHRASE))).toBe(false);
+
+  const page = `${server.uiUrl}/namespaces/default/workflows/${workflowId}/${h.firstExecutionRunId}/history`;
+  const decoded = await pageText(page, `stored: my ${PHRASE}`);
+  // Input (the start payload) and Result (the completion payload), both decoded by the endpoint.
+  expect(decoded).toContain(`"question": "my ${PHRASE}"`);
+  expect(decoded).toContain(`stored: my ${PHRASE}`);
+
+  // Without the codec endpoint the same page cannot decode: the phrase is nowhere on it.
+  codec.child.kill('SIGTERM');
+  expect((await codec.done).code).toBe(0);
+  const sealed = await pageText(page, PHRASE);
+  expect(sealed).toContain(workflowId);
+  expect(sealed).not.toContain(PHRASE);
+  // Input and Result are there, as the ciphertext the server holds (base64), not as JSON.
+  expect(sealed).toMatch(/^Input\n"[A-Za-z0-9+/=]{100,}"\nResult\n"[A-Za-z0-9+/=]{100,}"$/m);
+});
