@@ -67,11 +67,31 @@ async function clientFor(address: string, namespace: string): Promise<{ client: 
   return { client: new Client({ connection, namespace, dataConverter: loomDataConverter() }), connection };
 }
 
-/** Start the embedded server (SQLite under .loom/) for `loom dev` and `loom run`. */
-export async function startEmbeddedServer(): Promise<DevServer> {
+/**
+ * Start the embedded server (SQLite under .loom/) for `loom dev` and `loom run`. With a codec key
+ * configured (LOOM_CODEC_KEY…) its Web UI decodes payloads: through LOOM_UI_CODEC_ENDPOINT when set,
+ * else a codec endpoint served in this process on 127.0.0.1 for the UI's own origin only (what
+ * `loom codec-server` serves), stopped with the server.
+ */
+export async function startEmbeddedServer(): Promise<DevServer & { codecUrl?: string }> {
   const want = Number(process.env.LOOM_UI_PORT ?? 8233);
   const uiPort = (await portFree(want)) ? want : await freePort();
-  return startDevServer({ dbFile: path.join(LOOM_DIR(), 'temporal.sqlite'), uiPort, logFile: path.join(LOOM_DIR(), 'temporal-dev.log') });
+  const { codecKeysFromEnv } = await import('../codec/keys');
+  const keys = codecKeysFromEnv();
+  let codec: { url: string; close(): Promise<void> } | undefined;
+  let codecUrl = process.env.LOOM_UI_CODEC_ENDPOINT || undefined;
+  if (!codecUrl && keys.byId.size) {
+    const { startCodecServer } = await import('../codec/server');
+    codec = await startCodecServer({ keys, port: 0, origins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`] });
+    codecUrl = codec.url;
+  }
+  try {
+    const server = await startDevServer({ dbFile: path.join(LOOM_DIR(), 'temporal.sqlite'), uiPort, logFile: path.join(LOOM_DIR(), 'temporal-dev.log'), uiCodecEndpoint: codecUrl });
+    return { ...server, codecUrl, stop: async () => { await server.stop(); await codec?.close(); } };
+  } catch (err) {
+    await codec?.close();
+    throw err;
+  }
 }
 
 async function portFree(port: number): Promise<boolean> {

@@ -86,3 +86,34 @@ test('loom run with no server starts an embedded one and a worker, prints the an
   expect(JSON.parse(r.out)).toEqual({ destination: 'Lisbon', total_cost_eur: 660, itinerary_saved: null });
   expect(fs.existsSync(path.join(home, 'dev.json'))).toBe(false);
 });
+
+test('loom dev with a codec key serves a codec endpoint its Web UI is configured with, for the UI origin only', async () => {
+  const keyHome = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-dev-codec-'));
+  const uiPort = await freePort();
+  const keyEnv = userEnv({ LOOM_HOME: keyHome, LOOM_UI_PORT: String(uiPort), LOOM_CODEC_KEY: `dev-2026:${Buffer.alloc(32, 3).toString('base64')}`, ...workflowBundleEnv() });
+  const p = spawnCli(['dev'], keyEnv);
+  try {
+    await until('loom dev with a key to start', () => {
+      if (p.child.exitCode !== null) throw new Error(`loom dev exited ${p.child.exitCode}: ${p.err()}`);
+      return /worker polling task queue/.test(p.out()) ? true : undefined;
+    }, 120_000);
+    const codecUrl = /^codec endpoint: (http:\/\/127\.0\.0\.1:\d+) \(the Web UI decodes payloads with it\)$/m.exec(p.out())?.[1];
+    expect(codecUrl).toBeDefined();
+    // The UI server hands the endpoint to every browser that opens it.
+    const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as { Codec?: { Endpoint?: string } };
+    expect(settings.Codec?.Endpoint).toBe(codecUrl);
+    // A browser on the UI's origin may call it; another origin gets no CORS grant.
+    const payload = { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"hello"').toString('base64') };
+    const call = (origin: string) => fetch(`${codecUrl}/encode`, { method: 'POST', headers: { Origin: origin, 'Content-Type': 'application/json' }, body: JSON.stringify({ payloads: [payload] }) });
+    const ok = await call(`http://localhost:${uiPort}`);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(`http://localhost:${uiPort}`);
+    const sealed = ((await ok.json()) as { payloads: { metadata: Record<string, string> }[] }).payloads[0];
+    expect(Buffer.from(sealed.metadata.encoding, 'base64').toString()).toBe('binary/encrypted');
+    expect((await call('http://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+  } finally {
+    p.child.kill('SIGTERM');
+    const r = await p.done;
+    expect({ code: r.code, stack: STACK_TRACE.test(r.err + r.out) }).toEqual({ code: 0, stack: false });
+    fs.rmSync(keyHome, { recursive: true, force: true });
+  }
+});

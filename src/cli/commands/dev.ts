@@ -24,7 +24,8 @@ export const run = defineCommand(
       const stop = () => worker.shutdown();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      process.stdout.write(`Temporal dev server: ${server.address}\nWeb UI: ${server.uiUrl}\nworker polling task queue '${process.env.LOOM_TASK_QUEUE ?? 'agentloom'}' — Ctrl-C to stop\n`);
+      const codecLine = server.codecUrl ? `codec endpoint: ${server.codecUrl} (the Web UI decodes payloads with it)\n` : '';
+      process.stdout.write(`Temporal dev server: ${server.address}\nWeb UI: ${server.uiUrl}\n${codecLine}worker polling task queue '${process.env.LOOM_TASK_QUEUE ?? 'agentloom'}' — Ctrl-C to stop\n`);
       try {
         await worker.run();
       } finally {
