@@ -1,7 +1,8 @@
 /**
  * Memory collections at run time (seed 001 "memory"; issue 12.4): entries live in the shared
- * store's `memory` keyspace (records `memory`/`<collection_id>/<namespace>`: a folder file or a
- * loom_records row in PostgreSQL, whichever LOOM_STORE_URL names). Read before a chat turn
+ * store, one record per entry (`memory-entry`/`<collection_id>/<namespace>/<entry id>`: a folder
+ * file or a loom_records row in PostgreSQL, whichever LOOM_STORE_URL names; namespaces written
+ * before keep one `memory`/`<collection_id>/<namespace>` record, still read). Read before a chat turn
  * (keyword search against the message, `{actorId}`/`{sessionId}` substituted into the
  * namespace; cosine similarity of embeddings instead when the collection names an endpoint in
  * `backend.embeddings`, see searchCollection), written back after it per the collection's `writeback` settings, and a
@@ -23,38 +24,62 @@ export function memoryEntry(text: string, source: MemoryEntry['source'], at: str
   return { id: 'sha256:' + sha256(JSON.stringify([text, source])), text, at, source };
 }
 
+/** The single-record format of stores written before decision 272: one record per namespace, read (never written) so they still recall. */
 interface StoredMemory { format: 'agentloom.memory/v1'; entries: MemoryEntry[] }
+/** One entry, one record (decision 272): kind `memory-entry`, key `<collection_id>/<namespace>/<entry id>`. */
+interface StoredEntry { format: 'agentloom.memory-entry/v1'; entry: MemoryEntry }
+const LEGACY_KIND = 'memory';
+const ENTRY_KIND = 'memory-entry';
 
 export interface MemoryScope { bundle: BlobRef; agent_id: string; actor_id: string; session_id: string }
 
 /** A writeback waiting for a human (collection `writeback.approval_required: true`). */
 export interface PendingWriteback { collection_id: string; namespace: string; entry: MemoryEntry }
 
+/**
+ * A collection namespace's entries in the store: each entry its own record, so concurrent
+ * writebacks to one namespace (several workers running one actor's runs) never overwrite each
+ * other; listed by key prefix. The older one-record-per-namespace format is still read and merged.
+ */
 export class MemoryStore {
   constructor(private readonly store: BlobStore) {}
 
-  private key(collectionId: string, namespace: string): string {
-    return `${collectionId}/${namespace}`;
+  private prefix(collectionId: string, namespace: string): string {
+    return `${collectionId}/${namespace}/`;
   }
 
+  /** Every entry of the namespace, oldest first (by writeback time; the old record's order on ties), each id once. */
   async list(collectionId: string, namespace: string): Promise<MemoryEntry[]> {
-    const raw = await this.store.getRecord('memory', this.key(collectionId, namespace));
-    if (!raw) return [];
-    const m = JSON.parse(raw) as StoredMemory;
-    if (m?.format !== 'agentloom.memory/v1') throw new Error(`memory record ${collectionId}/${namespace} in ${this.store.location} is not agentloom.memory/v1`);
-    return m.entries;
+    const prefix = this.prefix(collectionId, namespace);
+    const [legacy, records] = await Promise.all([this.store.getRecord(LEGACY_KIND, `${collectionId}/${namespace}`), this.store.listRecords(ENTRY_KIND, prefix)]);
+    const entries: MemoryEntry[] = [];
+    if (legacy) {
+      const m = JSON.parse(legacy) as StoredMemory;
+      if (m?.format !== 'agentloom.memory/v1') throw new Error(`memory record ${collectionId}/${namespace} in ${this.store.location} is not agentloom.memory/v1`);
+      entries.push(...m.entries);
+    }
+    // An entry id holds no '/': a longer key belongs to a namespace that starts with this one (`notes/ada/s-1` under `notes/ada`).
+    for (const r of records.filter((x) => !x.key.slice(prefix.length).includes('/'))) {
+      const e = JSON.parse(r.value) as StoredEntry;
+      if (e?.format !== 'agentloom.memory-entry/v1') throw new Error(`memory entry ${r.key} in ${this.store.location} is not agentloom.memory-entry/v1`);
+      entries.push(e.entry);
+    }
+    const seen = new Set<string>();
+    const unique = entries.filter((e) => !seen.has(e.id) && seen.add(e.id));
+    return unique.map((e, i) => ({ e, i })).sort((a, b) => (a.e.at < b.e.at ? -1 : a.e.at > b.e.at ? 1 : a.i - b.i)).map((x) => x.e);
   }
 
-  /** Add an entry (a retried write of the same entry is a no-op). */
+  /** Add an entry: its own record, keyed by its content address (a retried write of the same entry rewrites the same record). */
   async add(collectionId: string, namespace: string, entry: MemoryEntry): Promise<void> {
-    const entries = await this.list(collectionId, namespace);
-    if (entries.some((e) => e.id === entry.id)) return;
-    entries.push(entry);
-    await this.store.setRecord('memory', this.key(collectionId, namespace), JSON.stringify({ format: 'agentloom.memory/v1', entries } satisfies StoredMemory));
+    await this.store.setRecord(ENTRY_KIND, this.prefix(collectionId, namespace) + entry.id, JSON.stringify({ format: 'agentloom.memory-entry/v1', entry } satisfies StoredEntry));
   }
 
+  /** Delete every entry of the namespace (both formats). */
   async clear(collectionId: string, namespace: string): Promise<void> {
-    await this.store.setRecord('memory', this.key(collectionId, namespace), JSON.stringify({ format: 'agentloom.memory/v1', entries: [] } satisfies StoredMemory));
+    const prefix = this.prefix(collectionId, namespace);
+    const records = (await this.store.listRecords(ENTRY_KIND, prefix)).filter((x) => !x.key.slice(prefix.length).includes('/'));
+    for (const r of records) await this.store.deleteRecord(ENTRY_KIND, r.key);
+    await this.store.deleteRecord(LEGACY_KIND, `${collectionId}/${namespace}`);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Memory on the PostgreSQL store (LOOM_STORE_URL postgres://…): a real PostgreSQL started by the
  * test (test/helpers/postgres.ts), a worker whose store is that database, a chat session whose
- * collections write back without approval. The entry is a row of loom_records (kind `memory`)
+ * collections write back without approval. The entry is a row of loom_records (kind `memory-entry`)
  * that a second session reads; a `scope: session` collection is emptied when its session ends.
  */
 import type { Worker } from '@temporalio/worker';
@@ -66,9 +66,10 @@ test('writeback lands in PostgreSQL, the next session reads it, session-scoped m
   const db = new PgClient({ connectionString: url });
   await db.connect();
   try {
-    const rows = await db.query<{ key: string; value: string }>("SELECT key, value FROM loom_records WHERE kind = 'memory' ORDER BY key");
-    expect(rows.rows.map((r) => r.key)).toEqual(['facts/facts/ada', `scratch/scratch/${s1.workflowId}`]);
-    expect(JSON.parse(rows.rows[0].value).entries.map((e: { text: string }) => e.text)).toEqual(['Porto is lovely']);
+    // One row per entry (decision 272): key <collection>/<namespace>/<entry id>.
+    const rows = await db.query<{ key: string; value: string }>("SELECT key, value FROM loom_records WHERE kind = 'memory-entry' ORDER BY key");
+    expect(rows.rows.map((r) => r.key.replace(/sha256:[0-9a-f]{64}$/, 'ID'))).toEqual(['facts/facts/ada/ID', `scratch/scratch/${s1.workflowId}/ID`]);
+    expect(JSON.parse(rows.rows[0].value).entry.text).toBe('Porto is lovely');
 
     const s2 = await session(`pg-mem-2-${Date.now()}`);
     const r2: SessionReply = await s2.executeUpdate(sessionMessageUpdate, { args: [{ text: 'Which city is lovely?' }] });
