@@ -72,8 +72,9 @@ const METRICS_FIELDS: Record<string, FieldRule> = {
   'observability.metrics.auth.type': W('mtls is not supported: the worker logs it and exports no metrics (bearer and none work)', (v, d) => v === 'mtls' && metricsOn(d)),
   'observability.metrics.auth.credentials_ref': metricsField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
 };
-const memoryOrchestrator = 'memory is read and written back by agf.react runs (`loom run`/`loom start`) and chat sessions (`loom chat`); `loom run`/`loom start` of an agent that orchestrates members does neither (its members do not read it either)';
-const Rm = (note: string): FieldRule => ({ ...R(note), orchestratorNote: memoryOrchestrator });
+/** agf.batch gives its members the items of the input, never the run's input: what a root batch run reads from memory reaches no member. */
+const batchReadsMemory = (v: unknown, doc: Record<string, unknown>): boolean =>
+  Array.isArray(v) && v.length > 0 && (doc.execution_policy as { id?: unknown } | undefined)?.id === 'agf.batch' && (doc.memory as { mode?: unknown } | undefined)?.mode !== 'none';
 const writesMemory = (doc: Record<string, unknown>): boolean => {
   const w = (doc.memory as { write_collections?: unknown } | undefined)?.write_collections;
   return Array.isArray(w) && w.length > 0;
@@ -109,10 +110,13 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'knowledge.retrieval.trigger': W('retrieval runs only when the model calls search_knowledge'),
   'knowledge.retrieval.grounding_required': E('a final answer not supported by the chunks retrieved in the run (cites one, cites none not retrieved, half its words in the cited chunks) gets one correction turn, then the run fails (model activity output check)'),
   'knowledge.retrieval.max_chunks': E('search_knowledge result limit'),
-  // Memory: a root agf.react run (src/workflows/react/memory.ts) and each chat-session message (src/workflows/session.ts).
-  'memory.mode': Rm('`none` turns memory off; compiler: no collection wider than the mode (AGF025); root agf.react runs and chat sessions read and write the collections'),
-  'memory.read_collections': Rm('root agf.react runs (`loom run`/`loom start`) and chat-session messages: keyword-searched with the input before the first model turn, {actorId}/{sessionId} substituted (--actor, --session), matches given to the model as a `# Memory` message'),
-  'memory.write_collections': Rm('root agf.react runs and chat-session messages: written back at the end per each collection\'s writeback (enabled, strategy); approval_required waits for `loom approve`/`loom reject` (the run or session shows it as a pending approval)'),
+  // Memory: a root run (agf.react: src/workflows/react/memory.ts; an orchestrator: src/workflows/orchestrator-memory.ts) and each chat-session message (src/workflows/session.ts).
+  'memory.mode': E('`none` turns memory off; compiler: no collection wider than the mode (AGF025); root runs (agf.react and orchestrators) and chat sessions read and write the collections'),
+  'memory.read_collections': {
+    ...R('root runs (`loom run`/`loom start`) and chat-session messages: keyword-searched with the input (after its input guardrails), {actorId}/{sessionId} substituted (--actor, --session); an agf.react run gives the matches to the model as a `# Memory` message, an orchestrator appends the block to the task its members are given (a JSON task: the context of members given the task itself)', batchReadsMemory),
+    orchestratorNote: 'an agf.batch run gives its members the items of its input, never the input itself: what `memory.read_collections` recalls at the start of a root run reaches no member (write_collections are still written back)',
+  },
+  'memory.write_collections': E('root runs (agf.react and orchestrators) and chat-session messages: written back at the end per each collection\'s writeback (enabled, strategy); approval_required waits for `loom approve`/`loom reject` (the run or session shows it as a pending approval)'),
   // Seed 001: write behaviour is governed by the collection definition, not the agent file (decision 276).
   'memory.writeback.enabled': W('the agent-level writeback block is not read: each collection\'s own `writeback.enabled` governs its writes (to write nothing, list no write_collections)', (v, doc) => v === true || (v === false && writesMemory(doc))), 'memory.writeback.approval_required': W('the agent-level writeback block is not read: set `approval_required` in the collection file', isTrue), 'memory.writeback.strategy': W('the agent-level writeback block is not read: set `strategy` in the collection file'),
   'state.session_history': E('chat sessions (src/workflows/session.ts; `loom chat`, `loom send`) and `loom run --session`: earlier exchanges given to each turn, or none for ephemeral'),

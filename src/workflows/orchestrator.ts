@@ -5,6 +5,8 @@
  * members: loading agents through the `loadAgent` activity (claim check: the bundle never enters
  * history), members as child workflows, custom transforms, and escalation (seed 001 "escalation
  * rules"): target `agent` runs that agent, target `human_queue` waits for an operator's `respond`.
+ * A root run whose agent declares memory reads it at its start and writes back at its end
+ * (orchestrator-memory.ts; its writeback approvals wait in the run's approval book).
  */
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject, JsonValue } from '../compiler/types';
@@ -22,6 +24,8 @@ import { RunShell } from './shell/run-shell';
 import { withDeadline } from './shell/deadline';
 import { conformOutput, guardsOutput, inputContract, timeoutMessage } from '../orchestration/contract';
 import type { GuardrailVerdict } from '../activities/guardrails';
+import { ApprovalBook } from '../runtime/approvals';
+import { RunMemory } from './orchestrator-memory';
 
 /** Map-reduce shards run under the strategies agent but are not its run: its contract applies to the parent only. */
 const SHARD_WORKFLOW = 'strategiesMapShardWorkflow';
@@ -50,9 +54,15 @@ export class OrchestratorRun extends RunShell {
   /** The deadline passed: whatever the pattern does next, the run ends failed 'Timeout'. */
   private timedOut = false;
   agent!: LoadedAgent;
+  /** This run's own approvals: memory writebacks waiting for a human (orchestrator-memory.ts). */
+  readonly book: ApprovalBook;
+  /** Seed 001 memory of a root run (patch `memory-orchestrator`); undefined when it does not apply. */
+  private memory?: RunMemory;
 
   constructor(input: RunAgentInput, pattern: string) {
-    super(input, { pattern, publishing: 'milestones' });
+    const book = new ApprovalBook();
+    super(input, { pattern, publishing: 'milestones', pendingApprovals: () => book.pending });
+    this.book = book;
   }
 
   /** Load the orchestrator agent and publish who runs. */
@@ -62,6 +72,8 @@ export class OrchestratorRun extends RunShell {
     this.agent = await this.load(this.input.agent_id, root);
     this.begin(this.agent, this.status.pattern === 'vendor' ? patternOf(this.agent) : this.status.pattern);
     await this.enterContract();
+    // After the input contract: memory searches (and writes back) the input its guardrails let through.
+    this.memory = await RunMemory.enter(this);
     return this.agent;
   }
 
@@ -104,9 +116,10 @@ export class OrchestratorRun extends RunShell {
     return out.verdict;
   }
 
-  /** The deadline travels with continue-as-new. */
+  /** The deadline and the memory state travel with continue-as-new. */
   override carry(extra: JsonObject): JsonObject {
-    return super.carry(this.deadlineMs === undefined ? extra : { ...extra, contract_deadline_ms: this.deadlineMs });
+    const withMemory = this.memory ? { ...extra, memory: this.memory.carry() } : extra;
+    return super.carry(this.deadlineMs === undefined ? withMemory : { ...withMemory, contract_deadline_ms: this.deadlineMs });
   }
 
   /** `fn` within the orchestrator's deadline (no timer when it declares none); past it, the run fails 'Timeout'. */
@@ -155,6 +168,9 @@ export class OrchestratorRun extends RunShell {
     // Patched only when an input is refused: a valid input issues exactly the commands it did before.
     const refused = spec.escalationInput ? undefined : memberInputRefusal(member, spec.role, spec.input);
     if (refused && patched('contract-orchestrator')) throw ApplicationFailure.nonRetryable(refused, 'MemberInputInvalid', { member: member.agent_id, role: spec.role });
+    // A JSON task's memory block reaches the members given the task as context (a text task holds it already).
+    const context = this.memory?.memberContext(spec.input, spec.options?.context);
+    if (context) spec = { ...spec, options: { ...spec.options, context } };
     return this.memberDone(spec.role, await this.inTime(() => this.startMember(spec, member, workflowType)));
   }
 
@@ -207,7 +223,7 @@ export class OrchestratorRun extends RunShell {
     if (this.timedOut) throw this.fail(timeoutMessage(this.agent), 'Timeout');
     const conformed = conformOutput(this.agent, output);
     const changed = !conformed.ok || conformed.output !== output;
-    if (!(changed || guardsOutput(this.agent)) || !patched('orchestrator-contract')) return this.completed(output);
+    if (!(changed || guardsOutput(this.agent)) || !patched('orchestrator-contract')) return this.finish(output);
     if (!conformed.ok) throw this.fail(conformed.refusal, 'OutputSchemaInvalid');
     let final = conformed.output;
     if (guardsOutput(this.agent)) {
@@ -216,7 +232,13 @@ export class OrchestratorRun extends RunShell {
       else if (v.kind === 'escalate') return this.escalateOutput(v);
       else if (v.kind === 'blocked' || v.kind === 'retry') throw this.fail(`output guardrail '${v.guardrail}' blocked the output: ${v.reason}`, 'GuardrailBlocked');
     }
-    return this.completed(final);
+    return this.finish(final);
+  }
+
+  /** The final output passed the output contract: memory writes it back (approvals wait), then the run completes. */
+  private async finish(output: JsonValue): Promise<AgentRunResult> {
+    if (this.memory) await this.memory.end(output);
+    return this.completed(output);
   }
 
   /** An output guardrail asked to escalate: the orchestrator's escalation rules decide (seed 001 "escalation rules"). */

@@ -75,8 +75,9 @@ class StrategiesRun extends OrchestratorRun {
     });
   }
 
+  /** The route waiting for approval, beside the run's memory writebacks (which wait only after the routes are done). */
   protected override ownApprovals(): PendingApproval[] {
-    return this.pending ? [this.pending] : [];
+    return [...super.ownApprovals(), ...(this.pending ? [this.pending] : [])];
   }
 
   override snapshot(): RunStatus {

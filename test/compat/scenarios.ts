@@ -24,6 +24,7 @@ import { execScenarios } from './scenarios-exec';
 import { graphScenarios } from './scenarios-graph';
 import { artifactScenarios } from './scenarios-artifacts';
 import { sessionScenarios } from './scenarios-session';
+import { memoryScenarios } from './scenarios-memory';
 
 export interface Scenario {
   name: string;
@@ -541,6 +542,7 @@ export const SCENARIOS: Scenario[] = [
   ...graphScenarios(),
   ...contractScenarios(),
   ...sessionScenarios(),
+  ...memoryScenarios(),
   ...artifactScenarios(),
 ];
 

@@ -1,4 +1,4 @@
-/** src/compiler/enforcement.ts, memory entries: what AGL030 says of memory fields now that single react runs read and write it. */
+/** src/compiler/enforcement.ts, memory entries: what AGL030 says of memory fields now that root runs (agf.react and orchestrators) read and write it. */
 import { AGENT_FIELDS, unenforcedFields } from '../../src/compiler/enforcement';
 
 const memory = { mode: 'project', read_collections: ['prefs'], write_collections: ['prefs'] };
@@ -8,12 +8,17 @@ test('memory of an agf.react agent is enforced: no AGL030 for mode, read_collect
   expect(unenforcedFields({ memory })).toEqual([]);
 });
 
-test('an agent that orchestrates members is warned that its own runs neither read nor write memory', () => {
-  expect(unenforcedFields({ orchestration: { pattern: { type: 'graph' } }, memory })).toEqual([{
+test('an orchestrator\'s root run reads and writes memory: no AGL030, except read_collections of agf.batch, whose members never get the run input', () => {
+  expect(unenforcedFields({ orchestration: { pattern: { type: 'graph' } }, memory })).toEqual([]);
+  expect(unenforcedFields({ execution_policy: { id: 'agf.sequential' }, memory })).toEqual([]);
+  expect(unenforcedFields({ execution_policy: { id: 'agf.batch' }, memory })).toEqual([{
     at: ['memory'],
-    fields: ['memory.mode', 'memory.read_collections', 'memory.write_collections'],
-    notes: ['memory is read and written back by agf.react runs (`loom run`/`loom start`) and chat sessions (`loom chat`); `loom run`/`loom start` of an agent that orchestrates members does neither (its members do not read it either)'],
+    fields: ['memory.read_collections'],
+    notes: ['an agf.batch run gives its members the items of its input, never the input itself: what `memory.read_collections` recalls at the start of a root run reaches no member (write_collections are still written back)'],
   }]);
+  // A batch that only writes back, or declares mode none, is not warned.
+  expect(unenforcedFields({ execution_policy: { id: 'agf.batch' }, memory: { ...memory, read_collections: [] } })).toEqual([]);
+  expect(unenforcedFields({ execution_policy: { id: 'agf.batch' }, memory: { ...memory, mode: 'none' } })).toEqual([]);
   // mode none on an orchestrator declares nothing to enforce.
   expect(unenforcedFields({ orchestration: { pattern: { type: 'graph' } }, memory: { mode: 'none' } })).toEqual([]);
 });

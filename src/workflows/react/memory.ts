@@ -19,9 +19,10 @@
  * `memory-react` (runs recorded before it replay without these commands), and carried across
  * continue-as-new in ReactState.memory.
  */
-import { condition, patched } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import type { AgentRunResult, BlobRef } from '../../shared/contract';
-import { memoryUse, writebackApproval, writebackCallId, writebackNotWritten, WritebackRequest, WRITEBACK_TOOL } from '../../runtime/memory';
+import { memoryUse, writebackApproval, writebackCallId, WritebackRequest, WRITEBACK_TOOL } from '../../runtime/memory';
+import { awaitWritebackDecision } from '../shell/memory-writeback';
 import type { ReactRun } from './context';
 import { noteAudit } from './policies';
 
@@ -89,26 +90,14 @@ async function writeBackMemory(rx: ReactRun, result: AgentRunResult): Promise<Ag
   return warnings.length ? { ...result, warnings: [...result.warnings, ...warnings] } : result;
 }
 
-/** One writeback waiting for a human, in the run's approval book (status, inbox, approve/reject as for a tool call). */
-async function decide(rx: ReactRun, w: WritebackRequest): Promise<string | undefined> {
-  const { book, shell, approvalTimeoutS } = rx;
-  book.add(writebackApproval(w));
-  shell.sync();
-  shell.details(`waiting for approval of memory writeback ${w.call_id}`);
-  const decided = await condition(() => book.decision(w.call_id) !== undefined, approvalTimeoutS * 1000);
-  const d = book.decision(w.call_id);
-  book.remove(w.call_id);
-  shell.sync();
+/** One writeback waiting for a human, in the run's approval book (shell/memory-writeback.ts, shared with orchestrator runs). */
+function decide(rx: ReactRun, w: WritebackRequest): Promise<string | undefined> {
   const seen = { kind: 'approval' as const, call_id: w.call_id, tool: WRITEBACK_TOOL, requested_at: w.requested_at, arguments: writebackApproval(w).arguments };
-  if (decided && d?.kind === 'approve') {
-    await rx.acts.memoryWrite.executeWithOptions({ ...rx.guardOpts, summary: `memory write ${w.collection_id}` }, [{ collection_id: w.collection_id, namespace: w.namespace, entry: w.entry }]);
-    noteAudit(rx, { ...seen, decision: 'approved', ...(d.by !== undefined ? { by: d.by } : {}) });
-    shell.details(`memory written: ${w.collection_id} (approved)`);
-    return undefined;
-  }
-  const rejected = decided && d?.kind === 'reject';
-  const warning = writebackNotWritten(w.call_id, w.collection_id, rejected ? { rejected: true, by: d.by, reason: d.reason } : { timeoutSeconds: approvalTimeoutS });
-  shell.warn(warning);
-  noteAudit(rx, rejected ? { ...seen, decision: 'rejected', reason: d.reason, ...(d.by !== undefined ? { by: d.by } : {}) } : { ...seen, decision: 'timed_out', reason: `no decision within ${approvalTimeoutS}s` });
-  return warning;
+  return awaitWritebackDecision({
+    book: rx.book, shell: rx.shell, approvalTimeoutS: rx.approvalTimeoutS,
+    write: async (x) => {
+      await rx.acts.memoryWrite.executeWithOptions({ ...rx.guardOpts, summary: `memory write ${x.collection_id}` }, [{ collection_id: x.collection_id, namespace: x.namespace, entry: x.entry }]);
+    },
+    decided: (_x, o) => noteAudit(rx, { ...seen, ...o }),
+  }, w);
 }
