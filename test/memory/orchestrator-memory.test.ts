@@ -6,7 +6,10 @@
  * An agf.parallel run gives every branch the block, and its writeback with `approval_required`
  * waits in the run's approval book (status, `loom inbox`) until `loom approve` writes it or
  * `loom reject` leaves a warning. An orchestrator declaring no memory records no patch marker and
- * schedules no memory activity.
+ * schedules no memory activity. Also: agf.loop across continue-as-new (read once, written back
+ * once), a JSON task (member context) and agf.batch (the run warns that no member got the block),
+ * a routing strategy (every turn's first message), `scope: session` emptied at the end and the
+ * approval timeout.
  */
 import { randomBytes } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -14,7 +17,8 @@ import { MemoryStore } from '../../src/activities/memory';
 import type { CompiledAgent, CompiledCollection, CompiledModel, JsonValue } from '../../src/compiler/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
 import { openStore } from '../../src/store';
-import { WORKFLOW_TYPES } from '../../src/shared/dispatch';
+import { WORKFLOW_TYPES, workflowTypeFor } from '../../src/shared/dispatch';
+import { scriptedTeam } from '../strategies/team';
 import { storeBundle } from '../../src/activities/blob-store';
 import { agent, answers, bundle, byInput, locals } from '../orchestration/builders';
 import { scheduledActivities } from '../runtime/harness';
@@ -167,4 +171,38 @@ test('a JSON task: the member given the task itself gets the block as context; a
   const rb: AgentRunResult = await b.result();
   expect(rb.output).toEqual(['some drink', 'some drink']);
   expect(rb.warnings).toEqual(['memory: what read_collections recalled at the start of the run reached no member (no member was given the run\'s input)']);
+}, 60_000);
+
+test('a routing strategy (sequential): each turn\'s model-visible first message starts with the task and its block; the output is written back', async () => {
+  const notes = collection('strat-notes', { enabled: true, strategy: 'output', approval_required: false });
+  await mem().add('strat-notes', 'strat-notes/nia', { id: 'sha256:stratseed', text: 'nia prefers haiku poems', at: '2026-01-01T00:00:00.000Z', source: { session_id: 'seed', message: 1, agent_id: 'seed' } });
+  const recalls = (who: string) => ({ rules: [{ when: { last_message_contains: '- nia prefers haiku poems' }, reply: { content: `${who}: a haiku` } }], turns: [{ content: `${who}: a sonnet` }] });
+  const b = scriptedTeam('strat-mem', { Selection: { Type: 'sequential' } }, { First: recalls('first'), Second: recalls('second') });
+  const root = b.agents['strat-mem'];
+  b.agents['strat-mem'] = withMemory(root, [notes], [notes]);
+  const ref = await storeBundle(openStore(), b);
+  const run = await h.t.client.workflow.start(workflowTypeFor(b.agents['strat-mem'])!, {
+    taskQueue: h.taskQueue, workflowId: `strat-mem-${randomBytes(4).toString('hex')}`, args: [{ bundle: ref, agent_id: 'strat-mem', input: 'write me poems', options: { actor_id: 'nia' } }],
+  });
+  const r: AgentRunResult = await run.result();
+  expect(r.output).toBe('second: a haiku');
+  expect(r.warnings).toEqual([]);
+  expect((await mem().list('strat-notes', 'strat-notes/nia')).map((e) => e.text)).toEqual(['nia prefers haiku poems', 'second: a haiku']);
+}, 60_000);
+
+test('the run\'s own scope: session collections are emptied as it ends; an unanswered writeback is dropped after the approval timeout, with a warning', async () => {
+  const scratch: CompiledCollection = { ...collection('orch-scratch', { enabled: true, strategy: 'output', approval_required: false }), scope: 'session', backend: { type: 'memory', namespace: 'orch-scratch/{sessionId}' } };
+  const slow = collection('orch-slow', { enabled: true, strategy: 'output', approval_required: true });
+  const root = agent({ id: 'scratch-team', policy: { id: 'agf.sequential', config: { steps: [{ agent: 'note' }] } }, local_agents: locals('note') });
+  const team = [{ ...root, memory: { mode: 'session' as const, read_collections: [scratch], write_collections: [scratch, slow] } }, agent({ id: 'note', model: answers('noted') })];
+  const run = await start(team, 'scratch-team', 'note this', { actor_id: 'ivy', approval_timeout_seconds: 1 });
+  const r: AgentRunResult = await run.result();
+  expect(r.warnings).toEqual(['memory writeback memory-1-orch-slow to orch-slow not written: no answer within 1 s']);
+  expect((await scheduledActivities(run)).filter((a) => a.startsWith('memory'))).toEqual(['memoryRead', 'memoryWriteback', 'memoryEndSession']);
+  expect(await mem().list('orch-scratch', `orch-scratch/${run.workflowId}`)).toEqual([]);
+  expect(await mem().list('orch-slow', 'orch-slow/ivy')).toEqual([]);
+  // With --session the session's collection is kept (the session has no end event here).
+  const kept = await start(team, 'scratch-team', 'note this', { actor_id: 'ivy', session_id: 's-9', approval_timeout_seconds: 1 });
+  await kept.result();
+  expect((await mem().list('orch-scratch', 'orch-scratch/s-9')).map((e) => e.text)).toEqual(['noted']);
 }, 60_000);
