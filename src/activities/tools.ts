@@ -8,7 +8,8 @@
  *   add their own with `registerBuiltinTool(name, fn)`.
  * - http tools (`kind: http`): URL template filled from URL-encoded arguments, the rest as query
  *   string (GET, or `body: none`) or JSON body; headers from env vars (`value_env`); an
- *   `Idempotency-Key` header on non-GET; the network policy of net-policy.ts checked before
+ *   `Idempotency-Key` header on non-GET; a W3C `traceparent` when the agent traces and propagates
+ *   context (src/telemetry/propagation.ts); the network policy of net-policy.ts checked before
  *   connecting, and the connection made to the checked addresses only (DNS-rebinding safe).
  *
  * Failure semantics (react-tools.ts turns thrown errors into error results for the model):
@@ -35,6 +36,7 @@ import { searchSources } from './knowledge';
 import { CHANGES_FILE, EVIDENCE_DIR, recordChange } from './evidence-log';
 import { shellTool } from './shell';
 import { SHELL_BUILTIN } from './shell-policy';
+import { currentTraceHeaders } from '../telemetry/propagation';
 
 // ---------------------------------------------------------------------------------------------
 // Builtin registry
@@ -535,6 +537,8 @@ async function executeHttpTool(ctx: ExternalToolContext, opts: ToolExecutorOptio
     'user-agent': 'agentloom-tool/1',
     accept: 'application/json, text/*;q=0.9, */*;q=0.5',
     connection: 'close',
+    // W3C traceparent of this call's agent.tool_call span when the agent propagates context (src/telemetry/propagation.ts).
+    ...currentTraceHeaders(),
   };
   const secrets: string[] = [];
   const credentialEnvs: string[] = [];

@@ -55,7 +55,7 @@ const TRACING_FIELDS: Record<string, FieldRule> = {
   'observability.tracing.include_tool_args': tracingField('tool arguments on agent.tool_call: none (default), redacted (sensitive fields replaced) or full'),
   'observability.tracing.include_tool_results': tracingField('tool result on agent.tool_call: redacted (default), full or none'),
   'observability.tracing.include_kb_chunks': tracingField('search_knowledge hits as events of agent.kb_retrieval when true'),
-  'observability.tracing.propagate_context': W('no W3C traceparent header is sent to tools or sub-agents yet (a sub-agent run is its own trace)', (v, d) => v !== false && tracingOn(d)),
+  'observability.tracing.propagate_context': tracingField('unless false, http and MCP-over-HTTP tool calls carry a W3C traceparent naming their agent.tool_call span, and sub-agent runs join the trace under agent.run (propagation.ts)'),
   'observability.tracing.auth.type': W('mtls is not supported: the worker logs it and exports no spans (bearer and none work)', (v, d) => v === 'mtls' && tracingOn(d)),
   'observability.tracing.auth.credentials_ref': tracingField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
 };

@@ -10,6 +10,7 @@ import * as https from 'https';
 import { Readable } from 'stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { guardedLookup, type NetPolicy, type Resolver, systemResolver } from '../activities/net-policy';
+import { currentTraceHeaders } from '../telemetry/propagation';
 
 /** Statuses whose responses have no body (the Response constructor refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);
@@ -22,6 +23,8 @@ export function guardedFetch(policy: NetPolicy, resolve: Resolver = systemResolv
       const lib = url.protocol === 'https:' ? https : http;
       const headers: Record<string, string> = {};
       new Headers(init.headers).forEach((v, k) => { headers[k] = v; });
+      // The traceparent of the tool call this request serves, when its agent propagates context (decision 287).
+      Object.assign(headers, currentTraceHeaders());
       const method = init.method ?? 'GET';
       // agent: false: a fresh connection per request, so each one goes through the lookup's check.
       const req = lib.request(url, { method, headers, lookup, agent: false, signal: init.signal ?? undefined }, (res) => {

@@ -7,6 +7,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import type { McpServerConfig } from '../compiler/types';
 import { mcpSchemaHash, mcpServerKey } from '../compiler/mcp-tools';
 import { connectMcp, type McpConnection } from './connect';
+import { withoutTraceHeaders } from '../telemetry/propagation';
 
 export interface McpSession {
   conn: McpConnection;
@@ -49,10 +50,11 @@ export class McpPool {
   private async open(key: string, server: McpServerConfig): Promise<McpSession> {
     this.opened.set(key, (this.opened.get(key) ?? 0) + 1);
     let self: Promise<McpSession> | undefined;
-    const conn = await connectMcp(server, {
+    // Opened outside the first call's trace: the session serves every later call too.
+    const conn = await withoutTraceHeaders(() => connectMcp(server, {
       env: this.env,
       onClose: () => { if (self && this.sessions.get(key) === self) this.sessions.delete(key); },
-    });
+    }));
     self = this.sessions.get(key);
     let hashes: Promise<Map<string, string>> | undefined;
     conn.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => { hashes = undefined; });

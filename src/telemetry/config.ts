@@ -1,7 +1,8 @@
 /**
  * An agent's compiled `observability.tracing` section read as the worker uses it (seed 001 field
  * reference, tracing), with the seed's defaults (`enabled` false, `exporter` otlp, `sampling_rate`
- * 1.0, model inputs off, model outputs on, tool results `redacted`, KB chunks off, auth none)
+ * 1.0, model inputs off, model outputs on, tool results `redacted`, KB chunks off, context
+ * propagated, auth none)
  * except tool args, which are off unless switched on (issue 11.8, decision 248). Pure: no Temporal import, no I/O.
  */
 import type { JsonObject } from '../compiler/types';
@@ -16,6 +17,8 @@ export interface TracingConfig {
   include_tool_args: IncludeMode;
   include_tool_results: IncludeMode;
   include_kb_chunks: boolean;
+  /** W3C trace context to tools (a `traceparent` header) and sub-agent runs (they join the trace); seed default true (decision 287). */
+  propagate_context: boolean;
   auth: { type: 'none' | 'bearer' | 'mtls'; credentials_ref?: string };
 }
 
@@ -40,6 +43,7 @@ export function tracingConfigOf(observability: JsonObject | undefined): TracingC
     include_tool_args: mode(t.include_tool_args, 'none'),
     include_tool_results: mode(t.include_tool_results, 'redacted'),
     include_kb_chunks: t.include_kb_chunks === true,
+    propagate_context: t.propagate_context !== false,
     auth: { type: authType, ...(typeof auth.credentials_ref === 'string' ? { credentials_ref: auth.credentials_ref } : {}) },
   };
 }

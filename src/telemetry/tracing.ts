@@ -11,7 +11,11 @@
  *   agent.guardrail         one per guardrail evaluated by `runGuardrails`
  *
  * Activity spans are parented to `agent.run` through deterministic ids (trace-ids.ts), so the
- * workflow carries nothing. Spans go over OTLP/HTTP (JSON) to the agent's compiled
+ * workflow carries nothing. With `propagate_context` (default true) a tool call's HTTP request
+ * carries a W3C `traceparent` naming its `agent.tool_call` span (propagation.ts), and a sub-agent
+ * run (any agent run whose Temporal parent is an agent run that traces and propagates) joins its
+ * parent's trace under the parent's `agent.run` span, found by describing the parent (decisions
+ * 287, 288). Spans go over OTLP/HTTP (JSON) to the agent's compiled
  * `observability.tracing.endpoint`, with `Authorization: Bearer <secret>` when
  * `auth.type: bearer` (the secret is read here, from the tenant's secret store, never put in a
  * payload). An export failure is logged and never fails a run.
@@ -33,6 +37,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { Runtime, type ActivityInboundCallsInterceptor, type ActivityInterceptorsFactory, type InjectedSinks } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
+import type { Client } from '@temporalio/client';
 import { BundleCache } from '../activities/agent-loader';
 import { openBlobStore, type BlobStore } from '../activities/blob-store';
 import { MessageStore } from '../activities/message-store';
@@ -40,13 +45,14 @@ import { otlpHeaders } from './auth';
 import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
 import { redactArgs } from '../policies/sensitive';
 import { redactJson, redactText } from '../policies/pii';
-import type { BlobRef } from '../shared/contract';
+import { SEARCH_ATTRIBUTES, type BlobRef } from '../shared/contract';
 import { logsConfigOf, metricsConfigOf, tracingConfigOf, type TracingConfig } from './config';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
 import type { AgentloomTracingSinks, ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from './sink-types';
 import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from './span-content';
-import { runSpanId, runTraceId } from './trace-ids';
+import { formatTraceparent, runSpanId, runTraceId } from './trace-ids';
+import { withTraceHeaders } from './propagation';
 
 /** The workflow interceptor module to bundle with the workflows (WorkerOptions.interceptors.workflowModules / bundleWorkflowCode). */
 export const TRACING_WORKFLOW_MODULE = path.join(__dirname, 'workflow-interceptor');
@@ -67,7 +73,32 @@ export interface AgentTracingOptions {
   log?: (message: string) => void;
   /** Where bearer secrets with an `env` location are read (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The Temporal client used to describe a run's parent (sub-agent runs join their parent's trace).
+   * Default: the one given to useClient (createAgentloomWorker gives the worker's), else the client
+   * of the first activity this worker runs.
+   */
+  client?: Client;
 }
+
+/** Which trace a run's spans go to, under which parent span, and whether they are recorded (decision 288). */
+interface RunTrace {
+  traceId: string;
+  /** The caller's `agent.run` span, for a run that joined its caller's trace. */
+  parentSpanId?: string;
+  sampled: boolean;
+}
+
+interface RunRef { workflowId: string; runId: string }
+
+/** What describing a run tells about it: its agent (the AgentId search attribute) and its Temporal parent. */
+interface Described { agentId?: string; parent?: RunRef }
+
+const runKey = (r: RunRef): string => `${r.workflowId}\n${r.runId}`;
+/** Runs remembered per map before it starts afresh (a worker lives long; a trace lookup is cheap to redo). */
+const REMEMBERED_RUNS = 10_000;
+/** Sub-agent nesting followed up to this depth (a deeper run starts its own trace). */
+const MAX_NESTING = 32;
 
 /** Lets the `agent.run` span take the run's deterministic ids; every other span gets random ones. */
 class RunIdGenerator implements IdGenerator {
@@ -109,6 +140,7 @@ interface SpanSetup {
   cfg: TracingConfig;
   out: Exporting;
   parent: Context;
+  traceId: string;
 }
 
 function defaultLog(message: string): void {
@@ -128,6 +160,10 @@ export class AgentTracing {
   private readonly log: (m: string) => void;
   private readonly metrics: AgentMetrics;
   private readonly logs: AgentLogs;
+  private client: Client | undefined;
+  private readonly traces = new Map<string, Promise<RunTrace>>();
+  private readonly described = new Map<string, Promise<Described>>();
+  private readonly spanIds = new RandomIdGenerator();
 
   constructor(private readonly opts: AgentTracingOptions = {}) {
     const store = opts.store ?? openBlobStore();
@@ -136,6 +172,12 @@ export class AgentTracing {
     this.log = opts.log ?? defaultLog;
     this.metrics = new AgentMetrics((m) => this.logOnce(m), this.log, opts.env);
     this.logs = new AgentLogs((m) => this.logOnce(m), this.log, opts.env);
+    this.client = opts.client;
+  }
+
+  /** The Temporal client that describes runs' parents (createAgentloomWorker passes the worker's). */
+  useClient(client: Client | undefined): void {
+    this.client ??= client;
   }
 
   /** WorkerOptions.interceptors.activity entry. */
@@ -150,10 +192,18 @@ export class AgentTracing {
           this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
           return undefined;
         });
-        const setup = agent && this.guard(() => this.setup(agent, wf.workflowId, wf.runId));
+        if (!this.client) this.guard(() => this.useClient(ctx.client));
+        const cfg = agent && this.guard(() => tracingConfigOf(agent.observability));
+        const runTrace = agent && cfg && arg?.bundle ? await this.traceOf(wf, agent, arg.bundle, undefined) : undefined;
+        const setup = agent && cfg && runTrace && this.guard(() => this.setup(agent, cfg, wf, runTrace));
+        // The tool call's span id is chosen before the call, so its request can name it (traceparent).
+        const callSpanId = type === 'runTool' && runTrace ? this.spanIds.generateSpanId() : undefined;
+        const headers = callSpanId && runTrace && cfg?.propagate_context
+          ? this.guard(() => ({ traceparent: formatTraceparent({ traceId: runTrace.traceId, spanId: callSpanId, sampled: runTrace.sampled }) }))
+          : undefined;
         const metered = agent && metricsConfigOf(agent.observability) !== undefined;
         const logging = agent && logsConfigOf(agent.observability) !== undefined;
-        if (!agent || (!setup && !metered && !logging)) return next(input);
+        if (!agent || (!setup && !metered && !logging && !headers)) return next(input);
         const run = { workflowId: wf.workflowId, runId: wf.runId };
         if (logging) {
           this.guard(() => {
@@ -165,7 +215,7 @@ export class AgentTracing {
         let result: unknown;
         let error: unknown;
         try {
-          result = await next(input);
+          result = await (headers ? withTraceHeaders(headers, () => next(input)) : next(input));
           return result;
         } catch (e) {
           error = e;
@@ -174,7 +224,7 @@ export class AgentTracing {
           const end = Date.now();
           if (metered) this.guard(() => this.meter(type as Spanned, agent, input.args[0], result, error, end - start));
           if (logging && type === 'runGuardrails') this.guard(() => this.logGuardrails(agent, run, input.args[0] as GuardrailArg, result as GuardrailResult | undefined));
-          if (setup) this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, end));
+          if (setup) this.track(this.record(type as Spanned, setup, input.args[0], result, error, start, end, callSpanId));
         }
       },
     };
@@ -236,19 +286,85 @@ export class AgentTracing {
     return (await this.bundles.agent(arg.bundle, arg.agent_id)).agent;
   }
 
-  /** The agent's tracing settings, where spans go and the `agent.run` parent, or undefined when this run is not traced. */
-  private setup(agent: CompiledAgent, workflowId: string, runId: string): SpanSetup | undefined {
-    const cfg = tracingConfigOf(agent.observability);
-    if (!cfg || !isRunSampled(runId, cfg.sampling_rate)) return undefined;
+  /** Where spans go and the `agent.run` parent, or undefined when this run's trace is not sampled. */
+  private setup(agent: CompiledAgent, cfg: TracingConfig, run: RunRef, runTrace: RunTrace): SpanSetup | undefined {
+    if (!runTrace.sampled) return undefined;
     const out = this.exportingFor(agent, cfg);
     if (!out) return undefined;
     const parent = trace.setSpanContext(ROOT_CONTEXT, {
-      traceId: runTraceId(workflowId, runId),
-      spanId: runSpanId(workflowId, runId),
+      traceId: runTrace.traceId,
+      spanId: runSpanId(run.workflowId, run.runId),
       traceFlags: TraceFlags.SAMPLED,
       isRemote: true,
     });
-    return { agent, cfg, out, parent };
+    return { agent, cfg, out, parent, traceId: runTrace.traceId };
+  }
+
+  /** A run's own trace: ids from its workflow and run id, sampled by its own sampling_rate. */
+  private ownTrace(run: RunRef, cfg: TracingConfig): RunTrace {
+    return { traceId: runTraceId(run.workflowId, run.runId), sampled: isRunSampled(run.runId, cfg.sampling_rate) };
+  }
+
+  /**
+   * The trace a traced run's spans belong to (decision 288). `parent` is the run's Temporal parent
+   * when the caller knows it (a sink's WorkflowInfo; null for none), else the run is described.
+   * A lookup that fails is logged and the run keeps its own trace.
+   */
+  private async traceOf(run: RunRef, agent: CompiledAgent, bundle: BlobRef, parent: RunRef | null | undefined): Promise<RunTrace | undefined> {
+    const cfg = tracingConfigOf(agent.observability);
+    if (!cfg) return undefined;
+    try {
+      return await this.joined(run, agent, bundle, parent, 0);
+    } catch (e) {
+      this.logOnce(`tracing: cannot tell whether run ${run.workflowId} joins its caller's trace (${(e as Error)?.message ?? String(e)}); its spans go to its own trace`);
+      return this.ownTrace(run, cfg);
+    }
+  }
+
+  /**
+   * A run joins its Temporal parent's trace when the parent is an agent run (its AgentId names an
+   * agent of the same bundle) whose tracing is on with propagate_context: same trace id, the
+   * parent's `agent.run` as parent span, and the parent's sampling decision. Otherwise its own.
+   */
+  private joined(run: RunRef, agent: CompiledAgent, bundle: BlobRef, parent: RunRef | null | undefined, depth: number): Promise<RunTrace> {
+    const key = runKey(run);
+    const known = this.traces.get(key);
+    if (known) return known;
+    const made = (async (): Promise<RunTrace> => {
+      const cfg = tracingConfigOf(agent.observability);
+      const own: RunTrace = cfg ? this.ownTrace(run, cfg) : { traceId: runTraceId(run.workflowId, run.runId), sampled: false };
+      const from = parent === undefined ? (await this.describe(run)).parent : parent ?? undefined;
+      if (!from || depth >= MAX_NESTING) return own;
+      const up = await this.describe(from);
+      const caller = up.agentId ? await this.bundles.agent(bundle, up.agentId).then((x) => x.agent, () => undefined) : undefined;
+      if (!caller || !tracingConfigOf(caller.observability)?.propagate_context) return own;
+      const callerTrace = await this.joined(from, caller, bundle, up.parent ?? null, depth + 1);
+      return { traceId: callerTrace.traceId, parentSpanId: runSpanId(from.workflowId, from.runId), sampled: callerTrace.sampled };
+    })();
+    this.remember(this.traces, key, made);
+    return made;
+  }
+
+  /** A run's agent and Temporal parent, from the server (cached; a failed lookup is tried again next time). */
+  private describe(run: RunRef): Promise<Described> {
+    const key = runKey(run);
+    const known = this.described.get(key);
+    if (known) return known;
+    const client = this.client;
+    if (!client) return Promise.reject(new Error('this worker has no Temporal client to describe the run'));
+    const made = client.workflow.getHandle(run.workflowId, run.runId).describe().then((d) => {
+      const agentId = d.searchAttributes?.[SEARCH_ATTRIBUTES.agentId]?.[0];
+      const p = d.parentExecution;
+      return { ...(typeof agentId === 'string' ? { agentId } : {}), ...(p?.workflowId && p.runId ? { parent: { workflowId: p.workflowId, runId: p.runId } } : {}) };
+    });
+    this.remember(this.described, key, made);
+    return made;
+  }
+
+  private remember<T>(map: Map<string, Promise<T>>, key: string, p: Promise<T>): void {
+    if (map.size >= REMEMBERED_RUNS) map.clear();
+    map.set(key, p);
+    p.catch(() => { if (map.get(key) === p) map.delete(key); });
   }
 
   /** One provider per (exporter, endpoint, credential); undefined (logged) when spans cannot be sent. */
@@ -317,8 +433,11 @@ export class AgentTracing {
       status: ev.status, failure_type: ev.failure_type, latency_ms: Math.max(0, ev.ended_ms - started),
     });
     this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started), ev.model_turns, ev.input_chars);
-    const setup = this.setup(agent, info.workflowId, info.runId);
-    if (!setup) return;
+    const cfg = tracingConfigOf(agent.observability);
+    const parent = info.parent ? { workflowId: info.parent.workflowId, runId: info.parent.runId } : null;
+    const runTrace = cfg && (await this.traceOf(info, agent, ev.bundle, parent));
+    const setup = cfg && runTrace && this.setup(agent, cfg, info, runTrace);
+    if (!setup || !runTrace) return;
     const { out } = setup;
     const attrs: Attributes = {
       agent_id: agent.agent_id,
@@ -332,10 +451,14 @@ export class AgentTracing {
     if (typeof ev.usage?.prompt_tokens === 'number') attrs.input_tokens = ev.usage.prompt_tokens;
     if (typeof ev.usage?.completion_tokens === 'number') attrs.output_tokens = ev.usage.completion_tokens;
     if (ev.failure_type) attrs.failure_type = ev.failure_type;
-    out.ids.next = { traceId: runTraceId(info.workflowId, info.runId), spanId: runSpanId(info.workflowId, info.runId) };
+    // A run that joined its caller's trace is a child of the caller's agent.run (decision 288).
+    const under = runTrace.parentSpanId
+      ? trace.setSpanContext(ROOT_CONTEXT, { traceId: runTrace.traceId, spanId: runTrace.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true })
+      : ROOT_CONTEXT;
+    out.ids.next = { traceId: runTrace.traceId, spanId: runSpanId(info.workflowId, info.runId) };
     let span: Span;
     try {
-      span = out.tracer.startSpan('agent.run', { kind: SpanKind.INTERNAL, startTime: started, attributes: attrs }, ROOT_CONTEXT);
+      span = out.tracer.startSpan('agent.run', { kind: SpanKind.INTERNAL, startTime: started, attributes: attrs }, under);
     } finally {
       out.ids.next = undefined;
     }
@@ -359,9 +482,9 @@ export class AgentTracing {
     }
   }
 
-  private async record(type: Spanned, s: SpanSetup, arg: unknown, result: unknown, error: unknown, start: number, end: number): Promise<void> {
+  private async record(type: Spanned, s: SpanSetup, arg: unknown, result: unknown, error: unknown, start: number, end: number, spanId?: string): Promise<void> {
     if (type === 'modelTurn') return this.modelSpan(s, arg as ModelArg, result as ModelResult | undefined, error, start, end);
-    if (type === 'runTool') return this.toolSpan(s, arg as ToolArg, result as ToolResult | undefined, error, start, end);
+    if (type === 'runTool') return this.toolSpan(s, arg as ToolArg, result as ToolResult | undefined, error, start, end, spanId);
     return this.guardrailSpans(s, arg as GuardrailArg, result as GuardrailResult | undefined, error, start, end);
   }
 
@@ -422,7 +545,7 @@ export class AgentTracing {
     };
   }
 
-  private async toolSpan(s: SpanSetup, inp: ToolArg, out: ToolResult | undefined, error: unknown, start: number, end: number): Promise<void> {
+  private async toolSpan(s: SpanSetup, inp: ToolArg, out: ToolResult | undefined, error: unknown, start: number, end: number, spanId?: string): Promise<void> {
     const { agent, cfg } = s;
     const tool = agent.tools.refs.find((t) => t.tool_id === inp.tool);
     const sensitive = tool?.sensitive_fields ?? [];
@@ -449,7 +572,14 @@ export class AgentTracing {
         attrs['tool.result'] = this.content(s, shown);
       }
     }
-    const span = s.out.tracer.startSpan('agent.tool_call', { startTime: start, attributes: attrs }, s.parent);
+    // The span id the call's traceparent named, chosen before the call (decision 287).
+    s.out.ids.next = spanId ? { traceId: s.traceId, spanId } : undefined;
+    let span: Span;
+    try {
+      span = s.out.tracer.startSpan('agent.tool_call', { startTime: start, attributes: attrs }, s.parent);
+    } finally {
+      s.out.ids.next = undefined;
+    }
     if (tool?.builtin?.name === 'search_knowledge') this.kbSpan(s, trace.setSpan(s.parent, span), parsed, error, start, end);
     this.finish(span, error, end);
   }

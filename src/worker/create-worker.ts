@@ -75,7 +75,7 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
   const tracing = opts.tracing ?? new Tracing();
   if (!opts.tracing) process.once('beforeExit', () => void tracing.shutdown());
   const source = workflowSource();
-  return Worker.create({
+  const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: opts.taskQueue ?? process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
@@ -92,4 +92,7 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
     shutdownGraceTime: '10s',
     ...WORKER_TUNING,
   });
+  // Sub-agent runs join their caller's trace: the tracing sinks describe the caller with the worker's client.
+  tracing.useClient(worker.client);
+  return worker;
 }

@@ -24,7 +24,7 @@ describe('tracingConfigOf', () => {
     expect(tracingConfigOf({ tracing: { enabled: true, exporter: 'none' } })).toBeUndefined();
   });
 
-  it('applies the defaults: otlp, every run, inputs and tool args off, outputs on, results redacted', () => {
+  it('applies the defaults: otlp, every run, inputs and tool args off, outputs on, results redacted, context propagated', () => {
     expect(tracingConfigOf({ tracing: { enabled: true, endpoint: ' http://127.0.0.1:4318/v1/traces ' } })).toEqual({
       exporter: 'otlp',
       endpoint: 'http://127.0.0.1:4318/v1/traces',
@@ -34,6 +34,7 @@ describe('tracingConfigOf', () => {
       include_tool_args: 'none',
       include_tool_results: 'redacted',
       include_kb_chunks: false,
+      propagate_context: true,
       auth: { type: 'none' },
     });
   });
@@ -42,12 +43,12 @@ describe('tracingConfigOf', () => {
     const cfg = tracingConfigOf({
       tracing: {
         enabled: true, exporter: 'console', sampling_rate: 0.1, include_model_inputs: true, include_model_outputs: false,
-        include_tool_args: 'full', include_tool_results: 'none', include_kb_chunks: true, auth: { type: 'bearer', credentials_ref: 'otel-token' },
+        include_tool_args: 'full', include_tool_results: 'none', include_kb_chunks: true, propagate_context: false, auth: { type: 'bearer', credentials_ref: 'otel-token' },
       },
     });
     expect(cfg).toMatchObject({
       exporter: 'console', sampling_rate: 0.1, include_model_inputs: true, include_model_outputs: false,
-      include_tool_args: 'full', include_tool_results: 'none', include_kb_chunks: true, auth: { type: 'bearer', credentials_ref: 'otel-token' },
+      include_tool_args: 'full', include_tool_results: 'none', include_kb_chunks: true, propagate_context: false, auth: { type: 'bearer', credentials_ref: 'otel-token' },
     });
     expect(cfg?.endpoint).toBeUndefined();
   });

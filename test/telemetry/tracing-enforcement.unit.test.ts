@@ -8,7 +8,7 @@ describe('observability.tracing and metrics in the enforcement inventory (issue 
   };
 
   it('the fields the worker acts on are enforced; logs fields are warned only when nothing is sent', () => {
-    for (const k of ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'auth.credentials_ref']) {
+    for (const k of ['enabled', 'exporter', 'endpoint', 'sampling_rate', 'include_model_inputs', 'include_model_outputs', 'include_tool_args', 'include_tool_results', 'include_kb_chunks', 'propagate_context', 'auth.credentials_ref']) {
       expect(AGENT_FIELDS[`observability.tracing.${k}`].status).toBe('enforced');
     }
     for (const k of ['enabled', 'exporter', 'endpoint', 'export_interval_seconds', 'custom_dimensions', 'auth.credentials_ref']) {
@@ -18,10 +18,11 @@ describe('observability.tracing and metrics in the enforcement inventory (issue 
     expect(AGENT_FIELDS['observability.logs.level'].status).toBe('warned');
   });
 
-  it('an enabled tracing section warns only for propagate_context and mtls', () => {
+  it('an enabled tracing section warns only for mtls (propagate_context is enforced, decision 287)', () => {
     expect(unenforcedFields({ observability: { tracing } })).toEqual([]);
+    expect(unenforcedFields({ observability: { tracing: { ...tracing, propagate_context: true } } })).toEqual([]);
     const warned = unenforcedFields({ observability: { tracing: { ...tracing, propagate_context: true, auth: { type: 'mtls', credentials_ref: 'otel-cert' } } } });
-    expect(warned.map((u) => u.fields)).toEqual([['observability.tracing.propagate_context'], ['observability.tracing.auth.type']]);
+    expect(warned.map((u) => u.fields)).toEqual([['observability.tracing.auth.type']]);
     expect(unenforcedFields({ observability: { tracing: { ...tracing, propagate_context: false } } })).toEqual([]);
     expect(unenforcedFields({ observability: { tracing: { ...tracing, enabled: false, propagate_context: true } } })).toEqual([]);
   });
