@@ -23,7 +23,7 @@ import { SEARCH_ATTRIBUTES } from '../shared/contract';
 import type { RunAgentInput } from '../shared/contract';
 import type { AgentView } from '../runtime/agent-view';
 import type { ApprovalBook } from '../runtime/approvals';
-import { memoryUse, writebackCallId } from '../runtime/memory';
+import { memoryUse, writebackCallId, type WritebackRequest } from '../runtime/memory';
 import { blockNotGiven, carriesBlock, inputText, isRunMemoryState, memberContext, RunMemoryState, taskWithMemory } from '../orchestration/memory';
 import { awaitWritebackDecision } from './shell/memory-writeback';
 import { registerApprovalHandlers } from './react/approval';
@@ -44,8 +44,6 @@ export interface MemoryHost extends RunShell {
 }
 
 export class RunMemory {
-  private handlers = false;
-
   private constructor(private readonly run: MemoryHost, readonly state: RunMemoryState) {}
 
   /**
@@ -112,15 +110,12 @@ export class RunMemory {
     ]);
     if (wb.written.length) this.run.details(`memory written: ${wb.written.join(', ')}`);
     if (!wb.pending.length) return;
-    if (!this.handlers) {
-      // approve/reject of this run's writebacks (a strategies run's route handlers are done by now).
-      registerApprovalHandlers(this.run.input, this.run, this.run.book);
-      this.handlers = true;
-    }
+    // approve/reject of this run's writebacks (registered once: a run writes back once; a strategies run's route handlers are done by now).
+    registerApprovalHandlers(this.run.input, this.run, this.run.book);
     const host = {
       book: this.run.book, shell: this.run,
       approvalTimeoutS: this.run.input.options?.approval_timeout_seconds ?? DEFAULT_APPROVAL_TIMEOUT_S,
-      write: async (w: { collection_id: string; namespace: string; entry: Parameters<Activities['memoryWrite']>[0]['entry'] }) => {
+      write: async (w: WritebackRequest) => {
         await acts.memoryWrite.executeWithOptions({ ...OPTS, summary: `memory write ${w.collection_id}` }, [{ collection_id: w.collection_id, namespace: w.namespace, entry: w.entry }]);
       },
       // Orchestrators publish AgentStatus at milestones only: `loom inbox` finds the run by it.
