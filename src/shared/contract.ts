@@ -80,7 +80,7 @@ export interface RunOptions {
    */
   stream_text?: boolean;
   /**
-   * A root agf.react run's memory collections (seed 001 "memory"): who the run is for, substituted
+   * A root run's memory collections (agf.react or orchestrator; seed 001 "memory"): who the run is for, substituted
    * as `{actorId}` (`loom run/start --actor ID`, default $USER, else `anonymous`), and the session it
    * belongs to, substituted as `{sessionId}` (`--session ID`, else the run's workflow id).
    */
