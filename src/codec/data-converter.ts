@@ -4,18 +4,22 @@
  * (Temporal's default). Both sides must agree: a worker without the key cannot read what an
  * encrypting CLI started, and fails the workflow task with the key id it lacks. While encrypting,
  * failure messages and stack traces (a provider error may quote the prompt) are moved into an
- * encrypted payload too (failure-converter.ts); a workflow's own failures are converted inside its
- * sandbox by the workflow bundle's converter and keep their message in the clear (decision 285).
+ * encrypted payload too (failure-converter.ts). A workflow's own failures are converted inside its
+ * sandbox by the converter its bundle was built with: an encrypting worker runs the sealed bundle
+ * (src/worker/bundle.ts, decision 281), so those are encrypted as well.
  */
 import * as path from 'path';
 import type { DataConverter } from '@temporalio/common';
 import { codecConfigured, codecKeysFromEnv } from './keys';
 import { AesGcmPayloadCodec } from './payload-codec';
 
+/** The module of the encoding failure converter, by path (a worker require()s it; the .ts or the built .js). */
+export const FAILURE_CONVERTER_PATH = path.join(__dirname, 'failure-converter');
+
 export function loomDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
   const keys = codecKeysFromEnv(env);
   if (!codecConfigured(keys)) return undefined;
   const payloadCodecs = [new AesGcmPayloadCodec(keys)];
-  // A path, not an object: a worker loads its failure converter with require(); it resolves to the .ts or the built .js.
-  return keys.encodeWith ? { payloadCodecs, failureConverterPath: path.join(__dirname, 'failure-converter') } : { payloadCodecs };
+  // A path, not an object: a worker loads its failure converter with require() and bundles it into workflows from source.
+  return keys.encodeWith ? { payloadCodecs, failureConverterPath: FAILURE_CONVERTER_PATH } : { payloadCodecs };
 }

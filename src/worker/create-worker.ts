@@ -1,7 +1,8 @@
 /**
  * One place that builds an Agentloom worker: used by worker.ts (production), `loom dev` and
  * `loom run` (embedded), and the demo. Workflow code comes from a prebuilt bundle when one exists
- * (dist/workflow-bundle.js, built by `npm run build:bundle`) and is bundled from source otherwise.
+ * (dist/workflow-bundle.js, built by `npm run build:bundle`) and is bundled from source otherwise;
+ * a worker that encrypts runs the sealed build beside it (workflow-bundle-sealed.js, decision 281).
  * LOOM_WORKFLOWS_PATH points at a vendor's own workflows module (which re-exports ours and calls
  * registerPolicy) to add x-<vendor>.* policies. `installWorkerRuntime` sets how much the worker
  * logs: errors only by default (no bundle logs), more with --verbose or LOOM_LOG_LEVEL.
@@ -13,6 +14,7 @@ import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { PROJECT_ROOT } from '../server/dev-server';
 import { envInt } from '../activities/env';
 import { loomDataConverter } from '../codec/data-converter';
+import { isSealedBundle, sealedBundlePath } from './bundle';
 import type { AgentTracing } from '../telemetry/tracing';
 
 export interface AgentloomWorkerOptions {
@@ -33,11 +35,30 @@ export interface AgentloomWorkerOptions {
 /** Worker settings over the SDK defaults (`npm run bench:runtime` measures them against the defaults). */
 export const WORKER_TUNING: Partial<WorkerOptions> = {};
 
-export function workflowSource(): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+/**
+ * The workflow code a worker runs. `sealedFailures` (the worker encrypts): the sealed bundle beside
+ * the plain one (src/worker/bundle.ts), or a LOOM_WORKFLOW_BUNDLE that is itself sealed; a plain
+ * bundle without its sealed build is not used (its workflow failures would stay in the clear): the
+ * workflows are bundled from source with the encoding failure converter instead, said on stderr.
+ */
+export function workflowSource(sealedFailures = false, warn: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  // Bundled by the worker, with the data converter's failure converter when it has one.
   if (process.env.LOOM_WORKFLOWS_PATH) return { workflowsPath: path.resolve(process.env.LOOM_WORKFLOWS_PATH) };
   const bundle = process.env.LOOM_WORKFLOW_BUNDLE ?? path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
-  if (fs.existsSync(bundle)) return { workflowBundle: { codePath: bundle } };
-  return { workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts') };
+  const fromSource = { workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts') };
+  if (!fs.existsSync(bundle)) return fromSource;
+  if (!sealedFailures) return { workflowBundle: { codePath: bundle } };
+  const sealed = sealedBundlePath(bundle);
+  if (fs.existsSync(sealed)) {
+    if (!isSealedBundle(sealed)) throw new Error(`${sealed} was not built with the encoding failure converter: rebuild it with \`npm run build:bundle\``);
+    return { workflowBundle: { codePath: sealed } };
+  }
+  if (isSealedBundle(bundle)) return { workflowBundle: { codePath: bundle } };
+  if (!fs.existsSync(fromSource.workflowsPath)) {
+    throw new Error(`this worker encrypts (a codec key is set) but ${bundle} keeps workflow failures in the clear and ${sealed} is missing: build both with \`npm run build:bundle\``);
+  }
+  warn(`worker: ${sealed} is missing, so workflows are bundled from source to encrypt the failures they raise (\`npm run build:bundle\` builds it)`);
+  return fromSource;
 }
 
 const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -74,7 +95,10 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
   const { AgentTracing: Tracing, TRACING_WORKFLOW_MODULE } = await import('../telemetry/tracing');
   const tracing = opts.tracing ?? new Tracing();
   if (!opts.tracing) process.once('beforeExit', () => void tracing.shutdown());
-  const source = workflowSource();
+  // Encrypted payloads when a codec key is configured (src/codec); undefined keeps Temporal's default.
+  const dataConverter = loomDataConverter();
+  // An encrypting worker runs the sealed bundle: failures its workflows raise are encrypted too (decision 281).
+  const source = workflowSource(dataConverter?.failureConverterPath !== undefined);
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',
@@ -85,8 +109,7 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
     // during replay. A prebuilt bundle carries the workflow interceptor module already (scripts/build-bundle.ts).
     interceptors: { activity: [tracing.activityInterceptor], ...(source.workflowsPath ? { workflowModules: [TRACING_WORKFLOW_MODULE] } : {}) },
     sinks: tracing.sinks,
-    // Encrypted payloads when a codec key is configured (src/codec); undefined keeps Temporal's default.
-    dataConverter: loomDataConverter(),
+    dataConverter,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_ACTIVITIES') ?? 100,
     maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_WORKFLOW_TASKS') ?? 40,
     shutdownGraceTime: '10s',

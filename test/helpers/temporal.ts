@@ -6,6 +6,10 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions, type InjectedSinks } from '@temporalio/worker';
 import type { AgentloomTracingSinks } from '../../src/telemetry/sink-types';
 import { randomUUID } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../../src/worker/bundle';
+import { PROJECT_ROOT } from '../../src/server/dev-server';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -28,6 +32,19 @@ export function workflowBundlePath(): string {
   const p = process.env.LOOM_TEST_WORKFLOW_BUNDLE;
   if (!p) throw new Error('LOOM_TEST_WORKFLOW_BUNDLE is not set: src/workflows/index.ts was missing when the suite started');
   return p;
+}
+
+/**
+ * The suite's bundle built with the encoding failure converter (src/worker/bundle.ts), beside the
+ * plain one so that createAgentloomWorker finds it too; built on first use (encrypting tests only).
+ */
+export async function sealedWorkflowBundlePath(): Promise<string> {
+  const target = sealedBundlePath(workflowBundlePath());
+  if (fs.existsSync(target)) return target;
+  const quiet = () => undefined;
+  const logger = { trace: quiet, debug: quiet, info: quiet, warn: console.warn, error: console.error, log: quiet };
+  writeBundle(target, await bundleLoomWorkflows({ workflowsPath: path.join(PROJECT_ROOT, 'src', 'workflows', 'index.ts'), sealed: true, logger }));
+  return target;
 }
 
 export interface TestTemporal {
@@ -67,11 +84,13 @@ export async function createTestWorker(
   activities: object,
   extra: Partial<WorkerOptions> = {},
 ): Promise<Worker> {
+  // An encrypting worker (its data converter names the encoding failure converter) runs the sealed bundle, as in production.
+  const sealed = extra.dataConverter?.failureConverterPath !== undefined;
   return Worker.create({
     connection: t.nativeConnection,
     namespace: 'default',
     taskQueue: t.taskQueue,
-    workflowBundle: { codePath: workflowBundlePath() },
+    workflowBundle: { codePath: sealed ? await sealedWorkflowBundlePath() : workflowBundlePath() },
     activities,
     // The telemetry sinks the workflows call (src/telemetry/sink-types.ts), as no-ops: a test that
     // checks telemetry passes an AgentTracing's sinks in `extra`.
