@@ -8,8 +8,9 @@
  * key, not only `restricted` ones.
  *
  * Finding them again: the run's artifacts live in the tenant's store, so the shared store keeps a
- * route record per run (`artifact-route` / RUN_ID → where, never a password) and the list of every
- * tenant store it has routed to (`artifact-stores` / `all`). `openStore()` wraps the shared store
+ * route record per run (`artifact-route` / RUN_ID → where, never a password) and one record per
+ * tenant store it has routed to (`artifact-stores` / the store's url, decision 282; the older
+ * single `all` list is still read). `openStore()` wraps the shared store
  * (ArtifactRoutingStore) so `loom artifacts RUN_ID` lists and fetches from wherever the run's
  * artifacts went, and the purge deletes expired ones in every routed store too.
  */
@@ -25,7 +26,6 @@ export { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from './artifact-types';
 
 export const ROUTE_KIND = 'artifact-route';
 export const STORES_KIND = 'artifact-stores';
-const STORES_KEY = 'all';
 
 /** Where a run's artifacts went: a store url without password, and where its password is read. */
 export interface ArtifactRoute {
@@ -65,19 +65,39 @@ export function routeLocation(route: ArtifactRoute, env: NodeJS.ProcessEnv = pro
   return { ...loc, connectionString: u.toString() };
 }
 
-async function readStores(shared: BlobStore): Promise<ArtifactRoute[]> {
-  const raw = await shared.getRecord(STORES_KIND, STORES_KEY);
-  return raw ? (JSON.parse(raw) as ArtifactRoute[]) : [];
+/** The older list of every routed store, one record read-modified-written (decision 286); still read, never written. */
+const OLD_STORES_KEY = 'all';
+
+/** The key of a routed store's own record: its url (never a password), and its credentials_ref when it has one. */
+export function storeKey(route: ArtifactRoute): string {
+  return route.credentials_ref ? `${route.url} ${route.credentials_ref}` : route.url;
 }
 
 /**
- * Record in the shared store that `runId`'s artifacts are in `route`, and add the route to the list
- * the purge walks. Idempotent (a retried activity writes the same). Two workers adding two new
- * stores at the same instant may lose one list entry; the next run routed there adds it again.
+ * Every tenant store the shared store has routed artifacts to: one record per store (listed), and
+ * the entries of the older `all` list (read by key: the folder backend lists only records written
+ * since it keeps their keys). Each store once, in key order then the old list's order.
+ */
+export async function routedStores(shared: BlobStore): Promise<ArtifactRoute[]> {
+  const out: ArtifactRoute[] = [];
+  const add = (r: ArtifactRoute) => {
+    if (!out.some((o) => sameRoute(o, r))) out.push(r);
+  };
+  for (const { key, value } of await shared.listRecords(STORES_KIND, '')) if (key !== OLD_STORES_KEY) add(JSON.parse(value) as ArtifactRoute);
+  const old = await shared.getRecord(STORES_KIND, OLD_STORES_KEY);
+  for (const r of old ? (JSON.parse(old) as ArtifactRoute[]) : []) add(r);
+  return out;
+}
+
+/**
+ * Record in the shared store that `runId`'s artifacts are in `route`, and the route's store in the
+ * list the purge walks: its own record, so concurrent writers adding different stores never lose
+ * one (decision 282). Idempotent (a retried activity writes the same).
  */
 export async function recordRoute(shared: BlobStore, runId: string, route: ArtifactRoute): Promise<void> {
-  const stores = await readStores(shared);
-  if (!stores.some((r) => sameRoute(r, route))) await shared.setRecord(STORES_KIND, STORES_KEY, JSON.stringify([...stores, route]));
+  const key = storeKey(route);
+  const entry = JSON.stringify(route);
+  if ((await shared.getRecord(STORES_KIND, key)) !== entry) await shared.setRecord(STORES_KIND, key, entry);
   await shared.setRecord(ROUTE_KIND, runId, JSON.stringify(route));
 }
 
@@ -93,7 +113,7 @@ export async function routeOf(shared: BlobStore, runId: string): Promise<Artifac
 export async function purgeEverywhere(shared: BlobStore, now: Date, open: (r: ArtifactRoute) => BlobStore): Promise<{ purged: number; stores: string[] }> {
   let purged = await shared.purgeArtifacts(now);
   const stores = [shared.location];
-  for (const r of await readStores(shared)) {
+  for (const r of await routedStores(shared)) {
     const s = open(r);
     if (stores.includes(s.location)) continue;
     purged += await s.purgeArtifacts(now);
