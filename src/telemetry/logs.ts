@@ -4,7 +4,7 @@
  * a refused or failed run at error), guardrail evaluations (warn when triggered, debug when not) and
  * model fallbacks and activity retries (warn). Records below `level` are dropped; `structured`
  * sends the body as a key/value map (else one text line); `include_trace_context` gives each record
- * the run's trace id and `agent.run` span id. Pushed over OTLP/HTTP (JSON) to `logs.endpoint`.
+ * the run's trace id (the caller's, for a sub-agent run that joined it: decision 288) and `agent.run` span id. Pushed over OTLP/HTTP (JSON) to `logs.endpoint`.
  * Not emitted: tool approval requests and outcomes (they happen in workflow updates).
  */
 import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
@@ -31,7 +31,7 @@ export class AgentLogs {
   constructor(private readonly logOnce: (m: string) => void, private readonly log: (m: string) => void, private readonly env?: NodeJS.ProcessEnv) {}
 
   /** One record for `agent`'s run, when its logs section is on and `level` lets it through. */
-  emit(agent: CompiledAgent, run: { workflowId: string; runId: string }, level: LogLevel, event: string, fields: Record<string, string | number | boolean | undefined> = {}): void {
+  emit(agent: CompiledAgent, run: { workflowId: string; runId: string; traceId?: string }, level: LogLevel, event: string, fields: Record<string, string | number | boolean | undefined> = {}): void {
     const cfg = logsConfigOf(agent.observability);
     if (!cfg || RANK[level] < RANK[cfg.level]) return;
     const out = this.exportingFor(agent, cfg);
@@ -40,7 +40,7 @@ export class AgentLogs {
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) attrs[k] = v;
     const text = `${event} ${Object.entries(attrs).filter(([k]) => k !== 'event').map(([k, v]) => `${k}=${String(v)}`).join(' ')}`;
     const context = cfg.include_trace_context
-      ? trace.setSpanContext(ROOT_CONTEXT, { traceId: runTraceId(run.workflowId, run.runId), spanId: runSpanId(run.workflowId, run.runId), traceFlags: TraceFlags.SAMPLED, isRemote: true })
+      ? trace.setSpanContext(ROOT_CONTEXT, { traceId: run.traceId ?? runTraceId(run.workflowId, run.runId), spanId: runSpanId(run.workflowId, run.runId), traceFlags: TraceFlags.SAMPLED, isRemote: true })
       : ROOT_CONTEXT;
     out.logger.emit({ severityNumber: SEVERITY[level], severityText: level.toUpperCase(), body: cfg.structured ? attrs : text, attributes: attrs, context });
   }

@@ -204,7 +204,7 @@ export class AgentTracing {
         const metered = agent && metricsConfigOf(agent.observability) !== undefined;
         const logging = agent && logsConfigOf(agent.observability) !== undefined;
         if (!agent || (!setup && !metered && !logging && !headers)) return next(input);
-        const run = { workflowId: wf.workflowId, runId: wf.runId };
+        const run = { workflowId: wf.workflowId, runId: wf.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) };
         if (logging) {
           this.guard(() => {
             if (ctx.info.attempt > 1) this.logs.emit(agent, run, 'warn', 'activity.retry', { activity: type, attempt: ctx.info.attempt });
@@ -406,15 +406,24 @@ export class AgentTracing {
   }
 
   /** Log records of guardrail evaluations: warn when triggered, debug when not (seed 001). */
-  private logGuardrails(agent: CompiledAgent, run: { workflowId: string; runId: string }, inp: GuardrailArg, out: GuardrailResult | undefined): void {
+  private logGuardrails(agent: CompiledAgent, run: RunRef & { traceId?: string }, inp: GuardrailArg, out: GuardrailResult | undefined): void {
     for (const r of out?.results ?? []) {
       this.logs.emit(agent, run, r.passed ? 'debug' : 'warn', r.passed ? 'guardrail.passed' : 'guardrail.triggered', { guardrail_id: r.ref, position: inp.position, action: r.action });
     }
   }
 
+  /** A sink's run and, when the agent traces, the trace it belongs to (its log records name that trace). */
+  private async sinkRun(info: WorkflowInfo, agent: CompiledAgent, bundle: BlobRef): Promise<{ run: RunRef & { traceId?: string }; runTrace?: RunTrace }> {
+    const parent = info.parent ? { workflowId: info.parent.workflowId, runId: info.parent.runId } : null;
+    const runTrace = await this.traceOf(info, agent, bundle, parent);
+    return { run: { workflowId: info.workflowId, runId: info.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) }, ...(runTrace ? { runTrace } : {}) };
+  }
+
   private async runStarted(info: WorkflowInfo, ev: RunStartedEvent): Promise<void> {
     const agent = await this.agentOf(ev);
-    if (agent) this.logs.emit(agent, info, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
+    if (!agent || !logsConfigOf(agent.observability)) return;
+    const { run } = await this.sinkRun(info, agent, ev.bundle);
+    this.logs.emit(agent, run, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
   }
 
   /** agent.tool.approval_wait and an `approval` log record (the react workflow's sink call; never during replay). */
@@ -422,20 +431,21 @@ export class AgentTracing {
     const agent = await this.agentOf(ev);
     if (!agent) return;
     this.metrics.approvalWait(agent, ev.tool_id, ev.decision, ev.wait_ms);
-    this.logs.emit(agent, info, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
+    if (!logsConfigOf(agent.observability)) return;
+    const { run } = await this.sinkRun(info, agent, ev.bundle);
+    this.logs.emit(agent, run, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
   }
 
   private async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {
     const agent = await this.agentOf(ev);
     if (!agent) return;
     const started = new Date(info.runStartTime).getTime();
-    this.logs.emit(agent, info, ev.status === 'refused' || ev.status === 'error' ? 'error' : 'info', 'run.end', {
+    const { run, runTrace } = await this.sinkRun(info, agent, ev.bundle);
+    this.logs.emit(agent, run, ev.status === 'refused' || ev.status === 'error' ? 'error' : 'info', 'run.end', {
       status: ev.status, failure_type: ev.failure_type, latency_ms: Math.max(0, ev.ended_ms - started),
     });
     this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started), ev.model_turns, ev.input_chars);
     const cfg = tracingConfigOf(agent.observability);
-    const parent = info.parent ? { workflowId: info.parent.workflowId, runId: info.parent.runId } : null;
-    const runTrace = cfg && (await this.traceOf(info, agent, ev.bundle, parent));
     const setup = cfg && runTrace && this.setup(agent, cfg, info, runTrace);
     if (!setup || !runTrace) return;
     const { out } = setup;

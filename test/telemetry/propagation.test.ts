@@ -49,6 +49,8 @@ let tools: http.Server;
 let endpoint: string;
 let toolBase: string;
 const received: OtlpSpan[] = [];
+/** OTLP log records: the event attribute and the trace context. */
+const logRecords: { event?: unknown; agent?: unknown; traceId?: string; spanId?: string }[] = [];
 const requests: ToolRequest[] = [];
 let mcp: http.Server;
 let mcpUrl: string;
@@ -65,6 +67,18 @@ beforeAll(async () => {
       if (req.method === 'POST' && req.url === '/v1/traces') {
         const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
         for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
+      }
+      if (req.method === 'POST' && req.url === '/v1/logs') {
+        type Rec = { traceId?: string; spanId?: string; attributes?: OtlpSpan['attributes'] };
+        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceLogs?: { scopeLogs?: { logRecords?: Rec[] }[] }[] };
+        for (const rl of doc.resourceLogs ?? []) {
+          for (const sl of rl.scopeLogs ?? []) {
+            for (const r of sl.logRecords ?? []) {
+              const a = { name: '', traceId: '', spanId: '', attributes: r.attributes } as OtlpSpan;
+              logRecords.push({ event: attr(a, 'event'), agent: attr(a, 'agent_id'), traceId: r.traceId, spanId: r.spanId });
+            }
+          }
+        }
       }
       res.setHeader('content-type', 'application/json');
       res.end('{}');
@@ -153,14 +167,16 @@ function traced(a: CompiledAgent, over: Record<string, unknown> = {}): CompiledA
   return a;
 }
 
-/** The child: looks up the price of `<sku>` and answers. */
-function child(id: string, sku: string, tracing: Record<string, unknown> | false = {}): CompiledAgent {
+/** The child: looks up the price of `<sku>` and answers; `logs` adds a logs section (info, with trace context). */
+function child(id: string, sku: string, tracing: Record<string, unknown> | false = {}, logs = false): CompiledAgent {
   const a = agent({
     agent_id: id,
     model: scriptedModel({ turns: [{ tool_calls: [{ id: 'p', name: 'price', arguments: { sku } }] }, { content: 'child says {{last_tool_result}}' }] }),
     tools: [priceTool()],
   });
-  return tracing === false ? a : traced(a, tracing);
+  const out = tracing === false ? a : traced(a, tracing);
+  if (logs) out.observability = { ...out.observability, logs: { enabled: true, endpoint: endpoint.replace('/v1/traces', '/v1/logs'), level: 'info' } };
+  return out;
 }
 
 /** The parent: looks up the price of `<sku>`, then asks its child agent (as a tool), then answers. */
@@ -223,7 +239,7 @@ const request = (sku: string): ToolRequest => {
 
 test('tool calls carry a traceparent naming their exported span; a child agent run joins the parent trace under its agent.run', async () => {
   const tag = randomBytes(3).toString('hex');
-  const r = await runTree(parent(`lead-${tag}`, `helper-${tag}`, `lead-${tag}`), child(`helper-${tag}`, `child-${tag}`));
+  const r = await runTree(parent(`lead-${tag}`, `helper-${tag}`, `lead-${tag}`), child(`helper-${tag}`, `child-${tag}`, {}, true));
   const trace = runTraceId(r.workflowId, r.runId);
   const leadRun = runSpanId(r.workflowId, r.runId);
   const childRun = runSpanId(r.childId, r.childRunId);
@@ -257,9 +273,13 @@ test('tool calls carry a traceparent naming their exported span; a child agent r
   for (const s of childSpans) expect(s.parentSpanId).toBe(childRun);
   const childHeader = parseTraceparent(request(`child-${tag}`).traceparent);
   expect(childHeader).toEqual({ traceId: trace, spanId: childSpans.find((s) => s.name === 'agent.tool_call')!.spanId, sampled: true });
-  // Nothing went to a trace of the child's own.
+  // Nothing went to a trace of the child's own; the child's log records name the joined trace.
   await settle();
   expect(received.filter((s) => s.traceId === runTraceId(r.childId, r.childRunId))).toEqual([]);
+  await spansUntil(() => logRecords.filter((l) => l.agent === `helper-${tag}`).length >= 2);
+  const childLogs = logRecords.filter((l) => l.agent === `helper-${tag}`);
+  expect(childLogs.map((l) => l.event).sort()).toEqual(['run.end', 'run.start']);
+  for (const l of childLogs) expect({ traceId: l.traceId, spanId: l.spanId }).toEqual({ traceId: trace, spanId: childRun });
   expect(logs).toEqual([]);
 }, 180_000);
 
