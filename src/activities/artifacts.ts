@@ -17,6 +17,7 @@ import { seal } from '../codec/encrypted-store';
 import type { BundleCache } from './agent-loader';
 import type { MessageStore } from './message-store';
 import { expiresAt, planArtifacts, retentionDaysFromEnv } from '../runtime/artifacts';
+import { sweepEphemeralOutputs } from './ephemeral';
 
 export interface SaveRunArtifactsInput {
   bundle: BlobRef;
@@ -72,10 +73,13 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
     },
 
     /** The purge workflow's step: delete every artifact past its expiry, in the shared store and every tenant store it routed to. */
-    async purgeExpiredArtifacts(): Promise<{ purged: number; store: string }> {
+    async purgeExpiredArtifacts(): Promise<{ purged: number; store: string; ephemeral_outputs: number }> {
       const shared = deps.store instanceof ArtifactRoutingStore ? deps.store.inner : deps.store;
-      const { purged, stores } = await purgeEverywhere(shared, new Date(), (r) => openRoute(r));
-      return { purged, store: stores.join(', ') };
+      const now = new Date();
+      const { purged, stores } = await purgeEverywhere(shared, now, (r) => openRoute(r));
+      // Ephemeral runs' outputs nobody collected within LOOM_EPHEMERAL_PICKUP_HOURS (decision 263).
+      const ephemeral_outputs = await sweepEphemeralOutputs(shared, now);
+      return { purged, store: stores.join(', '), ephemeral_outputs };
     },
   };
 }

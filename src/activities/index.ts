@@ -20,6 +20,7 @@ import { createStrategySelectorActivities } from './strategy-selector';
 import { createSessionActivities } from './session-turns';
 import { createMemoryActivities } from './memory';
 import { createArtifactActivities } from './artifacts';
+import { createEphemeralActivities, EphemeralTrackingStore } from './ephemeral';
 import type { AgentView } from '../runtime/agent-view';
 import type { ContentClassifier } from '../policies/content';
 import { createMcpToolExecutor } from './mcp-tools';
@@ -51,7 +52,9 @@ function optionalModule(name: string): Record<string, unknown> | undefined {
 export function createActivities(deps: ActivityDeps = {}) {
   const store = deps.store ?? openBlobStore();
   const bundles = new BundleCache(store);
-  const messages = new MessageStore(store);
+  // Activities of an ephemeral run list what they create, for the run's end to delete (decision 262).
+  const tracked = new EphemeralTrackingStore(store);
+  const messages = new MessageStore(tracked);
   const providers: Record<string, Provider> = { scripted: scriptedProvider };
   const openaiMod = optionalModule('./openai');
   // src/activities/openai.ts (written separately) plugs in as a Provider: (ProviderRequest) => ProviderReply.
@@ -68,7 +71,7 @@ export function createActivities(deps: ActivityDeps = {}) {
   };
   const otherToolActivities =
     toolsMod && typeof toolsMod.createToolActivities === 'function'
-      ? ((toolsMod.createToolActivities as (d: unknown) => Record<string, unknown>)({ store }) ?? {})
+      ? ((toolsMod.createToolActivities as (d: unknown) => Record<string, unknown>)({ store: tracked }) ?? {})
       : {};
 
   return {
@@ -95,6 +98,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     ...createSessionActivities({ bundles, messages }),
     ...createMemoryActivities({ bundles, store }),
     ...createArtifactActivities({ store, bundles, messages }),
+    ...createEphemeralActivities({ store }),
   };
 }
 

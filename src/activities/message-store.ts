@@ -50,7 +50,11 @@ export class MessageStore {
   /** Append one message after `head` (null: start a conversation); returns the new head. */
   async append(head: BlobRef | null, msg: Message): Promise<BlobRef> {
     let node: ChainNode;
-    if (!head) node = { format: 'agentloom.msg/v1', prev: null, root: null, n: 0, msg };
+    if (!head) {
+      // An ephemeral run's chain starts with a node no other run writes: its nodes are its own to delete.
+      const salt = await this.salt();
+      node = { format: 'agentloom.msg/v1', prev: null, root: null, n: 0, msg, ...(salt ? { salt } : {}) } as ChainNode;
+    }
     else {
       const prev = await this.node(head);
       node = { format: 'agentloom.msg/v1', prev: head.hash, root: prev.root ?? head.hash, n: prev.n + 1, msg };
@@ -62,7 +66,14 @@ export class MessageStore {
 
   /** Store a message that is not linked yet (a tool result waiting for the next model turn). */
   async putLoose(msg: Message): Promise<BlobRef> {
-    return this.blobs.putJson({ format: 'agentloom.loose/v1', msg });
+    const salt = await this.salt();
+    return this.blobs.putJson({ format: 'agentloom.loose/v1', msg, ...(salt ? { salt } : {}) });
+  }
+
+  /** The salt of an ephemeral run's messages (decision 262; src/activities/ephemeral.ts), else undefined. */
+  async salt(): Promise<string | undefined> {
+    const b = this.blobs as BlobStore & { salt?: () => Promise<string | undefined> };
+    return typeof b.salt === 'function' ? b.salt() : undefined;
   }
 
   async getLoose(ref: BlobRef): Promise<Message> {

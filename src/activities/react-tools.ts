@@ -153,7 +153,9 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       const msg: Message = { role: 'tool', content: r.text, tool_call_id: inp.call_id, name: inp.tool };
       if (r.is_error) msg.is_error = true;
       const ref = await deps.messages.putLoose(msg);
-      return { ref, is_error: r.is_error, preview: r.text.slice(0, 200) };
+      // An ephemeral run's history holds no tool output, not even a preview (decision 262).
+      const ephemeral = (await deps.messages.salt()) !== undefined;
+      return { ref, is_error: r.is_error, preview: ephemeral ? '' : r.text.slice(0, 200) };
     },
     /** Validate (corrected) arguments without running the tool: approveCall uses it. */
     async checkToolArgs(inp: { bundle: BlobRef; agent_id: string; tool: string; args: JsonObject }): Promise<{ ok: boolean; error?: string }> {

@@ -34,5 +34,20 @@ export async function runToEnd(client: Client, prepared: PreparedRun, opts: { js
   }
   for (const w of result?.warnings ?? []) opts.say(`warning: ${w}`);
   if (link) opts.say(`history: ${link}`);
-  return { ok: true, workflowId: handle.workflowId, output: (result?.output ?? result) as JsonValue };
+  const output = (result?.output ?? result) as JsonValue;
+  // An ephemeral run's output waits in the store: collected (read, then deleted) here (decision 263).
+  const { ephemeralOutputRef } = await import('../activities/ephemeral');
+  if (ephemeralOutputRef(output)) {
+    const kept = await collectOutput(handle.workflowId);
+    if (!kept) return { ok: false, workflowId: handle.workflowId, reason: `the output of ephemeral run ${handle.workflowId} is no longer in the store (already collected, or swept after LOOM_EPHEMERAL_PICKUP_HOURS)` };
+    return { ok: true, workflowId: handle.workflowId, output: kept.output as JsonValue };
+  }
+  return { ok: true, workflowId: handle.workflowId, output };
+}
+
+/** Read and delete an ephemeral run's kept output (null: already collected or swept). */
+export async function collectOutput(workflowId: string): Promise<{ output: unknown } | null> {
+  const { collectEphemeralOutput } = await import('../activities/ephemeral');
+  const { openBlobStore } = await import('../activities/blob-store');
+  return collectEphemeralOutput(openBlobStore(), workflowId);
 }

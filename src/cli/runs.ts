@@ -14,6 +14,8 @@ import { renderUserPrompt } from '../runtime/template';
 import { reactConfig } from '../runtime/agent-view';
 import { lifecycleRefusal } from '../policies/lifecycle';
 import { memoryUse } from '../runtime/memory';
+import { isEphemeral } from '../runtime/artifacts';
+import { deleteEphemeralWrites, markEphemeralRun } from '../activities/ephemeral';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -93,6 +95,8 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   if (fileProblems.length) throw new RunError(`input refused by ${agentId}'s file fields (ui.ui_hints accept / max_size_mb):\n  ${fileProblems.join('\n  ')}`);
   const workflowType = workflowTypeFor(root);
   if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
+  const ephemeralProblem = ephemeralRefusal(root, workflowType, input, sessionId !== undefined);
+  if (ephemeralProblem) throw new RunError(ephemeralProblem);
   const ref = await storeBundle(openBlobStore(), bundle);
   let runOptions = options;
   let session: Awaited<ReturnType<typeof prepareSession>> | undefined;
@@ -135,14 +139,52 @@ export function newWorkflowId(agentId: string): string {
   return `${agentId}-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(4).toString('hex')}`;
 }
 
+/** A root agf.react run of a `retention_class: ephemeral` agent keeps its content out of history and the store (decision 261). */
+export function ephemeralStart(p: Pick<PreparedRun, 'root' | 'workflowType'>): boolean {
+  return p.workflowType === 'agfReactWorkflow' && isEphemeral(p.root.artifacts);
+}
+
+/** Why an ephemeral agent cannot run this way (undefined: it can); decision 264. */
+export function ephemeralRefusal(root: CompiledAgent, workflowType: string, input: JsonValue, session: boolean): string | undefined {
+  if (workflowType !== 'agfReactWorkflow' || !isEphemeral(root.artifacts)) return undefined;
+  if (session) return `${root.agent_id} declares artifacts.retention_class: ephemeral, and --session keeps the conversation in the store: remove --session, or choose another retention class`;
+  const mem = memoryUse(root.memory);
+  if (mem.reads || mem.writes) return `${root.agent_id} declares artifacts.retention_class: ephemeral and memory collections, which keep entries across runs: remove memory, or choose another retention class`;
+  const max = root.runtime.max_input_chars;
+  const chars = typeof input === 'string' ? input.length : JSON.stringify(input ?? null).length;
+  // The run sees only a reference, so the client applies runtime.max_input_chars (the same message as the run's check).
+  if (max !== undefined && chars > max) return `input has ${chars} characters, more than runtime.max_input_chars (${max})`;
+  return undefined;
+}
+
 export async function startPrepared(client: Client, p: PreparedRun): Promise<WorkflowHandle> {
   const workflowId = newWorkflowId(p.root.agent_id);
+  const ephemeral = ephemeralStart(p);
+  let runInput = p.runInput;
+  let details = `Input:\n\`\`\`json\n${JSON.stringify(p.input, null, 2).slice(0, 4000)}\n\`\`\``;
+  const store = ephemeral ? openBlobStore() : undefined;
+  if (store) {
+    // The input goes to the store under the run's id; the start event holds only its reference.
+    const prompt = renderUserPrompt(p.input, reactConfig(p.root).user_prompt_template);
+    const inputRef = await markEphemeralRun(store, workflowId, p.root.agent_id, prompt);
+    runInput = { ...p.runInput, input: null, options: { ...(p.runInput.options ?? {}), input_ref: inputRef, ephemeral: true } };
+    details = 'Input: not shown (artifacts.retention_class: ephemeral)';
+  }
+  try {
+    return await startRun(client, p, workflowId, runInput, details);
+  } catch (e) {
+    if (store) await deleteEphemeralWrites(store, workflowId);
+    throw e;
+  }
+}
+
+async function startRun(client: Client, p: PreparedRun, workflowId: string, runInput: RunAgentInput, details: string): Promise<WorkflowHandle> {
   return client.workflow.start(p.workflowType, {
     taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     workflowId,
-    args: [p.runInput],
+    args: [runInput],
     staticSummary: `${p.root.agent_id} v${p.root.version} (${patternOf(p.root)})`,
-    staticDetails: `Agent **${p.root.meta.name}** — ${p.root.meta.description ?? ''}\n\nInput:\n\`\`\`json\n${JSON.stringify(p.input, null, 2).slice(0, 4000)}\n\`\`\``,
+    staticDetails: `Agent **${p.root.meta.name}** — ${p.root.meta.description ?? ''}\n\n${details}`,
     searchAttributes: {
       [SEARCH_ATTRIBUTES.agentId]: [p.root.agent_id],
       [SEARCH_ATTRIBUTES.agentVersion]: [p.root.version],

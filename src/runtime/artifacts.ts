@@ -61,3 +61,67 @@ export function planArtifacts(a: CompiledAgent['artifacts'], conversation: reado
   }
   return out;
 }
+
+/**
+ * `retention_class: ephemeral` runs (decision 261): a root agf.react run of such an agent keeps its
+ * content in the store only while it runs. The client stores the input under a run-scoped reference
+ * and marks the run (`ephemeral-run`/<run>); every blob or record an activity of a marked run
+ * creates is listed under `ephemeral-written`/<run>/…, and the run's end deletes them all. The final
+ * output waits in `ephemeral-output`/<run> until `loom run`/`loom result` collects it, or the purge
+ * sweeps it after the pickup window.
+ */
+export const EPHEMERAL_RUN_KIND = 'ephemeral-run';
+export const EPHEMERAL_WRITTEN_KIND = 'ephemeral-written';
+export const EPHEMERAL_OUTPUT_KIND = 'ephemeral-output';
+/** Hours an uncollected ephemeral output is kept (LOOM_EPHEMERAL_PICKUP_HOURS). */
+export const DEFAULT_EPHEMERAL_PICKUP_HOURS = 24;
+
+/** An agent whose runs are ephemeral: its retention class, whether or not `artifacts.enabled` (decision 261). */
+export function isEphemeral(a: CompiledAgent['artifacts'] | undefined): boolean {
+  return a?.retention_class === 'ephemeral';
+}
+
+/** The run's key in every ephemeral record kind: the workflow id, escaped so that no id is a prefix of another's listing. */
+export function ephemeralRunKey(runId: string): string {
+  return `${encodeURIComponent(runId)}/`;
+}
+
+/** What an ephemeral run created: a blob (by hash) or a record (kind and key). */
+export type EphemeralWrite = { blob: string } | { record: { kind: string; key: string } };
+
+/** The `ephemeral-written` key of one write of `runId`. */
+export function ephemeralWrittenKey(runId: string, w: EphemeralWrite): string {
+  return 'blob' in w ? `${ephemeralRunKey(runId)}b/${w.blob}` : `${ephemeralRunKey(runId)}r/${encodeURIComponent(w.record.kind)}/${w.record.key}`;
+}
+
+/** The write an `ephemeral-written` key names (undefined: not a key of `runId`). */
+export function parseEphemeralWrittenKey(runId: string, key: string): EphemeralWrite | undefined {
+  const p = ephemeralRunKey(runId);
+  if (!key.startsWith(p)) return undefined;
+  const rest = key.slice(p.length);
+  if (rest.startsWith('b/')) return rest.length > 2 ? { blob: rest.slice(2) } : undefined;
+  const m = /^r\/([^/]+)\/(.+)$/s.exec(rest);
+  return m ? { record: { kind: decodeURIComponent(m[1]), key: m[2] } } : undefined;
+}
+
+/** The salt of a message chain or loose message written by `runId`: the same content in two runs makes two blobs. */
+export function ephemeralSalt(runId: string): string {
+  return `ephemeral:${runId}`;
+}
+
+/** LOOM_EPHEMERAL_PICKUP_HOURS, else 24. */
+export function pickupHoursFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.LOOM_EPHEMERAL_PICKUP_HOURS?.trim();
+  if (!raw) return DEFAULT_EPHEMERAL_PICKUP_HOURS;
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0) throw new Error(`LOOM_EPHEMERAL_PICKUP_HOURS must be a positive number of hours, got '${raw}'`);
+  return Number(raw);
+}
+
+/** A kept output waiting for collection, as stored in `ephemeral-output`/<run>. */
+export interface KeptOutput { agent_id: string; kept_at: string; output: unknown }
+
+/** Has the pickup window of an output kept at `keptAt` passed? */
+export function outputExpired(keptAt: string, now: Date, hours: number): boolean {
+  const t = Date.parse(keptAt);
+  return !Number.isFinite(t) || now.getTime() - t > hours * 3_600_000;
+}

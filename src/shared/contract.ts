@@ -86,6 +86,12 @@ export interface RunOptions {
    */
   actor_id?: string;
   session_id?: string;
+  /**
+   * A root agf.react run of a `retention_class: ephemeral` agent: the client marked the run in the
+   * store and gives the input as `input_ref`; the run deletes what it stored as it ends and keeps
+   * its output only until the client collects it (src/activities/ephemeral.ts).
+   */
+  ephemeral?: boolean;
 }
 
 export interface ExtraToolSpec {

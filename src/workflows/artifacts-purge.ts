@@ -8,6 +8,6 @@ import type { Activities } from '../activities';
 
 const { purgeExpiredArtifacts } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: { maximumAttempts: 10 } });
 
-export async function artifactsPurgeWorkflow(): Promise<{ purged: number; store: string }> {
+export async function artifactsPurgeWorkflow(): Promise<{ purged: number; store: string; ephemeral_outputs?: number }> {
   return purgeExpiredArtifacts();
 }

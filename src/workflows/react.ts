@@ -36,6 +36,7 @@ import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
 import { runLoop } from './react/turn';
 import { registerStreamHandlers } from './react/stream';
+import { endEphemeral, ephemeralApplies } from './react/ephemeral';
 
 export type { ReactState } from './react/state';
 
@@ -63,6 +64,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     return t ? toolRefusal(rx.agent.policies, t) : undefined;
   };
 
+  // retention_class ephemeral: decided once per chain (patch `ephemeral-run`), before any command of the run.
+  if (first && ephemeralApplies(rx)) st.ephemeral = true;
   try {
     if (first) prepareFirstRun(rx);
     refuseModelsOutsideResidency(rx);
@@ -86,12 +89,15 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     if (st.memory) result = await endRunMemory(rx, result, { writeback: !escalated });
     await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
+    // An ephemeral run's output waits in the store for the client; the result names where (decision 263).
+    if (st.ephemeral) result = (await endEphemeral(rx, result))!;
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);
     return result;
   } catch (e) {
     if (e instanceof ContinueAsNew) throw e;
     await auditRun(rx, isCancellation(e) ? 'cancelled' : 'failed', e);
+    if (st.ephemeral) await endEphemeral(rx);
     shell.end(isCancellation(e) ? 'cancelled' : 'failed', (e as Error)?.message ?? String(e));
     throw e;
   }

@@ -24,6 +24,7 @@ import { execScenarios } from './scenarios-exec';
 import { graphScenarios } from './scenarios-graph';
 import { artifactScenarios } from './scenarios-artifacts';
 import { sessionScenarios } from './scenarios-session';
+import { ephemeralScenarios } from './scenarios-ephemeral';
 import { memoryScenarios } from './scenarios-memory';
 
 export interface Scenario {
@@ -544,6 +545,7 @@ export const SCENARIOS: Scenario[] = [
   ...sessionScenarios(),
   ...memoryScenarios(),
   ...artifactScenarios(),
+  ...ephemeralScenarios(),
 ];
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */

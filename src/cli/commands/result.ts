@@ -11,7 +11,16 @@ export const run = defineCommand(
       const { describeFailure } = await import('../progress');
       try {
         const result: any = await s.client.workflow.getHandle(id).result();
-        process.stdout.write(JSON.stringify(result?.output ?? result, null, args.flags.json === true ? 0 : 2) + '\n');
+        let output = result?.output ?? result;
+        // An ephemeral run's output waits in the store until collected once (decision 263).
+        const { ephemeralOutputRef } = await import('../../activities/ephemeral');
+        if (ephemeralOutputRef(output)) {
+          const { collectOutput } = await import('../run-flow');
+          const kept = await collectOutput(id);
+          if (!kept) { process.stderr.write(`loom result: ${id} is an ephemeral run and its output is no longer in the store: it was already collected (by loom run or loom result), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged\n`); return 1; }
+          output = kept.output;
+        }
+        process.stdout.write(JSON.stringify(output, null, args.flags.json === true ? 0 : 2) + '\n');
         return 0;
       } catch (err) {
         if (err instanceof WorkflowFailedError) { process.stderr.write(`loom result: ${id} failed: ${describeFailure(err)}\n`); return 1; }

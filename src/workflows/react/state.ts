@@ -37,6 +37,8 @@ export interface ReactState {
   memory?: boolean;
   /** The input rewritten by pii_redaction or an input guardrail (stored first message): what memory reads and writes back instead of the raw input. */
   memory_input?: BlobRef;
+  /** retention_class ephemeral (react/ephemeral.ts; patch `ephemeral-run`): the run deletes what it stored as it ends. */
+  ephemeral?: boolean;
 }
 
 /** The state of this run: fresh, or carried from the previous run of the chain. */
@@ -59,6 +61,7 @@ export function reactState(carried: JsonObject | undefined): { st: ReactState; f
     ...(c.audit_event_refs?.length ? { audit_event_refs: c.audit_event_refs } : {}),
     ...(c.memory ? { memory: true } : {}),
     ...(c.memory_input ? { memory_input: c.memory_input } : {}),
+    ...(c.ephemeral ? { ephemeral: true } : {}),
   };
   return { st, first: c.head === undefined };
 }

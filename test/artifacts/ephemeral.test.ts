@@ -1,0 +1,152 @@
+/**
+ * `retention_class: ephemeral` on the real dev server (decisions 261-264), started through the
+ * client path (`startPrepared`, what `loom run`/`loom start` and the MCP server use): the input
+ * goes to the store under the run's id (the start event holds a reference), the run's activities
+ * list what they create, and the run's end deletes it all, completed, failed or cancelled. A
+ * completed run's output waits for collection (`loom result`), then is gone. Each test scans every
+ * history event (payloads decoded to JSON text, failure messages) and every file of the store.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { randomBytes } from 'crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { CompiledAgent } from '../../src/compiler/types';
+import { openStore } from '../../src/store';
+import { storeBundle } from '../../src/activities/blob-store';
+import { startPrepared, type PreparedRun } from '../../src/cli/runs';
+import { EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND } from '../../src/runtime/artifacts';
+import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { startCliHarness, CliHarness, statusWhen } from '../cli/harness';
+import { historyEvents } from '../helpers/history';
+
+let h: CliHarness;
+beforeAll(async () => {
+  h = await startCliHarness('ephemeral');
+  // startPrepared starts on LOOM_TASK_QUEUE: this harness's worker.
+  process.env.LOOM_TASK_QUEUE = h.taskQueue;
+});
+afterAll(async () => {
+  delete process.env.LOOM_TASK_QUEUE;
+  await h.close();
+});
+
+const phrase = (what: string) => `EPH-${what}-SECRET-${randomBytes(5).toString('hex').toUpperCase()}`;
+
+/** An agent that reads a workspace file (the tool result holds `toolSecret`, its arguments do not) and replies `replySecret`. */
+function reader(retention: CompiledAgent['artifacts']['retention_class'], replySecret: string, over: { maxTurns?: number; approval?: boolean } = {}): CompiledAgent {
+  const a = agent({
+    agent_id: 'keeper',
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] }, { content: `the note says ${replySecret}` }] }),
+    tools: [builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, approval_required: over.approval === true })],
+    runtime: over.maxTurns ? { max_turns: over.maxTurns } : {},
+  });
+  a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
+  return a;
+}
+
+async function start(a: CompiledAgent, input: string, toolSecret: string) {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-eph-ws-'));
+  fs.writeFileSync(path.join(ws, 'note.txt'), `the code is ${toolSecret}`);
+  const bundle = bundleOf(a);
+  const ref = await storeBundle(openStore(), bundle);
+  bundles.add(ref.hash.replace(/^sha256:/, ''));
+  const p: PreparedRun = {
+    bundle, root: a, input, inputFromExample: false, workflowType: 'agfReactWorkflow',
+    runInput: { bundle: ref, agent_id: a.agent_id, input, options: { workspace: ws } },
+  };
+  return startPrepared(h.t.client, p);
+}
+
+/** Every payload of every event, decoded, plus failure messages: one text. */
+async function historyText(id: string): Promise<string> {
+  const events = await historyEvents(h.handle(id));
+  // Payload bytes (and metadata) come as Uint8Array or base64 text: both decoded to UTF-8.
+  return JSON.stringify(events, (k, v: unknown) => {
+    if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+    if ((k === 'data' || k === 'encoding') && typeof v === 'string') return Buffer.from(v, 'base64').toString('utf8');
+    return v;
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+/** The compiled bundles the tests stored: the agent definition (its scripted replies), not run content. */
+const bundles = new Set<string>();
+
+/** The store files holding `text` (every blob and record of the folder backend but the bundles). */
+function storeFilesWith(text: string): string[] {
+  return filesUnder(h.env.LOOM_STORE_DIR!).filter((f) => ![...bundles].some((b) => path.basename(f).includes(b)) && fs.readFileSync(f).includes(text));
+}
+
+async function ephemeralRecords(id: string): Promise<string[]> {
+  const s = openStore();
+  const key = `${encodeURIComponent(id)}/`;
+  const out: string[] = [];
+  for (const kind of [EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND, EPHEMERAL_OUTPUT_KIND]) {
+    for (const r of await s.listRecords(kind, key)) out.push(`${kind}/${r.key}`);
+  }
+  return out;
+}
+
+test('a completed ephemeral run: input and tool result in no history event, nothing in the store once the output is collected; standard keeps them', async () => {
+  const [input, tool, reply] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
+  const std = await start(reader('standard', reply), input, tool);
+  expect((await std.result()).output).toBe(`the note says ${reply}`);
+  // The scan can fail: a standard run's start event holds the input, its store the tool result.
+  expect(await historyText(std.workflowId)).toContain(input);
+  expect(storeFilesWith(tool).length).toBeGreaterThan(0);
+
+  const [input2, tool2, reply2] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
+  const eph = await start(reader('ephemeral', reply2), input2, tool2);
+  const result = await eph.result();
+  expect(result.output).toEqual({ ephemeral_output: eph.workflowId, collect_with: `loom result ${eph.workflowId}` });
+  const text = await historyText(eph.workflowId);
+  expect(text).not.toContain(input2);
+  expect(text).not.toContain(tool2);
+  // Before collection the store holds the output only (no input, no tool result, no chain).
+  expect(storeFilesWith(input2)).toEqual([]);
+  expect(storeFilesWith(tool2)).toEqual([]);
+  expect(storeFilesWith(reply2).length).toBe(1);
+  expect(await ephemeralRecords(eph.workflowId)).toEqual([`${EPHEMERAL_OUTPUT_KIND}/${encodeURIComponent(eph.workflowId)}/`]);
+
+  // The client collects it once (the real CLI); a second collection says plainly that it is gone.
+  const first = await h.loom(['result', eph.workflowId, '--json']);
+  expect(first.code).toBe(0);
+  expect(JSON.parse(first.out)).toBe(`the note says ${reply2}`);
+  expect(storeFilesWith(reply2)).toEqual([]);
+  expect(await ephemeralRecords(eph.workflowId)).toEqual([]);
+  const again = await h.loom(['result', eph.workflowId]);
+  expect(again.code).toBe(1);
+  expect(again.err).toMatch(/ephemeral run and its output is no longer in the store: it was already collected/);
+});
+
+test('a failing ephemeral run (a limit after the tool call) leaves nothing in the store', async () => {
+  const [input, tool, reply] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
+  const eph = await start(reader('ephemeral', reply, { maxTurns: 1 }), input, tool);
+  await expect(eph.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+  const text = await historyText(eph.workflowId);
+  expect(text).toContain('endEphemeralRun');
+  for (const p of [input, tool]) {
+    expect(text).not.toContain(p);
+    expect(storeFilesWith(p)).toEqual([]);
+  }
+  expect(await ephemeralRecords(eph.workflowId)).toEqual([]);
+});
+
+test('a cancelled ephemeral run (waiting for a tool approval) leaves nothing in the store', async () => {
+  const [input, tool, reply] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
+  const eph = await start(reader('ephemeral', reply, { approval: true }), input, tool);
+  await statusWhen(h, eph.workflowId, 'waiting for the approval', (s) => s.state === 'waiting_for_approval');
+  expect(storeFilesWith(input).length).toBeGreaterThan(0);
+  await eph.cancel();
+  await expect(eph.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+  const text = await historyText(eph.workflowId);
+  expect(text).toContain('endEphemeralRun');
+  expect(text).not.toContain(input);
+  expect(storeFilesWith(input)).toEqual([]);
+  expect(await ephemeralRecords(eph.workflowId)).toEqual([]);
+});
