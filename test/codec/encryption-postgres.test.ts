@@ -176,7 +176,7 @@ test('PostgreSQL store: no table and no history holds the phrase; opened with th
   // Record keys and artifact names are addresses, not content.
   const cellsOf = (table: string, column: string) => cells.filter((c) => c.table === `"public"."${table}"` && c.column === column).map((c) => c.value);
   expect(cellsOf('loom_artifacts', 'run_id').map(String)).toEqual([runId, runId, runId]);
-  expect(cellsOf('loom_records', 'kind').map(String)).toContain('memory');
+  expect(cellsOf('loom_records', 'kind').map(String)).toContain('memory-entry');
 
   // Control: the store does hold all of it — sealed. Opened with the key, blobs, records and artifacts show the phrase.
   const keys = codecKeysFromEnv();
