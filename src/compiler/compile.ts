@@ -21,6 +21,9 @@ import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
 
 type Obj = Record<string, unknown>;
 
+/** AGL050: the scope of `retention_class: ephemeral` (decisions 261-264; src/activities/ephemeral.ts). */
+const EPHEMERAL_SCOPE = 'retention_class ephemeral: a root agf.react run (loom run/start) keeps its input out of the run\'s history and deletes everything it stored (input, conversation, tool results) as it ends, keeping the final output only until it is collected; its history still holds the model\'s replies (the final answer among them) and tool call arguments until the Temporal namespace\'s retention deletes it. Run as a member of an orchestration, as an orchestrator, or in a chat session, it only writes no artifacts';
+
 export interface AgentResult {
   agent?: Omit<CompiledAgent, 'content_hash'>;
   diags: Diagnostic[];
@@ -675,6 +678,8 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
 
   const art = asObj(d.artifacts);
   const rc = art.retention_class;
+  // Decision 264: what ephemeral keeps out of durable storage, and what it does not (never silence).
+  if (rc === 'ephemeral') ctx.warn(['artifacts', 'retention_class'], 'AGL050', EPHEMERAL_SCOPE);
   const st = asObj(d.state);
   // seed 001 state: max_state_tokens must be less than the input budget (max_input_chars at ~4 characters a token, else the model's window).
   const stateTokens = asNum(st.max_state_tokens);

@@ -127,7 +127,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
   'artifacts.save_input': R('input.json: the first user message as stored (after pii_redaction)', (v, d) => v === true && artifactsOn(v, d)),
   'artifacts.save_output': R('output.json: the final output', (v, d) => v === true && artifactsOn(v, d)),
   'artifacts.save_intermediate': R('intermediate.json: every tool call with its arguments and result', (v, d) => v === true && artifactsOn(v, d)),
-  'artifacts.retention_class': R('ephemeral writes nothing; standard/extended expire after LOOM_ARTIFACT_STANDARD_DAYS/EXTENDED_DAYS (artifactsPurgeWorkflow); restricted sealed with the codec key', artifactsOn),
+  'artifacts.retention_class': R('ephemeral writes no artifact, and a root run deletes what it stored as it ends (AGL050 says what its history keeps); standard/extended expire after LOOM_ARTIFACT_STANDARD_DAYS/EXTENDED_DAYS (artifactsPurgeWorkflow); restricted sealed with the codec key', artifactsOn),
   'policies.pii_redaction': R('runtime PII pass on the input before the model and on every model reply (src/policies/pii.ts)'),
   'policies.allow_external_http': E('tool HTTP egress check (src/activities/net-policy.ts)'),
   'policies.require_human_approval': E('approval before every tool call'),
