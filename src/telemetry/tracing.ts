@@ -180,6 +180,15 @@ export class AgentTracing {
     this.client ??= client;
   }
 
+  /** Else the client of an activity's context (a worker made without createAgentloomWorker). */
+  private learnClient(ctx: { client: Client }): void {
+    try {
+      this.useClient(ctx.client);
+    } catch {
+      // A context without a client (MockActivityEnvironment): parents cannot be described; runs keep their own traces.
+    }
+  }
+
   /** WorkerOptions.interceptors.activity entry. */
   readonly activityInterceptor: ActivityInterceptorsFactory = (ctx) => {
     const inbound: ActivityInboundCallsInterceptor = {
@@ -192,8 +201,8 @@ export class AgentTracing {
           this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
           return undefined;
         });
-        if (!this.client) this.guard(() => this.useClient(ctx.client));
         const cfg = agent && this.guard(() => tracingConfigOf(agent.observability));
+        if (cfg && !this.client) this.learnClient(ctx);
         const runTrace = agent && cfg && arg?.bundle ? await this.traceOf(wf, agent, arg.bundle, undefined) : undefined;
         const setup = agent && cfg && runTrace && this.guard(() => this.setup(agent, cfg, wf, runTrace));
         // The tool call's span id is chosen before the call, so its request can name it (traceparent).

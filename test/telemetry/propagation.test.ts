@@ -10,26 +10,17 @@
 import { randomBytes } from 'crypto';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import * as path from 'path';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { CompiledAgent, CompiledTool } from '../../src/compiler/types';
 import { expandMcpTools } from '../../src/compiler/mcp-tools';
 import { listMcpTools } from '../../src/mcp/discover';
 import { McpPool } from '../../src/mcp/pool';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../../src/telemetry/tracing';
+import { AgentTracing } from '../../src/telemetry/tracing';
 import { parseTraceparent, runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
+import { attr, createTracingWorker, otlpLogRecords, otlpSpans, tracingWorkflowCode, type OtlpSpan } from './otel-harness';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes?: { key: string; value: Record<string, unknown> }[];
-}
 
 interface ToolRequest { sku: string; traceparent?: string; tracestate?: string }
 
@@ -64,20 +55,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/v1/traces') {
-        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
-        for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
-      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (req.method === 'POST' && req.url === '/v1/traces') received.push(...otlpSpans(body));
       if (req.method === 'POST' && req.url === '/v1/logs') {
-        type Rec = { traceId?: string; spanId?: string; attributes?: OtlpSpan['attributes'] };
-        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceLogs?: { scopeLogs?: { logRecords?: Rec[] }[] }[] };
-        for (const rl of doc.resourceLogs ?? []) {
-          for (const sl of rl.scopeLogs ?? []) {
-            for (const r of sl.logRecords ?? []) {
-              const a = { name: '', traceId: '', spanId: '', attributes: r.attributes } as OtlpSpan;
-              logRecords.push({ event: attr(a, 'event'), agent: attr(a, 'agent_id'), traceId: r.traceId, spanId: r.spanId });
-            }
-          }
+        for (const r of otlpLogRecords<{ traceId?: string; spanId?: string; attributes?: OtlpSpan['attributes'] }>(body)) {
+          logRecords.push({ event: attr(r, 'event'), agent: attr(r, 'agent_id'), traceId: r.traceId, spanId: r.spanId });
         }
       }
       res.setHeader('content-type', 'application/json');
@@ -114,21 +96,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => mcp.listen(0, '127.0.0.1', r));
   mcpUrl = `http://127.0.0.1:${(mcp.address() as AddressInfo).port}/mcp`;
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
-    workflowInterceptorModules: [TRACING_WORKFLOW_MODULE],
-    logger: new DefaultLogger('WARN'),
-  });
+  const code = await tracingWorkflowCode();
   t = await connectTestTemporal('telemetry-propagation');
   const store = testStore();
   tracing = new AgentTracing({ store, scheduledDelayMillis: 100, log: (m) => logs.push(m) });
-  worker = await createTestWorker(t, createActivities({ store, mcpPool: pool }), {
-    workflowBundle: { code },
-    interceptors: { activity: [tracing.activityInterceptor] },
-    sinks: tracing.sinks,
-  });
-  // As createAgentloomWorker does: the sinks describe a child's caller with the worker's client.
-  tracing.useClient(worker.client);
+  // As createAgentloomWorker does, the sinks describe a child's caller with the worker's client.
+  worker = await createTracingWorker(t, code, tracing, { store, mcpPool: pool });
   running = worker.run();
 }, 240_000);
 
@@ -144,11 +117,6 @@ afterAll(async () => {
   tools?.closeAllConnections();
   tools?.close();
 });
-
-function attr(s: OtlpSpan, key: string): unknown {
-  const v = s.attributes?.find((a) => a.key === key)?.value;
-  return v === undefined ? undefined : Object.values(v)[0];
-}
 
 function priceTool(): CompiledTool {
   return {

@@ -11,26 +11,18 @@ import * as fs from 'fs';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as path from 'path';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { CompiledAgent, CompiledGuardrail, CompiledKnowledge } from '../../src/compiler/types';
-import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../../src/telemetry/tracing';
+import { AgentTracing } from '../../src/telemetry/tracing';
 import { runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
-import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
+import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
+import { attr, createTracingWorker, otlpLogRecords, otlpSpans, tracingWorkflowCode, type OtlpSpan } from './otel-harness';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { FIXTURE_DIR, readManifest, describeReplayError } from '../compat/run-compat';
 
 type WorkflowHandleOf = Awaited<ReturnType<TestTemporal['client']['workflow']['start']>>;
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes?: { key: string; value: Record<string, unknown> }[];
-}
 
 const suffix = randomBytes(3).toString('hex').toUpperCase();
 const TOKEN_ENV = `LOOM_TEST_OTEL_TOKEN_${suffix}`;
@@ -79,8 +71,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method === 'POST' && req.url === '/v1/logs') {
-        const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceLogs?: { scopeLogs?: { logRecords?: LogRec[] }[] }[] };
-        for (const rl of doc.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) logRecords.push(...(sl.logRecords ?? []));
+        logRecords.push(...otlpLogRecords<LogRec>(Buffer.concat(chunks).toString('utf8')));
         res.setHeader('content-type', 'application/json');
         res.end('{}');
         return;
@@ -99,8 +90,7 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       bodies.push(body);
       auths.push(req.headers.authorization);
-      const doc = JSON.parse(body) as { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
-      for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
+      received.push(...otlpSpans(body));
       res.setHeader('content-type', 'application/json');
       res.end('{}');
     });
@@ -108,19 +98,11 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
   // The shared test bundle has no interceptor module: bundle one with it, used by the worker and the replay.
-  ({ code } = await bundleWorkflowCode({
-    workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
-    workflowInterceptorModules: [TRACING_WORKFLOW_MODULE],
-    logger: new DefaultLogger('WARN'),
-  }));
+  code = await tracingWorkflowCode();
   t = await connectTestTemporal('telemetry-tracing');
   const store = testStore();
   tracing = new AgentTracing({ store, scheduledDelayMillis: 100, log: (m) => logs.push(m) });
-  worker = await createTestWorker(t, createActivities({ store }), {
-    workflowBundle: { code },
-    interceptors: { activity: [tracing.activityInterceptor] },
-    sinks: tracing.sinks,
-  });
+  worker = await createTracingWorker(t, code, tracing, { store });
   running = worker.run();
 }, 240_000);
 
@@ -132,11 +114,6 @@ afterAll(async () => {
   receiver?.close();
   delete process.env[TOKEN_ENV];
 });
-
-function attr(s: OtlpSpan, key: string): unknown {
-  const v = s.attributes?.find((a) => a.key === key)?.value;
-  return v === undefined ? undefined : Object.values(v)[0];
-}
 
 /** An agent that calls `arithmetic` once (its `a` field sensitive) and answers, tracing to the receiver. */
 function tracedAgent(id: string, tracingOver: Record<string, unknown> = {}): CompiledAgent {
