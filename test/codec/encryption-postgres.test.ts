@@ -27,6 +27,7 @@ import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionReply } from '../../src/shared/session';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
 import { httpError, startFakeOpenAI } from '../helpers/openai-server';
+import { needles } from './needles';
 
 jest.setTimeout(300_000);
 
@@ -63,18 +64,6 @@ afterAll(async () => {
   }
 });
 
-/** The phrase as raw bytes, as hex, and as base64 at each of the three byte alignments. */
-function needles(phrase: string): Buffer[] {
-  const raw = Buffer.from(phrase, 'utf8');
-  const out = [raw, Buffer.from(raw.toString('hex')), Buffer.from(raw.toString('hex').toUpperCase())];
-  for (let pad = 0; pad < 3; pad++) {
-    const b64 = Buffer.concat([Buffer.alloc(pad), raw]).toString('base64');
-    // Drop the characters that depend on the neighbouring bytes (the padding before, the tail after).
-    const core = b64.slice(Math.ceil((pad * 4) / 3) + 1, b64.length - 4);
-    out.push(Buffer.from(core), Buffer.from(core.replace(/\+/g, '-').replace(/\//g, '_')));
-  }
-  return out;
-}
 const NEEDLES = needles(PHRASE);
 const holdsPhrase = (b: Buffer): boolean => NEEDLES.some((n) => b.includes(n));
 

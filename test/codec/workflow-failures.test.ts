@@ -26,6 +26,7 @@ import { isSealedBundle } from '../../src/worker/bundle';
 import { FileBlobStore } from '../../src/store/file';
 import type { CompiledAgent } from '../../src/compiler/types';
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';
+import { needles } from './needles';
 
 const storeDir = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'wf-failures-store-'));
 const SAVED = ['LOOM_CODEC_KEY', 'LOOM_ENCRYPTION', 'LOOM_STORE_DIR'].map((k) => [k, process.env[k]] as const);
@@ -64,25 +65,13 @@ function guardedAgent(): CompiledAgent {
   return a;
 }
 
-/** The phrase as raw bytes, as hex, and as base64 at each of the three byte alignments. */
-function needles(phrase: string): Buffer[] {
-  const raw = Buffer.from(phrase, 'utf8');
-  const out = [raw, Buffer.from(raw.toString('hex')), Buffer.from(raw.toString('hex').toUpperCase())];
-  for (let pad = 0; pad < 3; pad++) {
-    const b64 = Buffer.concat([Buffer.alloc(pad), raw]).toString('base64');
-    const core = b64.slice(Math.ceil((pad * 4) / 3) + 1, b64.length - 4);
-    out.push(Buffer.from(core), Buffer.from(core.replace(/\+/g, '-').replace(/\//g, '_')));
-  }
-  return out;
-}
-
 async function rawHistory(workflowId: string): Promise<temporal.api.history.v1.IHistory> {
   // The history as the server holds it: no data converter, no codec.
   const r = await t.client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
   return r.history!;
 }
 
-/** Run the guarded agent on a worker of `worker`'s options and return the failure as the client reads it, and the raw history. */
+/** Run the guarded agent on an encrypting (or a plain) worker; the failure as its client reads it, and the raw history. */
 async function failingRun(code: string, encrypting: boolean) {
   const dataConverter = encrypting ? loomDataConverter() : undefined;
   const store = new FileBlobStore(storeDir);
