@@ -3,8 +3,9 @@ export type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './ty
 export { BlobNotFoundError, StoreUnavailableError } from './types';
 export { FileBlobStore, hashOf } from './file';
 export { PostgresBlobStore } from './postgres';
+export { S3BlobStore } from './s3';
 export { parseStoreUrl, redactStoreUrl } from './url';
-export type { StoreLocation } from './url';
+export type { StoreLocation, S3Location } from './url';
 export { openStore, openStoreAt, openRoute, storeLocationFromEnv, defaultStoreDir, closeOpenStores } from './open';
 export { ArtifactRoutingStore, artifactTarget, purgeEverywhere, recordRoute, routeOf, ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from './artifact-route';
 export type { ArtifactRoute, ArtifactTarget } from './artifact-route';

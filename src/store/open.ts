@@ -1,15 +1,17 @@
 /**
  * Which store this process uses, read the same way by the CLI and the workers: LOOM_STORE_URL
- * (`file:///folder` or `postgres://user:pass@host:port/db`), else LOOM_STORE_DIR (a folder, the
+ * (`file:///folder`, `postgres://user:pass@host:port/db` or `s3://bucket/prefix?endpoint=…`), else LOOM_STORE_DIR (a folder, the
  * older setting), else `<LOOM_HOME>/store`, else `./.loom/store`. One store object per setting
  * per process, so a worker's activities share one connection pool. `openStore()` follows artifact
  * routes to a tenant's own artifact store (artifact-route.ts).
  */
 import { loomEnv } from '../activities/env';
+import { sha256 } from '../compiler/canonical';
 import { defaultStoreDir, FileBlobStore } from './file';
 
 export { defaultStoreDir };
 import { PostgresBlobStore } from './postgres';
+import { S3BlobStore } from './s3';
 import type { BlobStore } from './types';
 import { codecConfigured, codecKeysFromEnv, type CodecKeys } from '../codec/keys';
 import { EncryptedBlobStore } from '../codec/encrypted-store';
@@ -27,11 +29,18 @@ export function storeLocationFromEnv(env: NodeJS.ProcessEnv = process.env): Stor
 
 const open = new Map<string, BlobStore>();
 
+/** What makes two locations one backend object (an s3 store per access key: a tenant's credentials are its own). */
+function backendKey(loc: StoreLocation): string {
+  if (loc.kind === 'postgres') return loc.connectionString;
+  if (loc.kind === 's3') return `s3:${loc.endpoint ?? 'aws'}|${loc.region}|${loc.bucket}|${loc.prefix}|${loc.credentials?.accessKeyId ?? '-'}|${loc.credentials ? sha256(loc.credentials.secretAccessKey + '\n' + (loc.credentials.sessionToken ?? '')) : '-'}`;
+  return `file:${loc.dir}`;
+}
+
 export function openStoreAt(loc: StoreLocation, keys: CodecKeys = codecKeysFromEnv()): BlobStore {
-  const key = `${loc.kind === 'postgres' ? loc.connectionString : `file:${loc.dir}`}#${keys.encodeWith?.id ?? '-'}#${[...keys.byId.keys()].join(',')}`;
+  const key = `${backendKey(loc)}#${keys.encodeWith?.id ?? '-'}#${[...keys.byId.keys()].join(',')}`;
   let s = open.get(key);
   if (!s) {
-    const backend = loc.kind === 'postgres' ? new PostgresBlobStore(loc) : new FileBlobStore(loc.dir);
+    const backend = loc.kind === 'postgres' ? new PostgresBlobStore(loc) : loc.kind === 's3' ? new S3BlobStore(loc) : new FileBlobStore(loc.dir);
     // With a codec key configured (src/codec/keys.ts) blobs and records are encrypted at rest.
     s = codecConfigured(keys) ? new EncryptedBlobStore(backend, keys) : backend;
     open.set(key, s);

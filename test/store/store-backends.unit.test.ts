@@ -1,14 +1,16 @@
 /**
- * The two store backends behind one interface, against a real PostgreSQL started by the test
- * (test/helpers/postgres.ts) and a temp folder: content-addressed idempotent writes, records,
+ * The three store backends behind one interface, against a real PostgreSQL started by the test
+ * (test/helpers/postgres.ts), a real S3-compatible server (gofakes3, test/helpers/s3.ts) and a
+ * temp folder: content-addressed idempotent writes, records,
  * a missing blob, tables created once by two processes' stores starting at once, an unreachable
  * database named without its password, and LOOM_STORE_URL parsing with redaction.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { BlobStore, FileBlobStore, PostgresBlobStore, parseStoreUrl, redactStoreUrl, storeLocationFromEnv, hashOf } from '../../src/store';
+import { BlobStore, FileBlobStore, PostgresBlobStore, S3BlobStore, parseStoreUrl, redactStoreUrl, storeLocationFromEnv, hashOf } from '../../src/store';
 import { startTestPostgres, TestPostgres, freePort } from '../helpers/postgres';
+import { startTestS3, TestS3 } from '../helpers/s3';
 import { MessageStore } from '../../src/activities/message-store';
 import { EncryptedBlobStore } from '../../src/codec/encrypted-store';
 import { codecKeysFromEnv } from '../../src/codec/keys';
@@ -17,6 +19,8 @@ import type { BlobRef } from '../../src/shared/contract';
 jest.setTimeout(180_000);
 
 let pg: TestPostgres;
+let s3: TestS3;
+let s3url: string;
 let url: string;
 let dir: string;
 const opened: BlobStore[] = [];
@@ -29,7 +33,17 @@ function pgStore(u: string): PostgresBlobStore {
   return s;
 }
 
+function s3Store(u: string): S3BlobStore {
+  const loc = parseStoreUrl(u);
+  if (loc.kind !== 's3') throw new Error('not s3');
+  const s = new S3BlobStore(loc);
+  opened.push(s);
+  return s;
+}
+
 beforeAll(async () => {
+  s3 = await startTestS3('loom-store-unit-s3');
+  s3url = s3.urlFor(await s3.bucket('loom-store'), 'unit/p');
   pg = await startTestPostgres('loom-store-unit');
   url = await pg.urlFor('loomstore');
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-store-files-'));
@@ -38,12 +52,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close()));
   pg?.destroy();
+  await s3?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe.each([
   ['folder', () => new FileBlobStore(dir) as BlobStore],
   ['postgres', () => pgStore(url) as BlobStore],
+  ['s3', () => s3Store(s3url) as BlobStore],
 ])('%s backend', (_name, make) => {
   test('blobs are content-addressed, idempotent and read back byte for byte', async () => {
     const s = make();
@@ -180,12 +196,12 @@ describe('LOOM_STORE_URL', () => {
   });
 
   test.each([
-    ['s3://bucket/x', "has the unsupported scheme 's3'"],
+    ['mysql://u:topsecret@db/x', "has the unsupported scheme 'mysql'"],
     ['postgres://u:topsecret@db:5432/', 'has no database name'],
     ['file://otherhost/srv', 'names a host (otherhost) in a file URL'],
   ])('%s is refused with what to write, password redacted', (raw, why) => {
     const run = () => parseStoreUrl(raw);
-    expect(run).toThrow(`LOOM_STORE_URL ${why}: write file:///absolute/folder or postgres://user:password@host:5432/database`);
+    expect(run).toThrow(`LOOM_STORE_URL ${why}: write file:///absolute/folder, postgres://user:password@host:5432/database or s3://bucket/prefix?endpoint=http://host:9000&region=us-east-1`);
     try {
       run();
     } catch (e) {
@@ -202,5 +218,130 @@ describe('LOOM_STORE_URL', () => {
     expect(storeLocationFromEnv({ LOOM_STORE_URL: 'postgres://u:p@h:5/d', LOOM_STORE_DIR: '/srv/x' })).toMatchObject({ kind: 'postgres', display: 'postgres://u@h:5/d' });
     expect(storeLocationFromEnv({ LOOM_STORE_DIR: '/srv/x' })).toMatchObject({ kind: 'file', dir: '/srv/x' });
     expect(storeLocationFromEnv({ LOOM_STORE_URL: ' ', LOOM_HOME: '/srv/h' })).toMatchObject({ kind: 'file', dir: '/srv/h/store' });
+  });
+});
+
+describe('s3 backend specifics', () => {
+  test('objects land under the prefix: blobs, records and artifacts, listed through the S3 API', async () => {
+    const bucket = await s3.bucket('loom-layout');
+    const s = s3Store(s3.urlFor(bucket, 'team/a'));
+    const ref = await s.put('layout blob');
+    await s.setRecord('session', 'a/b c', 'v');
+    const now = Date.now();
+    await s.putArtifact({ run_id: 'run/1', name: 'output.json', kind: 'output', retention_class: 'standard', agent_id: 'ag', created_at: new Date(now).toISOString(), expires_at: new Date(now + 60_000).toISOString(), bytes: 2, content: Buffer.from('{}') });
+    const { ListObjectsV2Command } = await import('@aws-sdk/client-s3');
+    const keys = ((await s3.client.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map((o) => o.Key).sort();
+    expect(keys).toEqual([
+      expect.stringMatching(/^team\/a\/artifact-expiry\/[^/]+\/run%2F1\/output%2Ejson$/),
+      'team/a/artifacts/run%2F1/output%2Ejson',
+      `team/a/blobs/${ref.hash.slice('sha256:'.length)}`,
+      'team/a/records/session/ka%2Fb%20c',
+    ]);
+    expect(await s.listArtifacts('run/1')).toEqual([expect.objectContaining({ run_id: 'run/1', name: 'output.json', bytes: 2 })]);
+  });
+
+  test('artifacts: listed oldest first, read back, and only expired ones purged (a rewrite with a later expiry is kept)', async () => {
+    const s = s3Store(s3.urlFor(await s3.bucket('loom-purge'), ''));
+    const t0 = Date.parse('2030-01-01T00:00:00Z');
+    const art = (name: string, created: number, expires: number) => ({ run_id: 'r1', name, kind: 'intermediate' as const, retention_class: 'standard' as const, agent_id: 'a', created_at: new Date(created).toISOString(), expires_at: new Date(expires).toISOString(), bytes: 1, content: Buffer.from(name) });
+    await s.putArtifact(art('b.json', t0 + 1, t0 + 10));
+    await s.putArtifact(art('a.json', t0 + 2, t0 + 10));
+    await s.putArtifact(art('keep.json', t0 + 3, t0 + 10));
+    await s.putArtifact(art('keep.json', t0 + 3, t0 + 1_000_000)); // rewritten: its old marker must not purge it
+    expect((await s.listArtifacts('r1')).map((a) => a.name)).toEqual(['b.json', 'a.json', 'keep.json']);
+    expect((await s.getArtifact('r1', 'a.json'))?.content.toString()).toBe('a.json');
+    expect(await s.getArtifact('r1', 'missing.json')).toBeNull();
+    expect(await s.purgeArtifacts(new Date(t0 + 5))).toBe(0);
+    expect(await s.purgeArtifacts(new Date(t0 + 20))).toBe(2);
+    expect((await s.listArtifacts('r1')).map((a) => a.name)).toEqual(['keep.json']);
+    expect(await s.purgeArtifacts(new Date(t0 + 20))).toBe(0);
+  });
+
+  test('records listing follows ListObjectsV2 continuation (more than one page of 1000)', async () => {
+    const s = s3Store(s3.urlFor(await s3.bucket('loom-pages'), 'p'));
+    await Promise.all(Array.from({ length: 1050 }, (_, i) => s.setRecord('many', `k${String(i).padStart(4, '0')}`, String(i))));
+    const all = await s.listRecords('many', '');
+    expect(all.length).toBe(1050);
+    expect(all[1049]).toEqual({ key: 'k1049', value: '1049' });
+  });
+
+  test('an unreachable endpoint is a StoreUnavailable error naming the bucket and the endpoint', async () => {
+    const port = await freePort();
+    const s = s3Store(`s3://loom-store/x?endpoint=http://127.0.0.1:${port}`);
+    for (const op of [() => s.put('x'), () => s.get({ hash: hashOf('x') }), () => s.listRecords('k', ''), () => s.purgeArtifacts(new Date())]) {
+      const err = await op().then(() => undefined, (e: Error) => e);
+      expect(err?.name).toBe('StoreUnavailable');
+      expect(err?.message).toContain(`the store s3://loom-store/x at http://127.0.0.1:${port} is unreachable`);
+      expect(err?.message).toMatch(/ECONNREFUSED/);
+    }
+  });
+
+  test('a missing bucket is a clear, non-retryable error saying what to create', async () => {
+    const s = s3Store(s3.urlFor('no-such-bucket-here', 'x'));
+    for (const op of [() => s.put('x'), () => s.get({ hash: hashOf('x') }), () => s.has({ hash: hashOf('x') }), () => s.getRecord('k', 'v')]) {
+      const err = await op().then(() => undefined, (e: Error) => e);
+      expect(err?.name).toBe('Error');
+      expect(err?.message).toBe(`the S3 bucket 'no-such-bucket-here' does not exist at ${s3.endpoint}: create it first (e.g. aws s3 mb s3://no-such-bucket-here --endpoint-url ${s3.endpoint}); the store never creates buckets`);
+    }
+  });
+
+  test('no credentials anywhere: an error naming the variables to set', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY, profile: process.env.AWS_PROFILE, files: process.env.AWS_SHARED_CREDENTIALS_FILE, config: process.env.AWS_CONFIG_FILE };
+    delete process.env.AWS_ACCESS_KEY_ID;
+    delete process.env.AWS_SECRET_ACCESS_KEY;
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-no-aws-'));
+    process.env.AWS_SHARED_CREDENTIALS_FILE = path.join(empty, 'credentials');
+    process.env.AWS_CONFIG_FILE = path.join(empty, 'config');
+    process.env.AWS_EC2_METADATA_DISABLED = 'true';
+    try {
+      const s = s3Store(s3url);
+      const err = await s.put('x').then(() => undefined, (e: Error) => e);
+      expect(err?.message).toBe(`the store ${s.location} has no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) in this process's environment`);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+      for (const [k, v] of [['AWS_SHARED_CREDENTIALS_FILE', saved.files], ['AWS_CONFIG_FILE', saved.config]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      delete process.env.AWS_EC2_METADATA_DISABLED;
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('LOOM_STORE_URL s3', () => {
+  test('bucket, prefix, endpoint (path-style) and region, us-east-1 by default', () => {
+    expect(parseStoreUrl('s3://loom-store/team/a/?endpoint=http://127.0.0.1:9000&region=eu-west-1')).toEqual({
+      kind: 's3',
+      bucket: 'loom-store',
+      prefix: 'team/a',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      display: 's3://loom-store/team/a at http://127.0.0.1:9000',
+    });
+    expect(parseStoreUrl('s3://loom-store')).toEqual({ kind: 's3', bucket: 'loom-store', prefix: '', region: 'us-east-1', display: 's3://loom-store/' });
+    expect(storeLocationFromEnv({ LOOM_STORE_URL: 's3://b-1/x?endpoint=https%3A%2F%2Fminio.internal%3A9000' })).toMatchObject({ kind: 's3', endpoint: 'https://minio.internal:9000' });
+  });
+
+  test.each([
+    ['s3://AKIAEXAMPLE:topsecret@loom-store/x', 'holds credentials. S3 credentials are never in the URL'],
+    ['s3://loom-store/x?secret_access_key=topsecret', 'holds a credential parameter (secret_access_key). S3 credentials are never in the URL'],
+    ['s3://loom-store/x?endpoint=http://AKIA:topsecret@127.0.0.1:9000', 'holds credentials in its endpoint. S3 credentials are never in the URL'],
+    ['s3://loom-store/x?bucket_acl=public', "has the unknown parameter 'bucket_acl'"],
+    ['s3://Loom_Store/x', "names 'Loom_Store', not an S3 bucket name"],
+    ['s3://loom-store:9000/x', 'names a port after the bucket (9000)'],
+    ['s3://loom-store/x?endpoint=ftp://h', "has the endpoint 'ftp://h', not an http(s) URL"],
+  ])('%s is refused with what to write, never echoing a secret', (raw, why) => {
+    let msg = '';
+    try {
+      parseStoreUrl(raw);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toContain(`LOOM_STORE_URL ${why}`);
+    expect(msg).toContain('write file:///absolute/folder, postgres://user:password@host:5432/database or s3://bucket/prefix?endpoint=http://host:9000&region=us-east-1');
+    expect(msg).not.toContain('topsecret');
+    if (/credential/.test(why)) expect(msg).toContain('set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
   });
 });
