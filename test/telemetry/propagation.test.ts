@@ -5,7 +5,8 @@
  * child agent as a tool exports one trace holding both runs, the child's agent.run under the
  * parent's; with propagate_context false, or the child's tracing off, or the parent's run not
  * sampled, none of that happens. An MCP tool over streamable HTTP gets the header on its
- * tools/call request (not on the session's opening, which serves later calls too).
+ * tools/call request (not on the session's opening, which serves later calls too). The members of
+ * an agf.sequential orchestration join its trace the same way.
  */
 import { randomBytes } from 'crypto';
 import * as http from 'http';
@@ -21,6 +22,8 @@ import { parseTraceparent, runSpanId, runTraceId } from '../../src/telemetry/tra
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { attr, createTracingWorker, otlpLogRecords, otlpSpans, tracingWorkflowCode, type OtlpSpan } from './otel-harness';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { agent as orchAgent, answers } from '../orchestration/builders';
+import { workflowTypeFor } from '../../src/shared/dispatch';
 
 interface ToolRequest { sku: string; traceparent?: string; tracestate?: string }
 
@@ -316,4 +319,28 @@ test('an MCP tool over streamable HTTP gets the traceparent of its agent.tool_ca
   const opening = mcpRequests.filter((r) => r.method === 'initialize');
   expect(opening).toHaveLength(1);
   expect(opening[0].traceparent).toBeUndefined();
+}, 180_000);
+
+test('the members of an orchestration (agf.sequential) join the orchestrator trace under its agent.run', async () => {
+  const tag = randomBytes(3).toString('hex');
+  const pipeline = traced(orchAgent({ id: `pipe-${tag}`, policy: { id: 'agf.sequential', config: { steps: [{ agent: 'writer' }, { agent: 'editor' }] } }, local_agents: [{ alias: 'writer', agent_ref: `writer-${tag}` }, { alias: 'editor', agent_ref: `editor-${tag}` }] }));
+  const writer = traced(orchAgent({ id: `writer-${tag}`, model: answers('draft') }));
+  const editor = traced(orchAgent({ id: `editor-${tag}`, model: answers('final') }));
+  const bundle = await storeTestBundle(bundleOf(pipeline, writer, editor));
+  const workflowId = `pipe-${tag}`;
+  const h = await t.client.workflow.start(workflowTypeFor(pipeline)!, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: pipeline.agent_id, input: 'go' }] });
+  expect((await h.result() as { output: unknown }).output).toBe('final');
+  const trace = runTraceId(workflowId, (await h.describe()).runId);
+  const runs = () => received.filter((s) => s.traceId === trace && s.name === 'agent.run');
+  await spansUntil(() => runs().length >= 3);
+  const byAgent = new Map(runs().map((s) => [attr(s, 'agent_id'), s]));
+  expect([...byAgent.keys()].sort()).toEqual([`editor-${tag}`, `pipe-${tag}`, `writer-${tag}`]);
+  const root = byAgent.get(`pipe-${tag}`)!;
+  expect(root.parentSpanId ?? '').toBe('');
+  for (const member of [`writer-${tag}`, `editor-${tag}`]) {
+    const s = byAgent.get(member)!;
+    expect(s.parentSpanId).toBe(root.spanId);
+    expect(s.spanId).toBe(runSpanId(String(attr(s, 'temporal.workflow_id')), String(attr(s, 'temporal.run_id'))));
+    expect(received.filter((x) => x.traceId === trace && x.name === 'agent.model_invocation' && attr(x, 'agent_id') === member).map((x) => x.parentSpanId)).toEqual([s.spanId]);
+  }
 }, 180_000);
