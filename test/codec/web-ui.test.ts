@@ -5,7 +5,8 @@
  * an encrypting worker runs an agent whose input, tool call and answer carry a secret-looking
  * phrase; a real headless Chromium opens the run's page. With the codec endpoint up, the UI's Input
  * and Result show the phrase; with it down, the same page shows none of it (the history holds only
- * ciphertext, scanned too).
+ * ciphertext, scanned too). A run that fails inside the workflow with a message quoting its answer
+ * (decision 281): the page shows "Encoded failure" and, through the endpoint, the decoded message.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -83,7 +84,7 @@ async function pageText(url: string, waitFor: string): Promise<string> {
   }
 }
 
-test('the Web UI shows the decoded input and result through loom codec-server, and none of it without the endpoint', async () => {
+test('the Web UI shows the decoded input, result and workflow-raised failure through loom codec-server, and none of it without the endpoint', async () => {
   const a = agent({
     agent_id: 'vault',
     model: scriptedModel({
@@ -111,6 +112,22 @@ test('the Web UI shows the decoded input and result through loom codec-server, a
   expect(decoded).toContain(`"question": "my ${PHRASE}"`);
   expect(decoded).toContain(`stored: my ${PHRASE}`);
 
+  // A failure the workflow raises itself, quoting the answer (an output guardrail's JSON.parse error
+  // names its first ten characters): sealed in the history (decision 281), decoded on the page.
+  const code = `Q${randomBytes(5).toString('hex').toUpperCase().slice(0, 9)}`;
+  const shaped = agent({ agent_id: 'shape', model: scriptedModel({ turns: [{ content: '{{input.code}} is the code' }] }) });
+  shaped.guardrails = { ...shaped.guardrails, output: [{ ref: 'answer-shape', version: '1.0.0', status: 'active', result_type: 'score', provider: { type: 'builtin', name: 'json-schema', config: { schema: { type: 'object' } } }, on_fail: 'block', severity_threshold: 5 }] };
+  const failedId = `shape-ui-${randomBytes(4).toString('hex')}`;
+  const fh = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: failedId, args: [{ bundle: await storeBundle(openStore(), bundleOf(shaped)), agent_id: 'shape', input: { code } }] });
+  await expect(fh.result()).rejects.toThrow('Workflow execution failed');
+  const failedRaw = await t.client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId: failedId } });
+  expect(Buffer.from(temporal.api.history.v1.History.encode(failedRaw.history!).finish()).includes(Buffer.from(code))).toBe(false);
+  const failedPage = `${server.uiUrl}/namespaces/default/workflows/${failedId}/${fh.firstExecutionRunId}/history`;
+  const failedText = await pageText(failedPage, 'is not valid JSON');
+  // The failure ("Encoded failure") with its encrypted attributes decoded: the message quoting the code
+  // (the Input shows the code too, so the message itself is looked for).
+  expect(failedText).toMatch(new RegExp(`"message": "output guardrail 'answer-shape' blocked the final answer: [^\\n]*${code}[^\\n]*is not valid JSON`));
+
   // Without the codec endpoint the same page cannot decode: the phrase is nowhere on it.
   codec.child.kill('SIGTERM');
   expect((await codec.done).code).toBe(0);
@@ -119,4 +136,9 @@ test('the Web UI shows the decoded input and result through loom codec-server, a
   expect(sealed).not.toContain(PHRASE);
   // Input and Result are there, as the ciphertext the server holds (base64), not as JSON.
   expect(sealed).toMatch(/^Input\n"[A-Za-z0-9+/=]{100,}"\nResult\n"[A-Za-z0-9+/=]{100,}"$/m);
+  const failedSealed = await pageText(failedPage, 'Encoded failure');
+  expect(failedSealed).toContain(failedId);
+  expect(failedSealed).not.toContain(code);
+  expect(failedSealed).not.toContain('blocked the final answer');
+  expect(failedSealed).toContain('Encoded failure');
 });
