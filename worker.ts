@@ -2,7 +2,8 @@
  * Production worker entry: connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233), polls
  * LOOM_TASK_QUEUE (default `agentloom`), concurrency from LOOM_MAX_CONCURRENT_ACTIVITIES /
  * LOOM_MAX_CONCURRENT_WORKFLOW_TASKS, and shuts down gracefully on SIGINT/SIGTERM (in-flight
- * activities get the shutdown grace time). Uses the prebuilt workflow bundle when present.
+ * activities get the shutdown grace time). Uses the prebuilt workflow bundle when present (its sealed
+ * build, dist/workflow-bundle-sealed.js, when a codec key is set: decision 281).
  */
 import { NativeConnection } from '@temporalio/worker';
 import { createAgentloomWorker, installWorkerRuntime } from './src/worker/create-worker';
