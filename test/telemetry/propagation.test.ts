@@ -177,8 +177,8 @@ function parent(id: string, childId: string, sku: string, tracing: Record<string
 
 interface Ran { workflowId: string; runId: string; childId: string; childRunId: string }
 
-async function runTree(root: CompiledAgent, sub: CompiledAgent): Promise<Ran> {
-  const bundle = await storeTestBundle(bundleOf(root, sub));
+async function runTree(root: CompiledAgent, ...subs: CompiledAgent[]): Promise<Ran> {
+  const bundle = await storeTestBundle(bundleOf(root, ...subs));
   const workflowId = `${root.agent_id}-${randomBytes(4).toString('hex')}`;
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: root.agent_id, input: 'go' }] });
   expect((await h.result()).output).toBe('parent done');
@@ -343,4 +343,19 @@ test('the members of an orchestration (agf.sequential) join the orchestrator tra
     expect(s.spanId).toBe(runSpanId(String(attr(s, 'temporal.workflow_id')), String(attr(s, 'temporal.run_id'))));
     expect(received.filter((x) => x.traceId === trace && x.name === 'agent.model_invocation' && attr(x, 'agent_id') === member).map((x) => x.parentSpanId)).toEqual([s.spanId]);
   }
+}, 180_000);
+
+test('a grandchild joins the root trace when every run between propagates', async () => {
+  const tag = randomBytes(3).toString('hex');
+  const r = await runTree(parent(`root-${tag}`, `mid-${tag}`, `root-${tag}`), parent(`mid-${tag}`, `leaf-${tag}`, `mid-${tag}`), child(`leaf-${tag}`, `leaf-${tag}`));
+  const trace = runTraceId(r.workflowId, r.runId);
+  const runs = () => received.filter((s) => s.traceId === trace && s.name === 'agent.run');
+  await spansUntil(() => runs().length >= 3);
+  const leafId = `${r.childId}/tool-ask`;
+  const leafRun = (await t.client.workflow.getHandle(leafId).describe()).runId;
+  const span = (id: string) => runs().find((s) => attr(s, 'agent_id') === id);
+  expect(span(`mid-${tag}`)?.parentSpanId).toBe(runSpanId(r.workflowId, r.runId));
+  expect(span(`leaf-${tag}`)?.parentSpanId).toBe(runSpanId(r.childId, r.childRunId));
+  expect(span(`leaf-${tag}`)?.spanId).toBe(runSpanId(leafId, leafRun));
+  expect(parseTraceparent(request(`leaf-${tag}`).traceparent)?.traceId).toBe(trace);
 }, 180_000);
