@@ -25,7 +25,7 @@ import * as path from 'path';
 import type { Diagnostic, JsonObject } from './types';
 import { diag, posOf, readSource, type PathPart, type SourceFile } from './source';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from '../store/url';
-import { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from '../store/artifact-types';
+import { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES, S3_STORE_FIELDS, artifactStoreUrl } from '../store/artifact-types';
 
 export const TENANT_FILE = 'tenant.md';
 
@@ -66,7 +66,8 @@ const UNUSED_TENANT_FIELD = {
 /**
  * tenant.md `artifact_store` (decision 286): `type: store` (the shared LOOM_STORE_URL store), `file`
  * or `postgres` with a `url` read by the LOOM_STORE_URL parser, the password behind `credentials_ref`
- * (never in the url), `encryption: aes-256-gcm`. Problems are REG008 errors; a type or field this
+ * (never in the url), `encryption: aes-256-gcm`; `s3` located by `bucket` (+ `prefix`, `endpoint`,
+ * `region`) or an s3:// `url`, its access key behind `credentials_ref` (decision 293). Problems are REG008 errors; a type or field this
  * runtime has no backend for is an AGL030 warning naming it and saying where artifacts go instead.
  */
 function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], message: string, key?: boolean) => void, diags: Diagnostic[]): void {
@@ -81,9 +82,13 @@ function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], messag
     warn(['artifact_store'], `\`artifact_store.type: ${type}\` is compiled but not used at run time: this runtime writes artifacts to ${types.map((t) => `\`${t}\``).join(', ')} stores only, so they go to the store every worker shares (LOOM_STORE_URL)`);
     return;
   }
-  const known = ['type', 'url', 'credentials_ref', 'encryption'];
+  const s3Fields: readonly string[] = S3_STORE_FIELDS;
+  const known = ['type', 'url', 'credentials_ref', 'encryption', ...(type === 's3' ? s3Fields : [])];
   for (const k of Object.keys(o)) {
-    if (!known.includes(k)) warn(['artifact_store', k], `\`artifact_store.${k}\` is compiled but not used at run time: a ${type} artifact store is located by \`url\` only (fields read: ${known.join(', ')})`);
+    if (!known.includes(k)) {
+      const by = type === 's3' ? `\`bucket\` (with \`prefix\`, \`endpoint\`, \`region\`) or \`url\`` : '`url` only';
+      warn(['artifact_store', k], `\`artifact_store.${k}\` is compiled but not used at run time: a ${type} artifact store is located by ${by} (fields read: ${known.join(', ')})`);
+    }
   }
   if (o.encryption !== undefined && o.encryption !== ARTIFACT_ENCRYPTION) {
     warn(['artifact_store', 'encryption'], `\`artifact_store.encryption: ${String(o.encryption)}\` is compiled but not used at run time: only \`${ARTIFACT_ENCRYPTION}\` (every artifact sealed with the codec key) is applied; otherwise only \`restricted\` artifacts are sealed`);
@@ -92,26 +97,46 @@ function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], messag
     for (const k of ['url', 'credentials_ref'] as const) if (o[k] !== undefined) err(['artifact_store', k], `\`artifact_store.${k}\` does not go with \`type: store\` (the shared LOOM_STORE_URL store); use \`type: file\` or \`type: postgres\` with a url`, true);
     return;
   }
-  const example = type === 'postgres' ? 'postgres://loom@db.internal:5432/artifacts' : 'file:///srv/loom/artifacts';
-  if (!isStr(o.url)) {
+  const example = type === 'postgres' ? 'postgres://loom@db.internal:5432/artifacts' : type === 's3' ? 's3://acme-artifacts/loom?endpoint=https://minio.internal:9000' : 'file:///srv/loom/artifacts';
+  if (type === 's3') {
+    // Located by bucket (+ prefix, endpoint, region) or by a url, not both (decision 293).
+    const given = s3Fields.filter((k) => o[k] !== undefined);
+    if (o.url !== undefined && given.length) {
+      err(['artifact_store', given[0]], `\`artifact_store.${given[0]}\` does not go with \`url\`: locate an s3 store by \`bucket\` (with \`prefix\`, \`endpoint\`, \`region\`) or by \`url\`, not both`, true);
+      return;
+    }
+    for (const k of given) {
+      if (!isStr(o[k])) {
+        err(['artifact_store', k], `\`artifact_store.${k}\` must be a string`);
+        return;
+      }
+    }
+    if (o.url === undefined && !given.includes('bucket')) {
+      err(['artifact_store'], '`artifact_store.bucket` is required for `type: s3`, e.g. `bucket: acme-artifacts` (with `endpoint: https://minio.internal:9000` for an S3-compatible service), or a `url` like `' + example + '`', true);
+      return;
+    }
+  }
+  const at: PathPart[] = o.url === undefined && type === 's3' ? ['artifact_store', 'bucket'] : ['artifact_store', 'url'];
+  const url = artifactStoreUrl(o);
+  if (!isStr(url)) {
     err(['artifact_store'], `\`artifact_store.url\` is required for \`type: ${type}\`, e.g. \`url: ${example}\``, true);
     return;
   }
   let loc: StoreLocation;
   try {
-    loc = parseStoreUrl(o.url);
+    loc = parseStoreUrl(url);
   } catch (e) {
-    err(['artifact_store', 'url'], `\`artifact_store.url\`: ${(e as Error).message.replace(/^LOOM_STORE_URL /, '')}`);
+    err(at, `\`artifact_store${o.url === undefined && type === 's3' ? '' : '.url'}\`: ${(e as Error).message.replace(/^LOOM_STORE_URL /, '').replace(/: write file:\/\/\/absolute.*$/, o.url === undefined && type === 's3' ? '' : '$&')}`);
     return;
   }
   if (loc.kind !== type) {
     err(['artifact_store', 'url'], `\`artifact_store.url\` is a ${loc.kind} location but \`type\` is ${type}: write e.g. \`${example}\``);
     return;
   }
-  if (loc.kind === 'file' && !/^file:/i.test(o.url.trim())) err(['artifact_store', 'url'], `\`artifact_store.url\` must be a file:/// URL (an absolute folder every worker and the CLI see), e.g. \`${example}\``);
+  if (loc.kind === 'file' && !/^file:/i.test(url.trim())) err(['artifact_store', 'url'], `\`artifact_store.url\` must be a file:/// URL (an absolute folder every worker and the CLI see), e.g. \`${example}\``);
   if (loc.kind === 'file' && o.credentials_ref !== undefined) err(['artifact_store', 'credentials_ref'], '`credentials_ref` does not go with `type: file` (a folder has no password)', true);
-  if (loc.kind === 'postgres' && new URL(o.url.trim()).password) {
-    err(['artifact_store', 'url'], `\`artifact_store.url\` holds a password: tenant.md is compiled into every agent, so name the password with \`credentials_ref\` (declared under \`secrets\`) and write ${redactStoreUrl(o.url).replace(':***@', '@')}`);
+  if (loc.kind === 'postgres' && new URL(url.trim()).password) {
+    err(['artifact_store', 'url'], `\`artifact_store.url\` holds a password: tenant.md is compiled into every agent, so name the password with \`credentials_ref\` (declared under \`secrets\`) and write ${redactStoreUrl(url).replace(':***@', '@')}`);
   }
 }
 
@@ -210,9 +235,9 @@ export function unresolvedRefMessage(ref: string, tenant: TenantConfig | undefin
 /** The tenant block a compiled agent carries; `refs` are the credentials_refs it uses. */
 export function compiledTenant(t: TenantConfig, refs: string[]): CompiledTenant {
   const secrets: Record<string, SecretRef> = {};
-  // A PostgreSQL artifact store's password is read by the worker that writes the artifacts.
+  // A PostgreSQL artifact store's password (an s3 store's access key) is read by the worker that writes the artifacts.
   const store = t.artifact_store as Obj | undefined;
-  const storeRef = store?.type === 'postgres' && isStr(store.credentials_ref) ? [store.credentials_ref] : [];
+  const storeRef = (store?.type === 'postgres' || store?.type === 's3') && isStr(store.credentials_ref) ? [store.credentials_ref] : [];
   for (const r of [...new Set([...refs, ...storeRef])].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];
   return {
     tenant_id: t.tenant_id,

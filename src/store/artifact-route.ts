@@ -1,9 +1,10 @@
 /**
  * The tenant's artifact store (seed 001 "Where artifacts are stored": configured once per tenant in
  * tenant.md `artifact_store`, injected into every compiled agent; decision 286). Types this runtime
- * has a backend for: `store` (the shared store, LOOM_STORE_URL: the default), `file` and
- * `postgres`, located by `url` through the same parser as LOOM_STORE_URL (src/store/url.ts); a
- * PostgreSQL password is never in the url but read from the secret store (`credentials_ref`, an env
+ * has a backend for: `store` (the shared store, LOOM_STORE_URL: the default), `file`, `postgres`
+ * and `s3`, located by `url` through the same parser as LOOM_STORE_URL (src/store/url.ts; an s3
+ * store may give `bucket`/`prefix`/`endpoint`/`region` instead, decision 293); a PostgreSQL password
+ * or an S3 access key is never in the url but read from the secret store (`credentials_ref`, an env
  * var or file on the reading machine). `encryption: aes-256-gcm` seals every artifact with the codec
  * key, not only `restricted` ones.
  *
@@ -16,11 +17,12 @@
  */
 import type { BlobRef } from '../shared/contract';
 import type { CompiledTenant, SecretRef } from '../compiler/tenant';
+import { ApplicationFailure } from '@temporalio/common';
 import { readSecret } from '../activities/secrets';
 import type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './types';
 import { parseStoreUrl, type StoreLocation } from './url';
 
-import { ARTIFACT_ENCRYPTION } from './artifact-types';
+import { ARTIFACT_ENCRYPTION, artifactStoreUrl } from './artifact-types';
 
 export { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES } from './artifact-types';
 
@@ -45,10 +47,11 @@ export interface ArtifactTarget {
 export function artifactTarget(tenant: CompiledTenant | undefined): ArtifactTarget {
   const s = tenant?.artifact_store as Record<string, unknown> | undefined;
   const sealAll = s?.encryption === ARTIFACT_ENCRYPTION;
-  if (!s || (s.type !== 'file' && s.type !== 'postgres') || typeof s.url !== 'string') return { sealAll };
+  const url = s && (s.type === 'file' || s.type === 'postgres' || s.type === 's3') ? artifactStoreUrl(s) : undefined;
+  if (!s || url === undefined) return { sealAll };
   const ref = typeof s.credentials_ref === 'string' ? s.credentials_ref : undefined;
   return {
-    route: { url: s.url, ...(ref ? { credentials_ref: ref, ...(tenant?.secrets?.[ref] ? { credentials: tenant.secrets[ref] } : {}) } : {}) },
+    route: { url, ...(ref ? { credentials_ref: ref, ...(tenant?.secrets?.[ref] ? { credentials: tenant.secrets[ref] } : {}) } : {}) },
     sealAll,
   };
 }
@@ -58,11 +61,27 @@ const sameRoute = (a: ArtifactRoute, b: ArtifactRoute): boolean => a.url === b.u
 /** The store location of a route, its password read from the secret store (a non-retryable SecretUnavailable when missing). */
 export function routeLocation(route: ArtifactRoute, env: NodeJS.ProcessEnv = process.env): StoreLocation {
   const loc = parseStoreUrl(route.url);
-  if (loc.kind !== 'postgres' || !route.credentials_ref) return loc;
-  const password = readSecret(route.credentials_ref, route.credentials ? { [route.credentials_ref]: route.credentials } : undefined, env);
+  if (loc.kind === 'file' || !route.credentials_ref) return loc;
+  const secret = readSecret(route.credentials_ref, route.credentials ? { [route.credentials_ref]: route.credentials } : undefined, env);
+  if (loc.kind === 's3') return { ...loc, credentials: s3Credentials(secret, route.credentials_ref) };
+  const password = secret;
   const u = new URL(loc.connectionString);
   u.password = encodeURIComponent(password);
   return { ...loc, connectionString: u.toString() };
+}
+
+/**
+ * An s3 store's credentials_ref secret (decision 293): `ACCESS_KEY_ID:SECRET_ACCESS_KEY`, or
+ * `ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN` for temporary credentials; surrounding whitespace
+ * ignored. Anything else is a non-retryable SecretUnavailable failure that never echoes it.
+ */
+export function s3Credentials(secret: string, ref: string): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } {
+  const parts = secret.trim().split(':');
+  if ((parts.length !== 2 && parts.length !== 3) || parts.some((p) => !p)) {
+    throw ApplicationFailure.nonRetryable(`credentials_ref \`${ref}\`: its secret is not an S3 credential: write ACCESS_KEY_ID:SECRET_ACCESS_KEY (or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN) in it`, 'SecretUnavailable');
+  }
+  const [accessKeyId, secretAccessKey, sessionToken] = parts;
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
 }
 
 /** The older list of every routed store, one record read-modified-written (decision 286); still read, never written. */

@@ -43,7 +43,8 @@ secrets:
       data_residency: 'eu',
       artifact_store: { type: 's3', bucket: 'acme-artifacts', credentials_ref: 'artifact-key', encryption: 'aws:kms' },
       telemetry: { exporter: 'otlp', endpoint: 'https://otel.acme.internal:4317', credentials_ref: 'otel-collector-token' },
-      secrets: { 'otel-collector-token': { env: 'OTEL_COLLECTOR_TOKEN' } },
+      // The s3 store's access key is read by the worker that writes the artifacts (decision 293).
+      secrets: { 'artifact-key': { file: '/run/secrets/artifact-key' }, 'otel-collector-token': { env: 'OTEL_COLLECTOR_TOKEN' } },
     });
     // "If omitted, the tenant's default residency setting applies."
     expect(a.policies.data_residency).toBe('eu');
@@ -58,14 +59,14 @@ test('tenant defaults the runtime does not read yet are AGL030 warnings on their
   fs.writeFileSync(path.join(reg, 'tenant.md'), [
     '---',
     'tenant_id: acme',
-    'artifact_store: { type: s3, bucket: acme-artifacts }',
+    'artifact_store: { type: gcs, bucket: acme-artifacts }',
     'telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4317" }',
     '---',
     '',
   ].join('\n'));
   const ws = validatePaths([reg]).filter((d) => d.code === 'AGL030' && path.basename(d.file) === 'tenant.md');
   expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry']);
-  expect(ws[0].message).toBe('`artifact_store.type: s3` is compiled but not used at run time: this runtime writes artifacts to `store`, `file`, `postgres` stores only, so they go to the store every worker shares (LOOM_STORE_URL)');
+  expect(ws[0].message).toBe('`artifact_store.type: gcs` is compiled but not used at run time: this runtime writes artifacts to `store`, `file`, `postgres`, `s3` stores only, so they go to the store every worker shares (LOOM_STORE_URL)');
   expect(ws[1].message).toMatch(/^`telemetry` is compiled but not used at run time: the worker exports only what each agent's own `observability` section names/);
   // a tenant.md without them warns about nothing
   fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
@@ -121,6 +122,34 @@ test('artifact_store problems are REG008 on their lines; fields it does not read
   expect(check(['artifact_store:', '  type: postgres', '  url: "postgres://loom@db/art"', '  bucket: b', '  encryption: "aws:kms"'])).toEqual([
     '6 AGL030 artifact_store.bucket `artifact_store.bucket` is compiled but not used at run time: a postgres artifact store is located by `url` only (fields read: type, url, credentials_ref, encryption)',
     '7 AGL030 artifact_store.encryption `artifact_store.encryption: aws:kms` is compiled but not used at run time: only `aes-256-gcm` (every artifact sealed with the codec key) is applied; otherwise only `restricted` artifacts are sealed',
+  ]);
+});
+
+test('artifact_store type s3 (decision 293): by bucket/prefix/endpoint/region or url, its key behind credentials_ref; encryption aws:kms stays AGL030; problems are REG008', () => {
+  const reg = tempRegistry();
+  const check = (body: string[]): string[] => {
+    fs.writeFileSync(path.join(reg, 'tenant.md'), ['---', 'tenant_id: acme', ...body, '---', ''].join('\n'));
+    return validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md').map((d) => `${d.line} ${d.code} ${d.field} ${d.message}`);
+  };
+  expect(check(['artifact_store: { type: s3, bucket: acme-artifacts, prefix: loom, endpoint: "https://minio.internal:9000", region: eu-west-1, credentials_ref: k }', 'secrets:', '  k: { env: ART_KEY }'])).toEqual([]);
+  expect(check(['artifact_store: { type: s3, url: "s3://acme-artifacts/loom?endpoint=https://minio.internal:9000" }'])).toEqual([]);
+  expect(check(['artifact_store:', '  type: s3', '  bucket: acme-artifacts', '  encryption: "aws:kms"', '  storage_class: GLACIER'])).toEqual([
+    '6 AGL030 artifact_store.encryption `artifact_store.encryption: aws:kms` is compiled but not used at run time: only `aes-256-gcm` (every artifact sealed with the codec key) is applied; otherwise only `restricted` artifacts are sealed',
+    '7 AGL030 artifact_store.storage_class `artifact_store.storage_class` is compiled but not used at run time: a s3 artifact store is located by `bucket` (with `prefix`, `endpoint`, `region`) or `url` (fields read: type, url, credentials_ref, encryption, bucket, prefix, endpoint, region)',
+  ]);
+  expect(check(['artifact_store:', '  type: s3'])).toEqual([
+    '3 REG008 artifact_store `artifact_store.bucket` is required for `type: s3`, e.g. `bucket: acme-artifacts` (with `endpoint: https://minio.internal:9000` for an S3-compatible service), or a `url` like `s3://acme-artifacts/loom?endpoint=https://minio.internal:9000`',
+  ]);
+  expect(check(['artifact_store:', '  type: s3', '  url: "s3://a-b/x"', '  bucket: a-b'])).toEqual([
+    '6 REG008 artifact_store.bucket `artifact_store.bucket` does not go with `url`: locate an s3 store by `bucket` (with `prefix`, `endpoint`, `region`) or by `url`, not both',
+  ]);
+  expect(check(['artifact_store:', '  type: s3', '  bucket: Acme_Artifacts'])).toEqual([
+    "5 REG008 artifact_store.bucket `artifact_store`: names 'Acme_Artifacts', not an S3 bucket name (3-63 lowercase letters, digits, dots and hyphens)",
+  ]);
+  expect(check(['artifact_store:', '  type: s3', '  bucket: acme-artifacts', '  endpoint: "http://AKID:hunter2@minio:9000"'])[0]).toMatch(/^5 REG008 artifact_store.bucket `artifact_store`: holds credentials in its endpoint. S3 credentials are never in the URL/);
+  expect(check(['artifact_store:', '  type: s3', '  url: "s3://AKID:hunter2@acme-artifacts/x"']).join('\n')).not.toContain('hunter2');
+  expect(check(['artifact_store:', '  type: s3', '  url: "postgres://loom@db/art"'])).toEqual([
+    '5 REG008 artifact_store.url `artifact_store.url` is a postgres location but `type` is s3: write e.g. `s3://acme-artifacts/loom?endpoint=https://minio.internal:9000`',
   ]);
 });
 

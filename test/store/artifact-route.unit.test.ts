@@ -17,9 +17,15 @@ function artifact(run: string, expires: number): StoredArtifact {
   return { run_id: run, name: 'output.json', kind: 'output', retention_class: 'standard', agent_id: 'a', created_at: new Date().toISOString(), expires_at: new Date(expires).toISOString(), bytes: 2, content: Buffer.from('{}') };
 }
 
-test('the target: shared store unless type file/postgres with a url; encryption aes-256-gcm seals all', () => {
+test('the target: shared store unless type file/postgres with a url or s3; encryption aes-256-gcm seals all', () => {
   expect(artifactTarget(undefined)).toEqual({ sealAll: false });
-  expect(artifactTarget({ tenant_id: 't', artifact_store: { type: 's3', bucket: 'b', url: 'postgres://x@h/d' } })).toEqual({ sealAll: false });
+  expect(artifactTarget({ tenant_id: 't', artifact_store: { type: 'gcs', bucket: 'b', url: 'postgres://x@h/d' } })).toEqual({ sealAll: false });
+  // s3 located by its fields (decision 293) or by a url.
+  expect(artifactTarget({ tenant_id: 't', artifact_store: { type: 's3', bucket: 'acme-art', prefix: 'loom/a b', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-1', credentials_ref: 'k' }, secrets: { k: { file: '/run/k' } } })).toEqual({
+    route: { url: 's3://acme-art/loom/a%20b?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-west-1', credentials_ref: 'k', credentials: { file: '/run/k' } },
+    sealAll: false,
+  });
+  expect(artifactTarget({ tenant_id: 't', artifact_store: { type: 's3', url: 's3://acme-art/x' } })).toEqual({ route: { url: 's3://acme-art/x' }, sealAll: false });
   expect(artifactTarget({ tenant_id: 't', artifact_store: { type: 'store', encryption: 'aes-256-gcm' } })).toEqual({ sealAll: true });
   expect(artifactTarget({ tenant_id: 't', artifact_store: { type: 'postgres', url: 'postgres://loom@db:5432/art', credentials_ref: 'db' }, secrets: { db: { env: 'DB_PW' } } })).toEqual({
     route: { url: 'postgres://loom@db:5432/art', credentials_ref: 'db', credentials: { env: 'DB_PW' } },
@@ -33,6 +39,31 @@ test('a postgres route gets its password from the secret store; the display neve
   expect(loc).toMatchObject({ kind: 'postgres', display: 'postgres://loom@db.internal:5432/art', user: 'loom', database: 'art' });
   expect(loc.kind === 'postgres' && decodeURIComponent(new URL(loc.connectionString).password)).toBe('p@ss:w/rd');
   expect(() => routeLocation(route, {})).toThrow('credentials_ref `db`: the environment variable ART_PW_UNIT is not set on this worker');
+});
+
+test('an s3 route takes ACCESS_KEY_ID:SECRET[:SESSION_TOKEN] from the secret store; anything else is refused without echoing it; no ref = the process env', () => {
+  const route = { url: 's3://acme-art/loom/a%20b?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-west-1', credentials_ref: 'k', credentials: { env: 'ART_S3_UNIT' } };
+  expect(routeLocation(route, { ART_S3_UNIT: ' AKIDUNIT:se/cr+et \n' })).toEqual({
+    kind: 's3',
+    bucket: 'acme-art',
+    prefix: 'loom/a b',
+    endpoint: 'http://127.0.0.1:9000',
+    region: 'eu-west-1',
+    display: 's3://acme-art/loom/a b at http://127.0.0.1:9000',
+    credentials: { accessKeyId: 'AKIDUNIT', secretAccessKey: 'se/cr+et' },
+  });
+  expect(routeLocation(route, { ART_S3_UNIT: 'A:B:TOKEN' })).toMatchObject({ credentials: { accessKeyId: 'A', secretAccessKey: 'B', sessionToken: 'TOKEN' } });
+  for (const bad of ['only-one-part-secretvalue', 'A::C', 'A:B:C:D-secretvalue']) {
+    let msg = '';
+    try {
+      routeLocation(route, { ART_S3_UNIT: bad });
+    } catch (e) {
+      msg = (e as Error).message;
+      expect((e as { type?: string }).type).toBe('SecretUnavailable');
+    }
+    expect(msg).toBe('credentials_ref `k`: its secret is not an S3 credential: write ACCESS_KEY_ID:SECRET_ACCESS_KEY (or ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN) in it');
+  }
+  expect(routeLocation({ url: 's3://acme-art/x' }, {})).not.toHaveProperty('credentials');
 });
 
 test('route records: openStore-style reads follow the run to the tenant folder; the purge covers every routed store once', async () => {
