@@ -171,6 +171,8 @@ export interface EndEphemeralRunInput {
   agent_id: string;
   /** A completed run's final output, kept until it is collected; absent when the run failed or was cancelled. */
   output?: unknown;
+  /** ...or where the model activity stored it (decision 269), so the history does not hold it. */
+  output_ref?: BlobRef;
 }
 
 /** The collection point of a kept output: what the workflow result holds instead of the output. */
@@ -186,8 +188,9 @@ export function createEphemeralActivities(deps: { store: BlobStore }) {
       const runId = currentRunId();
       if (runId === undefined) throw new Error('endEphemeralRun runs only as an activity of the run it ends');
       let output: EphemeralOutputRef | undefined;
-      if ('output' in inp) {
-        const kept: KeptOutput = { agent_id: inp.agent_id, kept_at: new Date().toISOString(), output: inp.output ?? null };
+      if ('output' in inp || inp.output_ref) {
+        const value = inp.output_ref ? (await deps.store.getJson<{ value: unknown }>(inp.output_ref)).value : inp.output;
+        const kept: KeptOutput = { agent_id: inp.agent_id, kept_at: new Date().toISOString(), output: value ?? null };
         await deps.store.setRecord(EPHEMERAL_OUTPUT_KIND, ephemeralRunKey(runId), JSON.stringify(kept));
         output = { ephemeral_output: runId, collect_with: `loom result ${runId}` };
       }

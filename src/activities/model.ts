@@ -53,6 +53,11 @@ export interface ModelTurnOutput {
   model: string;
   /** Present when the reply is a final answer: its check against interface.output.schema. */
   output_check?: OutputCheck;
+  /**
+   * An ephemeral run (decision 269): the checked final answer is stored here instead of being in
+   * `output_check.value` (null) and `message.content` (absent), so the run's history holds neither.
+   */
+  output_ref?: BlobRef;
 }
 
 /** What a provider receives. */
@@ -270,7 +275,7 @@ export function createModelActivity(deps: ModelDeps) {
       const cited = await withCitationCheck(agent, checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError), reply.content ?? '', input);
       out.output_check = await withGroundingCheck(agent, cited, reply.content ?? '', input, conversation);
     }
-    return out;
+    return keepOutOfHistory(deps.messages, agent, out);
   };
 }
 
@@ -302,4 +307,22 @@ function streamChannels(deps: ModelDeps, agent: CompiledAgent, inp: ModelTurnInp
       await sink?.finish(content ?? '');
     },
   };
+}
+
+/**
+ * An ephemeral run's reply text stays in the store (decision 269): tool-call turns return no
+ * content, and a checked final answer is stored (salted, listed for deletion) and returned by
+ * reference. Not when output guardrails read the answer in the workflow (they take it as input).
+ */
+async function keepOutOfHistory(messages: MessageStore, agent: CompiledAgent, out: ModelTurnOutput): Promise<ModelTurnOutput> {
+  const salt = await messages.salt();
+  if (salt === undefined) return out;
+  if (out.message.tool_calls?.length) {
+    delete out.message.content;
+    return out;
+  }
+  if (!out.output_check?.ok || (agent.guardrails?.output?.length ?? 0) > 0) return out;
+  const output_ref = await messages.blobs.putJson({ format: 'agentloom.output/v1', value: out.output_check.value, salt });
+  delete out.message.content;
+  return { ...out, output_check: { ok: true, value: null }, output_ref };
 }

@@ -17,7 +17,7 @@ import { storeBundle } from '../../src/activities/blob-store';
 import { startPrepared, type PreparedRun } from '../../src/cli/runs';
 import { EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND } from '../../src/runtime/artifacts';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
-import { startCliHarness, CliHarness, statusWhen } from '../cli/harness';
+import { startCliHarness, CliHarness, EXAMPLES, statusWhen } from '../cli/harness';
 import { historyEvents } from '../helpers/history';
 
 let h: CliHarness;
@@ -33,11 +33,14 @@ afterAll(async () => {
 
 const phrase = (what: string) => `EPH-${what}-SECRET-${randomBytes(5).toString('hex').toUpperCase()}`;
 
-/** An agent that reads a workspace file (the tool result holds `toolSecret`, its arguments do not) and replies `replySecret`. */
-function reader(retention: CompiledAgent['artifacts']['retention_class'], replySecret: string, over: { maxTurns?: number; approval?: boolean } = {}): CompiledAgent {
+/**
+ * An agent that reads a workspace file (the tool result holds the secret, its arguments do not) and
+ * answers with it: the model's reply carries the secret, the agent definition (bundle, loadAgent) does not.
+ */
+function reader(retention: CompiledAgent['artifacts']['retention_class'], over: { maxTurns?: number; approval?: boolean } = {}): CompiledAgent {
   const a = agent({
     agent_id: 'keeper',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] }, { content: `the note says ${replySecret}` }] }),
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] }, { content: 'the note says {{last_tool_result}}' }] }),
     tools: [builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, approval_required: over.approval === true })],
     runtime: over.maxTurns ? { max_turns: over.maxTurns } : {},
   });
@@ -92,32 +95,34 @@ async function ephemeralRecords(id: string): Promise<string[]> {
   return out;
 }
 
-test('a completed ephemeral run: input and tool result in no history event, nothing in the store once the output is collected; standard keeps them', async () => {
-  const [input, tool, reply] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
-  const std = await start(reader('standard', reply), input, tool);
-  expect((await std.result()).output).toBe(`the note says ${reply}`);
+test('a completed ephemeral run: input, tool result and answer in no history event, nothing in the store once the output is collected; standard keeps them', async () => {
+  const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
+  const std = await start(reader('standard'), input, tool);
+  expect((await std.result()).output).toBe(`the note says the code is ${tool}`);
   // The scan can fail: a standard run's start event holds the input, its store the tool result.
-  expect(await historyText(std.workflowId)).toContain(input);
+  const stdText = await historyText(std.workflowId);
+  expect(stdText).toContain(input);
+  expect(stdText).toContain(`the note says the code is ${tool}`);
   expect(storeFilesWith(tool).length).toBeGreaterThan(0);
 
-  const [input2, tool2, reply2] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
-  const eph = await start(reader('ephemeral', reply2), input2, tool2);
+  const [input2, tool2] = [phrase('INPUT'), phrase('TOOL')];
+  const eph = await start(reader('ephemeral'), input2, tool2);
   const result = await eph.result();
   expect(result.output).toEqual({ ephemeral_output: eph.workflowId, collect_with: `loom result ${eph.workflowId}` });
   const text = await historyText(eph.workflowId);
   expect(text).not.toContain(input2);
+  // Neither the tool result nor the model's answer quoting it: the answer is stored by the model activity (decision 269).
   expect(text).not.toContain(tool2);
   // Before collection the store holds the output only (no input, no tool result, no chain).
   expect(storeFilesWith(input2)).toEqual([]);
-  expect(storeFilesWith(tool2)).toEqual([]);
-  expect(storeFilesWith(reply2).length).toBe(1);
+  expect(storeFilesWith(tool2).length).toBe(1);
   expect(await ephemeralRecords(eph.workflowId)).toEqual([`${EPHEMERAL_OUTPUT_KIND}/${encodeURIComponent(eph.workflowId)}/`]);
 
   // The client collects it once (the real CLI); a second collection says plainly that it is gone.
   const first = await h.loom(['result', eph.workflowId, '--json']);
   expect(first.code).toBe(0);
-  expect(JSON.parse(first.out)).toBe(`the note says ${reply2}`);
-  expect(storeFilesWith(reply2)).toEqual([]);
+  expect(JSON.parse(first.out)).toBe(`the note says the code is ${tool2}`);
+  expect(storeFilesWith(tool2)).toEqual([]);
   expect(await ephemeralRecords(eph.workflowId)).toEqual([]);
   const again = await h.loom(['result', eph.workflowId]);
   expect(again.code).toBe(1);
@@ -125,8 +130,8 @@ test('a completed ephemeral run: input and tool result in no history event, noth
 });
 
 test('a failing ephemeral run (a limit after the tool call) leaves nothing in the store', async () => {
-  const [input, tool, reply] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
-  const eph = await start(reader('ephemeral', reply, { maxTurns: 1 }), input, tool);
+  const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
+  const eph = await start(reader('ephemeral', { maxTurns: 1 }), input, tool);
   await expect(eph.result()).rejects.toBeInstanceOf(WorkflowFailedError);
   const text = await historyText(eph.workflowId);
   expect(text).toContain('endEphemeralRun');
@@ -138,8 +143,8 @@ test('a failing ephemeral run (a limit after the tool call) leaves nothing in th
 });
 
 test('a cancelled ephemeral run (waiting for a tool approval) leaves nothing in the store', async () => {
-  const [input, tool, reply] = [phrase('INPUT'), phrase('TOOL'), phrase('REPLY')];
-  const eph = await start(reader('ephemeral', reply, { approval: true }), input, tool);
+  const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
+  const eph = await start(reader('ephemeral', { approval: true }), input, tool);
   await statusWhen(h, eph.workflowId, 'waiting for the approval', (s) => s.state === 'waiting_for_approval');
   expect(storeFilesWith(input).length).toBeGreaterThan(0);
   await eph.cancel();
@@ -149,4 +154,27 @@ test('a cancelled ephemeral run (waiting for a tool approval) leaves nothing in 
   expect(text).not.toContain(input);
   expect(storeFilesWith(input)).toEqual([]);
   expect(await ephemeralRecords(eph.workflowId)).toEqual([]);
+});
+
+test('loom run of an ephemeral agent prints the output it collects; afterwards loom result says it is gone', async () => {
+  // The execution-loop example (scripted model) with retention_class ephemeral.
+  const registry = path.join(h.home, 'registry-ephemeral');
+  fs.cpSync(path.join(EXAMPLES, 'execution-loop'), registry, { recursive: true });
+  const file = path.join(registry, 'agents', 'order-planner.agent.md');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('artifacts:\n  enabled: false\n', 'artifacts:\n  enabled: false\n  retention_class: ephemeral\n'));
+  expect(fs.readFileSync(file, 'utf8')).toContain('retention_class: ephemeral');
+  const r = await h.loom(['run', 'order-planner', '--registry', registry, '--json']);
+  expect(r.code).toBe(0);
+  // --json prints only the output: the run is the queue's order-planner run.
+  const id = (await h.startedOnQueue()).find((w) => w.startsWith('order-planner-'))!;
+  expect(id).toBeDefined();
+  const printed = JSON.parse(r.out.trim()) as unknown;
+  const result = await h.handle(id).result();
+  // The run's result names where the output was; the CLI printed the output itself, and collected it.
+  expect(result.output).toEqual({ ephemeral_output: id, collect_with: `loom result ${id}` });
+  expect(printed).not.toEqual(result.output);
+  expect(await ephemeralRecords(id)).toEqual([]);
+  const after = await h.loom(['result', id]);
+  expect(after.code).toBe(1);
+  expect(after.err).toMatch(/already collected \(by loom run or loom result\), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged/);
 });

@@ -23,7 +23,7 @@ export async function endEphemeral(rx: ReactRun, result?: AgentRunResult): Promi
   const end = await CancellationScope.nonCancellable(() =>
     rx.acts.endEphemeralRun.executeWithOptions(
       { startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 10, initialInterval: '1 second' }, summary: 'ephemeral run: delete what it stored' },
-      [{ agent_id: rx.input.agent_id, ...(result ? { output: result.output } : {}) }],
+      [{ agent_id: rx.input.agent_id, ...(result ? (rx.st.output_ref ? { output_ref: rx.st.output_ref } : { output: result.output }) : {}) }],
     ),
   );
   if (!result) return undefined;

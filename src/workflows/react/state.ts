@@ -39,6 +39,8 @@ export interface ReactState {
   memory_input?: BlobRef;
   /** retention_class ephemeral (react/ephemeral.ts; patch `ephemeral-run`): the run deletes what it stored as it ends. */
   ephemeral?: boolean;
+  /** An ephemeral run's final answer, stored by the model activity (decision 269). */
+  output_ref?: BlobRef;
 }
 
 /** The state of this run: fresh, or carried from the previous run of the chain. */

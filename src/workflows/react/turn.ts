@@ -122,6 +122,8 @@ async function finalAnswer(rx: ReactRun, out: ModelTurnOutput, turn: number): Pr
   const check = out.output_check ?? { ok: true as const, value: out.message.content ?? '' };
   if (check.ok) {
     await refuseBlockedContent(rx, out.head);
+    // An ephemeral run's answer is in the store (decision 269): its end keeps it for the client.
+    if (out.output_ref) st.output_ref = out.output_ref;
     if (!rx.guarded('output')) return { result: shell.result(check.value) };
     const g = await guardOutput(rx, out.head, check.value, turn);
     return g === 'retry' ? 'again' : { result: shell.result(g.output) };
