@@ -52,6 +52,10 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
 
   constructor(private readonly loc: S3Location, extra: Partial<S3ClientConfig> = {}) {
+    // The pinned SDK (3.1175.0) supports Node 20 (package.json engines), but prints a warning on
+    // every CLI command that SDK releases from 2027 on need Node 22; the pin is the answer, so the
+    // warning is turned off unless the user set the SDK's own switch (decision 291).
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.client = new S3Client({
       region: loc.region,
       ...(loc.endpoint ? { endpoint: loc.endpoint, forcePathStyle: true } : {}),
@@ -148,7 +152,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async putObject(key: string, body: Buffer | string, what: string, meta?: Record<string, string>): Promise<void> {
-    await this.send(what, (c) => c.send(new PutObjectCommand({ Bucket: this.loc.bucket, Key: key, Body: body, ...(meta ? { Metadata: meta } : {}) })));
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    await this.send(what, (c) => c.send(new PutObjectCommand({ Bucket: this.loc.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ...(meta ? { Metadata: meta } : {}) })));
   }
 
   private async deleteObject(key: string, what: string): Promise<void> {

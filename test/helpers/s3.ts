@@ -57,6 +57,7 @@ function waitForPort(port: number, proc: ChildProcess, log: () => string, timeou
 export async function startTestS3(prefix = 'loom-s3'): Promise<TestS3> {
   process.env.AWS_ACCESS_KEY_ID ??= TEST_S3_KEY_ID;
   process.env.AWS_SECRET_ACCESS_KEY ??= TEST_S3_SECRET;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // as src/store/s3.ts does
   const bin = s3ServerPath();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
   const port = await freePort();
