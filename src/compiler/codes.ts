@@ -133,4 +133,5 @@ export const CODES: Record<string, CodeInfo> = {
   AGL043: { severity: 'warning', title: '`release.changelog` not newest first, or an entry newer than the agent version' },
   AGL044: { severity: 'warning', title: 'All three observability signals disabled on an active agent', seed: 'Disabling all three signal types for a production agent' },
   AGL050: { severity: 'warning', title: '`artifacts.retention_class: ephemeral`: what it keeps out of durable storage and what it does not' },
+  AGL051: { severity: 'warning', title: '`artifacts.retention_class: ephemeral` with memory collections or child runs (delegation, agent tools, escalation agents) that it cannot keep out of the store' },
 };

@@ -680,6 +680,18 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const rc = art.retention_class;
   // Decision 264: what ephemeral keeps out of durable storage, and what it does not (never silence).
   if (rc === 'ephemeral') ctx.warn(['artifacts', 'retention_class'], 'AGL050', EPHEMERAL_SCOPE);
+  if (rc === 'ephemeral') {
+    // Decision 270: what an ephemeral run cannot keep out of the store, named rather than silent.
+    const kept: string[] = [];
+    if (readC.length || writeC.length) kept.push('memory collections (loom run/start refuse the run: entries outlive it)');
+    const children = [
+      ...(orch.can_delegate === true ? ['delegate_to_agent'] : []),
+      ...toolRefs.filter((t) => t.kind === 'agent').map((t) => `agent tool ${t.tool_id}`),
+      ...escalation.filter((r) => r.target.type === 'agent').map((r) => `escalation agent ${r.target.id}`),
+    ];
+    if (children.length) kept.push(`child runs (${[...new Set(children)].join(', ')}), which are not ephemeral: they keep what they store and their input and results are in this run's history`);
+    if (kept.length) ctx.warn(['artifacts', 'retention_class'], 'AGL051', `retention_class ephemeral with ${kept.join('; and ')}`);
+  }
   const st = asObj(d.state);
   // seed 001 state: max_state_tokens must be less than the input budget (max_input_chars at ~4 characters a token, else the model's window).
   const stateTokens = asNum(st.max_state_tokens);
