@@ -1,7 +1,8 @@
 /**
- * `npm run bench:store`: put/get latency and throughput of the two store backends in one run —
- * the folder (the baseline) and PostgreSQL (a private server started like the tests do, or the
- * database in BENCH_STORE_URL) — for 1 KB, 64 KB and 1 MB blobs, sequential (latency p50/p95) and
+ * `npm run bench:store`: put/get latency and throughput of the three store backends in one run —
+ * the folder (the baseline), PostgreSQL (a private server started like the tests do, or the
+ * database in BENCH_STORE_URL) and S3 (a private gofakes3 on 127.0.0.1 started like the tests do,
+ * or the bucket in BENCH_S3_URL with the AWS_* credentials of the environment) — for 1 KB, 64 KB and 1 MB blobs, sequential (latency p50/p95) and
  * 16 in flight (ops/s and MB/s), plus a 100-message conversation appended and read back cold
  * through the MessageStore (what model turns do). Prints a Markdown table with the load average.
  * BENCH_STORE_N (default 200) sets the operations per row.
@@ -10,10 +11,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { createHash, randomBytes } from 'crypto';
-import { BlobStore, FileBlobStore, PostgresBlobStore, parseStoreUrl } from '../src/store';
+import { BlobStore, FileBlobStore, PostgresBlobStore, S3BlobStore, parseStoreUrl } from '../src/store';
 import { MessageStore } from '../src/activities/message-store';
 import type { BlobRef } from '../src/shared/contract';
 import { startTestPostgres, TestPostgres } from '../test/helpers/postgres';
+import { startTestS3, TestS3 } from '../test/helpers/s3';
 
 const N = Number(process.env.BENCH_STORE_N ?? 200);
 const SIZES: [string, number][] = [['1 KB', 1024], ['64 KB', 64 * 1024], ['1 MB', 1024 * 1024]];
@@ -82,6 +84,8 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-store-'));
   let pg: TestPostgres | undefined;
   let pgStore: PostgresBlobStore | undefined;
+  let s3: TestS3 | undefined;
+  let s3Store: S3BlobStore | undefined;
   try {
     let url = process.env.BENCH_STORE_URL;
     if (!url) {
@@ -91,8 +95,20 @@ async function main(): Promise<void> {
     const loc = parseStoreUrl(url);
     if (loc.kind !== 'postgres') throw new Error('BENCH_STORE_URL must be a postgres:// URL');
     pgStore = new PostgresBlobStore(loc);
-    process.stderr.write(`bench:store: folder ${dir} vs ${loc.display}, ${N} operations per row, ${IN_FLIGHT} in flight for throughput\n`);
-    const rows = [...(await benchBackend('folder', new FileBlobStore(path.join(dir, 'store')))), ...(await benchBackend('postgres', pgStore))];
+    let s3url = process.env.BENCH_S3_URL;
+    if (!s3url) {
+      s3 = await startTestS3('loom-bench-s3');
+      s3url = s3.urlFor(await s3.bucket('loom-bench'), 'bench');
+    }
+    const s3loc = parseStoreUrl(s3url);
+    if (s3loc.kind !== 's3') throw new Error('BENCH_S3_URL must be an s3:// URL');
+    s3Store = new S3BlobStore(s3loc);
+    process.stderr.write(`bench:store: folder ${dir} vs ${loc.display} vs ${s3loc.display}${s3 ? ' (gofakes3, filesystem backend)' : ''}, ${N} operations per row, ${IN_FLIGHT} in flight for throughput\n`);
+    const rows = [
+      ...(await benchBackend('folder', new FileBlobStore(path.join(dir, 'store')))),
+      ...(await benchBackend('postgres', pgStore)),
+      ...(await benchBackend('s3', s3Store)),
+    ];
     const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '—');
     const base = new Map(rows.filter((r) => r.backend === 'folder').map((r) => [`${r.op}|${r.size}`, r]));
     console.log('| backend | operation | size | p50 ms | p95 ms | ops/s (16 in flight) | MB/s | p50 vs folder | load (1 min) |');
@@ -104,6 +120,8 @@ async function main(): Promise<void> {
   } finally {
     await pgStore?.close();
     pg?.destroy();
+    await s3Store?.close();
+    await s3?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
