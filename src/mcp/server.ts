@@ -99,7 +99,15 @@ export function createLoomMcpServer(s: LoomSession, opts: { registry: string }):
       h.result(),
       new Promise((_, reject) => extra.signal.addEventListener('abort', () => reject(new ToolRefusal('cancelled by the client; the run goes on')), { once: true })),
     ])) as { output?: JsonValue } | undefined;
-    return { workflow_id, done: true, output: (result?.output ?? result ?? null) as JsonValue };
+    const output = (result?.output ?? result ?? null) as JsonValue;
+    // An ephemeral run's output waits in the store: collected once, like `loom result` (decision 263).
+    const { ephemeralOutputRef } = await import('../activities/ephemeral');
+    if (ephemeralOutputRef(output)) {
+      const kept = await (await import('../cli/run-flow')).collectOutput(workflow_id);
+      if (!kept) throw new ToolRefusal(`${workflow_id} is an ephemeral run and its output is no longer in the store: it was already collected, or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged`);
+      return { workflow_id, done: true, output: kept.output as JsonValue };
+    }
+    return { workflow_id, done: true, output };
   }));
 
   server.registerTool('list_pending_decisions', {

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { compileBundle, publishBundle } from '../../src/compiler';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CliHarness, DEMO_REGISTRY, LOOM_BIN, ROOT, spawnCli, startCliHarness, until } from '../cli/harness';
+import { CliHarness, DEMO_REGISTRY, EXAMPLES, LOOM_BIN, ROOT, spawnCli, startCliHarness, until } from '../cli/harness';
 
 let h: CliHarness;
 let client: Client;
@@ -22,6 +22,13 @@ beforeAll(async () => {
   fs.cpSync(DEMO_REGISTRY, registry, { recursive: true });
   const { bundle } = compileBundle(registry, 'trip-planner');
   expect(publishBundle(registry, bundle!).ok).toBe(true);
+  // The execution-loop example beside it (existing files kept), made ephemeral (decisions 261-263).
+  fs.cpSync(path.join(EXAMPLES, 'execution-loop'), registry, { recursive: true, force: false });
+  const planner = path.join(registry, 'agents', 'order-planner.agent.md');
+  fs.writeFileSync(planner, fs.readFileSync(planner, 'utf8').replace('artifacts:\n  enabled: false\n', 'artifacts:\n  enabled: false\n  retention_class: ephemeral\n'));
+  const ephemeral = compileBundle(registry, 'order-planner').bundle;
+  expect(ephemeral?.agents['order-planner'].artifacts.retention_class).toBe('ephemeral');
+  expect(publishBundle(registry, ephemeral!).ok).toBe(true);
   client = new Client({ name: 'loom-mcp-test', version: '1.0.0' });
   const env = Object.fromEntries(Object.entries(h.env).filter(([, v]) => v !== undefined)) as Record<string, string>;
   await client.connect(new StdioClientTransport({ command: 'node', args: [LOOM_BIN, 'mcp', '--registry', registry], env, cwd: ROOT, stderr: 'inherit' }));
@@ -65,6 +72,21 @@ test('start a published agent, see it wait for approval, approve, get the result
   const output = res.structuredContent!.output as Record<string, unknown>;
   expect(output).toMatchObject({ destination: 'Porto', total_cost_eur: 350 });
   expect(output.itinerary_saved).toMatchObject({ path: 'itinerary.md' });
+});
+
+test('an ephemeral agent\'s output is collected once by get_result; the run\'s result holds only where it was', async () => {
+  const started = await call('start_run', { agent_id: 'order-planner' });
+  expect(started.isError).toBeFalsy();
+  const id = String(started.structuredContent!.workflow_id);
+  const res = await call('get_result', { workflow_id: id, wait: true });
+  expect(res.isError).toBeFalsy();
+  expect(res.structuredContent).toMatchObject({ done: true });
+  expect((await h.handle(id).result()).output).toEqual({ ephemeral_output: id, collect_with: `loom result ${id}` });
+  expect(res.structuredContent!.output).not.toEqual({ ephemeral_output: id, collect_with: `loom result ${id}` });
+  expect(res.structuredContent!.output).toBeDefined();
+  const again = await call('get_result', { workflow_id: id, wait: true });
+  expect(again.isError).toBe(true);
+  expect(again.content[0].text).toMatch(/is an ephemeral run and its output is no longer in the store: it was already collected/);
 });
 
 test('an agent that is not published is refused with what to run', async () => {
