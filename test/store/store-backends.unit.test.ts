@@ -345,3 +345,16 @@ describe('LOOM_STORE_URL s3', () => {
     if (/credential/.test(why)) expect(msg).toContain('set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
   });
 });
+
+test('the encrypted store over s3: objects in the bucket are sealed, read back plain through the store', async () => {
+  const bucket = await s3.bucket('loom-sealed');
+  const sealed = new EncryptedBlobStore(s3Store(s3.urlFor(bucket, 'enc')), codecKeysFromEnv({ LOOM_CODEC_KEY: 'k1:' + Buffer.alloc(32, 9).toString('base64') }));
+  const ref = await sealed.put('plain secret text');
+  await sealed.setRecord('session', 'one', 'record secret text');
+  expect((await sealed.get(ref)).toString()).toBe('plain secret text');
+  expect(await sealed.listRecords('session', '')).toEqual([{ key: 'one', value: 'record secret text' }]);
+  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+  const raw = async (Key: string) => Buffer.from(await (await s3.client.send(new GetObjectCommand({ Bucket: bucket, Key }))).Body!.transformToByteArray()).toString('latin1');
+  expect(await raw(`enc/blobs/${ref.hash.slice('sha256:'.length)}`)).not.toContain('plain secret text');
+  expect(await raw('enc/records/session/kone')).not.toContain('record secret text');
+});
