@@ -276,7 +276,7 @@ describe('s3 backend specifics', () => {
     }
   });
 
-  test('a missing bucket is a clear, non-retryable error saying what to create', async () => {
+  test('a missing bucket is a clear error (not StoreUnavailable) saying what to create', async () => {
     const s = s3Store(s3.urlFor('no-such-bucket-here', 'x'));
     for (const op of [() => s.put('x'), () => s.get({ hash: hashOf('x') }), () => s.has({ hash: hashOf('x') }), () => s.getRecord('k', 'v')]) {
       const err = await op().then(() => undefined, (e: Error) => e);
