@@ -178,3 +178,25 @@ test('loom run of an ephemeral agent prints the output it collects; afterwards l
   expect(after.code).toBe(1);
   expect(after.err).toMatch(/already collected \(by loom run or loom result\), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged/);
 });
+
+test('an output nobody collects is deleted by the artifacts purge after LOOM_EPHEMERAL_PICKUP_HOURS', async () => {
+  const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
+  const eph = await start(reader('ephemeral'), input, tool);
+  await eph.result();
+  expect(await ephemeralRecords(eph.workflowId)).toEqual([`${EPHEMERAL_OUTPUT_KIND}/${encodeURIComponent(eph.workflowId)}/`]);
+  // The worker (this process) reads the window as the purge runs: 0.0001 h is 0.36 s.
+  process.env.LOOM_EPHEMERAL_PICKUP_HOURS = '0.0001';
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    const purge = await h.loom(['artifacts', 'purge']);
+    expect(purge.err).toBe('');
+    expect(purge.out).toMatch(/, and [1-9]\d* uncollected ephemeral output\(s\)\n$/);
+  } finally {
+    delete process.env.LOOM_EPHEMERAL_PICKUP_HOURS;
+  }
+  expect(await ephemeralRecords(eph.workflowId)).toEqual([]);
+  expect(storeFilesWith(tool)).toEqual([]);
+  const late = await h.loom(['result', eph.workflowId]);
+  expect(late.code).toBe(1);
+  expect(late.err).toMatch(/not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged/);
+});

@@ -38,8 +38,10 @@ async function purge(flags: Record<string, string | true>): Promise<number> {
       return 0;
     }
     if (flags.every !== undefined) throw new UsageError('--every goes with --schedule');
-    const out = (await s.client.workflow.execute('artifactsPurgeWorkflow', { taskQueue, workflowId: `loom-artifacts-purge-${Date.now()}`, args: [] })) as { purged: number; store: string };
-    process.stdout.write(`purged ${out.purged} expired artifact(s) from ${out.store}\n`);
+    const out = (await s.client.workflow.execute('artifactsPurgeWorkflow', { taskQueue, workflowId: `loom-artifacts-purge-${Date.now()}`, args: [] })) as { purged: number; store: string; ephemeral_outputs?: number };
+    // Ephemeral runs' outputs nobody collected within LOOM_EPHEMERAL_PICKUP_HOURS (decision 263).
+    const uncollected = out.ephemeral_outputs ? `, and ${out.ephemeral_outputs} uncollected ephemeral output(s)` : '';
+    process.stdout.write(`purged ${out.purged} expired artifact(s) from ${out.store}${uncollected}\n`);
     return 0;
   } finally {
     await s.close();
