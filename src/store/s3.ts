@@ -13,15 +13,9 @@
  * (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, …) or, for a tenant store, from
  * its credentials_ref — never from the URL, never in a payload.
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
+// Types only at load: the SDK is imported on first use, so a CLI command or a worker on another
+// backend never pays for loading it (as postgres.ts does with `pg`).
+import type { HeadObjectCommandOutput, ListObjectsV2CommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { BlobRef } from '../shared/contract';
 import { hashOf, infoOf } from './file';
 import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord, StoreUnavailableError } from './types';
@@ -48,15 +42,18 @@ interface SdkError {
 /** Error names of the SDK and Node that mean "cannot talk to the endpoint now". */
 const UNAVAILABLE = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|TimeoutError|RequestTimeout|RequestTimeoutException|ServiceUnavailable|SlowDown|InternalError|ThrottlingException|NetworkingError)$/;
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+
 export class S3BlobStore implements BlobStore {
-  private readonly client: S3Client;
+  private clientP?: Promise<{ sdk: Sdk; client: S3Client }>;
+  private readonly config: S3ClientConfig;
 
   constructor(private readonly loc: S3Location, extra: Partial<S3ClientConfig> = {}) {
     // The pinned SDK (3.1175.0) supports Node 20 (package.json engines), but prints a warning on
     // every CLI command that SDK releases from 2027 on need Node 22; the pin is the answer, so the
     // warning is turned off unless the user set the SDK's own switch (decision 291).
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    this.client = new S3Client({
+    this.config = {
       region: loc.region,
       ...(loc.endpoint ? { endpoint: loc.endpoint, forcePathStyle: true } : {}),
       ...(loc.credentials ? { credentials: loc.credentials } : {}),
@@ -68,7 +65,28 @@ export class S3BlobStore implements BlobStore {
       maxAttempts: 2,
       requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
       ...extra,
-    });
+    };
+  }
+
+  private connect(): Promise<{ sdk: Sdk; client: S3Client }> {
+    return (this.clientP ??= import('@aws-sdk/client-s3').then((sdk) => ({ sdk, client: new sdk.S3Client(this.config) })));
+  }
+
+  // The five S3 calls this backend makes, unclassified (callers name what failed).
+  private async headRaw(key: string): Promise<HeadObjectCommandOutput> {
+    const { sdk, client } = await this.connect();
+    return client.send(new sdk.HeadObjectCommand({ Bucket: this.loc.bucket, Key: key }));
+  }
+
+  private async getRaw(key: string): Promise<{ body: Buffer; meta: Record<string, string> }> {
+    const { sdk, client } = await this.connect();
+    const r = await client.send(new sdk.GetObjectCommand({ Bucket: this.loc.bucket, Key: key }));
+    return { body: r.Body ? Buffer.from(await r.Body.transformToByteArray()) : Buffer.alloc(0), meta: r.Metadata ?? {} };
+  }
+
+  private async listRaw(prefix: string | undefined, token?: string, maxKeys?: number): Promise<ListObjectsV2CommandOutput> {
+    const { sdk, client } = await this.connect();
+    return client.send(new sdk.ListObjectsV2Command({ Bucket: this.loc.bucket, ...(prefix !== undefined ? { Prefix: prefix } : {}), ...(token ? { ContinuationToken: token } : {}), ...(maxKeys ? { MaxKeys: maxKeys } : {}) }));
   }
 
   get location(): string {
@@ -80,9 +98,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Send a command; every failure is a named, classified error (StoreUnavailable when retrying can help). */
-  private async send<T>(what: string, call: (c: S3Client) => Promise<T>): Promise<T> {
+  private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await call(this.client);
+      return await call();
     } catch (err) {
       throw this.classify(what, err);
     }
@@ -128,9 +146,7 @@ export class S3BlobStore implements BlobStore {
   /** GET an object's bytes and metadata, null when the key is absent. */
   private async getObject(key: string, what: string): Promise<{ body: Buffer; meta: Record<string, string> } | null> {
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.loc.bucket, Key: key }));
-      const bytes = r.Body ? Buffer.from(await r.Body.transformToByteArray()) : Buffer.alloc(0);
-      return { body: bytes, meta: r.Metadata ?? {} };
+      return await this.getRaw(key);
     } catch (err) {
       if (this.isMissing(err)) return null;
       throw this.classify(what, err);
@@ -139,12 +155,12 @@ export class S3BlobStore implements BlobStore {
 
   private async exists(key: string, what: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.loc.bucket, Key: key }));
+      await this.headRaw(key);
       return true;
     } catch (err) {
       if (this.isMissing(err)) {
         // HEAD has no body, so a missing bucket is a bare 404 too: tell them apart by listing.
-        await this.send('checking the bucket', (c) => c.send(new ListObjectsV2Command({ Bucket: this.loc.bucket, MaxKeys: 1 })));
+        await this.send('checking the bucket', () => this.listRaw(undefined, undefined, 1));
         return false;
       }
       throw this.classify(what, err);
@@ -153,11 +169,17 @@ export class S3BlobStore implements BlobStore {
 
   private async putObject(key: string, body: Buffer | string, what: string, meta?: Record<string, string>): Promise<void> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    await this.send(what, (c) => c.send(new PutObjectCommand({ Bucket: this.loc.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ...(meta ? { Metadata: meta } : {}) })));
+    await this.send(what, async () => {
+      const { sdk, client } = await this.connect();
+      return client.send(new sdk.PutObjectCommand({ Bucket: this.loc.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ...(meta ? { Metadata: meta } : {}) }));
+    });
   }
 
   private async deleteObject(key: string, what: string): Promise<void> {
-    await this.send(what, (c) => c.send(new DeleteObjectCommand({ Bucket: this.loc.bucket, Key: key })));
+    await this.send(what, async () => {
+      const { sdk, client } = await this.connect();
+      return client.send(new sdk.DeleteObjectCommand({ Bucket: this.loc.bucket, Key: key }));
+    });
   }
 
   /** Every key under `prefix`, following ListObjectsV2 continuation tokens. */
@@ -165,7 +187,7 @@ export class S3BlobStore implements BlobStore {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const r = await this.send(what, (c) => c.send(new ListObjectsV2Command({ Bucket: this.loc.bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) })));
+      const r = await this.send(what, () => this.listRaw(prefix, token));
       for (const o of r.Contents ?? []) {
         if (!o.Key) continue;
         if (stopAfter?.(o.Key)) return keys;
@@ -268,7 +290,7 @@ export class S3BlobStore implements BlobStore {
     const infos = await Promise.all(
       keys.map(async (k) => {
         try {
-          const h = await this.client.send(new HeadObjectCommand({ Bucket: this.loc.bucket, Key: k }));
+          const h = await this.headRaw(k);
           return this.infoFrom(h.Metadata ?? {}, k);
         } catch (err) {
           if (this.isMissing(err)) return null; // purged between the listing and the HEAD
@@ -297,7 +319,7 @@ export class S3BlobStore implements BlobStore {
       // The artifact may have been rewritten with a later expiry since this marker: check its own info.
       let info: ArtifactInfo | null = null;
       try {
-        info = this.infoFrom((await this.client.send(new HeadObjectCommand({ Bucket: this.loc.bucket, Key: k }))).Metadata ?? {}, k);
+        info = this.infoFrom((await this.headRaw(k)).Metadata ?? {}, k);
       } catch (err) {
         if (!this.isMissing(err)) throw err instanceof Error && /loom-info/.test(err.message) ? err : this.classify('purging artifacts', err);
       }
@@ -311,6 +333,6 @@ export class S3BlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.clientP) (await this.clientP).client.destroy();
   }
 }
