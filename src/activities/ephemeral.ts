@@ -17,6 +17,8 @@ import type { BlobRef } from '../shared/contract';
 import type { BlobStore, StoredRecord } from '../store/types';
 import type { ArtifactInfo, StoredArtifact } from '../store/types';
 import { hashOf } from '../store/file';
+import type { JsonObject } from '../compiler/types';
+import { argsWithRef, splitArgs, storedArgsRef, type StoredArgs } from '../runtime/ephemeral-args';
 import {
   EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND, ephemeralRunKey, ephemeralSalt, ephemeralWrittenKey,
   KeptOutput, outputExpired, parseEphemeralWrittenKey, pickupHoursFromEnv, type EphemeralWrite,
@@ -152,6 +154,24 @@ export class EphemeralTrackingStore implements BlobStore {
   close(): Promise<void> {
     return this.inner.close();
   }
+}
+
+/**
+ * An ephemeral run's tool call arguments (decision 283): stored salted (the tracking store lists
+ * the blob for deletion), and the reference the workflow gets instead (src/runtime/ephemeral-args.ts).
+ */
+export async function storeCallArgs(blobs: BlobStore, salt: string, args: JsonObject, sensitiveFields: readonly string[] = []): Promise<JsonObject> {
+  const { stored, kept } = splitArgs(args);
+  const body: StoredArgs = { format: 'agentloom.args/v1', args: stored, salt, ...(sensitiveFields.length ? { sensitive_fields: [...sensitiveFields] } : {}) };
+  return argsWithRef(await blobs.putJson(body), kept);
+}
+
+/** The arguments behind a stored-arguments reference (other arguments as they are). */
+export async function resolveArgs(blobs: BlobStore, args: JsonObject): Promise<JsonObject> {
+  const ref = storedArgsRef(args);
+  if (!ref) return args;
+  if (!(await blobs.has(ref))) throw new Error(`the tool call's arguments (${ref.hash}) are no longer in the store: the ephemeral run that stored them has ended`);
+  return (await blobs.getJson<StoredArgs>(ref)).args;
 }
 
 /** Delete everything `runId` created and its mark; returns how many blobs and records went. */

@@ -31,6 +31,7 @@ import type { AppendItem, Message } from '../runtime/messages';
 import { stripFence, wantsText } from '../runtime/output';
 import { BundleCache, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
+import { storeCallArgs, resolveArgs } from './ephemeral';
 import { openBlobStore } from './blob-store';
 import { blockedContentProvider } from '../policies/content';
 import { luhn } from '../policies/pii';
@@ -472,6 +473,12 @@ export interface GuardrailVerdict {
   value?: JsonValue;
   args?: JsonObject;
   preview?: string;
+  /**
+   * An ephemeral run (decision 283): a transformed final answer (head subjects) is stored here
+   * instead of in `value`/`text`, and transformed arguments come back by reference in `args`;
+   * no `preview`.
+   */
+  value_ref?: BlobRef;
 }
 
 export interface RunGuardrailsOutput {
@@ -482,6 +489,20 @@ export interface RunGuardrailsOutput {
   first_triggered?: string;
   /** Inline message subjects: the (possibly transformed) message, stored, so the workflow passes a ref on. */
   stored?: BlobRef;
+}
+
+/** An ephemeral run's transformed subject goes back by reference, without a preview (decision 283); true for such a run. */
+async function keepVerdictOutOfHistory(messages: MessageStore, verdict: GuardrailVerdict, sensitiveFields: readonly string[]): Promise<boolean> {
+  const salt = await messages.salt();
+  if (salt === undefined) return false;
+  delete verdict.preview;
+  if (verdict.args !== undefined) verdict.args = await storeCallArgs(messages.blobs, salt, verdict.args, sensitiveFields);
+  else if (verdict.value !== undefined) {
+    verdict.value_ref = await messages.blobs.putJson({ format: 'agentloom.output/v1', value: verdict.value, salt });
+    delete verdict.value;
+    delete verdict.text;
+  }
+  return true;
 }
 
 function logInfo(message: string, attrs: Record<string, unknown>): void {
@@ -503,7 +524,8 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
       let subject: JsonValue;
       let msg: Message | undefined;
       let jsonOutput = false;
-      if (inp.args !== undefined) subject = inp.args;
+      // An ephemeral run's tool call arguments arrive by reference (decision 283).
+      if (inp.args !== undefined) subject = await resolveArgs(deps.messages.blobs, inp.args);
       else if (inp.value !== undefined) subject = inp.value;
       else if (inp.message !== undefined) {
         msg = 'ref' in inp.message ? await deps.messages.getLoose(inp.message.ref) : inp.message.message;
@@ -542,12 +564,14 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
           verdict.text = jsonOutput ? JSON.stringify(out.subject) : subjectText(out.subject);
         } else if (!msg) verdict.text = subjectText(out.subject);
       }
+      // An ephemeral run's history holds no transformed subject (decision 283).
+      const ephemeral = await keepVerdictOutOfHistory(deps.messages, verdict, agent.tools.refs.find((t) => t.tool_id === inp.tool)?.sensitive_fields ?? []);
       for (const r of out.results) {
         if (!r.passed) logInfo('guardrail triggered', { agent_id: inp.agent_id, position: inp.position, guardrail: r.ref, action: r.action, score: r.score, tool: inp.tool });
       }
       return {
         verdict,
-        results: out.results,
+        results: ephemeral ? out.results.map(({ transformed_text: _kept, ...r }) => r) : out.results,
         warnings: out.warnings,
         triggered: out.triggered,
         ...(out.first_triggered ? { first_triggered: out.first_triggered } : {}),

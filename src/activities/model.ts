@@ -19,6 +19,8 @@ import { redactModelReply, redactModelTurn } from './policies';
 import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
 import { callStreamedSignal, streamedCallsQuery } from '../shared/handlers';
 import { StreamTextSink } from './stream-text';
+import { storeCallArgs } from './ephemeral';
+import { storedArgsRef } from '../runtime/ephemeral-args';
 import { chunkLimit, chunksInToolResult, citationProblem, citationsRequired, groundingProblem, groundingRequired, inlineChunks, requiredKnowledgeBlock, type KnowledgeChunk } from '../runtime/knowledge-search';
 import { backendChunks } from './knowledge';
 
@@ -294,7 +296,16 @@ function streamChannels(deps: ModelDeps, agent: CompiledAgent, inp: ModelTurnInp
   const sink = inp.stream?.text && wid ? new StreamTextSink(deps.messages.blobs, wid, inp.turn, info?.attempt ?? 1) : undefined;
   const rawText = sink && !agent.policies.pii_redaction;
   const hooks: Pick<ProviderRequest, 'onCall' | 'onText'> = {
-    ...(handle ? { onCall: async (call: ToolCall) => { if (registry.has(call.name)) await handle.signal(callStreamedSignal, { turn: inp.turn, call }); } } : {}),
+    ...(handle
+      ? {
+          onCall: async (call: ToolCall) => {
+            if (!registry.has(call.name)) return;
+            // An ephemeral run's streamed call carries its arguments by reference too (decision 283).
+            const salt = await deps.messages.salt();
+            await handle.signal(callStreamedSignal, { turn: inp.turn, call: salt === undefined ? call : await callOutOfHistory(deps.messages.blobs, salt, agent, call) });
+          },
+        }
+      : {}),
     ...(rawText ? { onText: (delta: string) => sink.add(delta) } : {}),
   };
   return {
@@ -310,19 +321,30 @@ function streamChannels(deps: ModelDeps, agent: CompiledAgent, inp: ModelTurnInp
 }
 
 /**
- * An ephemeral run's reply text stays in the store (decision 269): tool-call turns return no
- * content, and a checked final answer is stored (salted, listed for deletion) and returned by
- * reference. Not when output guardrails read the answer in the workflow (they take it as input).
+ * An ephemeral run's reply text stays in the store (decisions 269, 283): tool-call turns return no
+ * content and each registry tool call's arguments by reference (stored salted, listed for
+ * deletion); a final answer returns no content, and a checked one is stored and returned by
+ * reference (output guardrails read it from the conversation's head, src/activities/guardrails.ts).
  */
 async function keepOutOfHistory(messages: MessageStore, agent: CompiledAgent, out: ModelTurnOutput): Promise<ModelTurnOutput> {
   const salt = await messages.salt();
   if (salt === undefined) return out;
+  delete out.message.content;
   if (out.message.tool_calls?.length) {
-    delete out.message.content;
+    out.message.tool_calls = await Promise.all(out.message.tool_calls.map((c) => callOutOfHistory(messages.blobs, salt, agent, c)));
     return out;
   }
-  if (!out.output_check?.ok || (agent.guardrails?.output?.length ?? 0) > 0) return out;
+  if (!out.output_check?.ok) return out;
   const output_ref = await messages.blobs.putJson({ format: 'agentloom.output/v1', value: out.output_check.value, salt });
-  delete out.message.content;
   return { ...out, output_check: { ok: true, value: null }, output_ref };
+}
+
+/**
+ * A call of a registry tool (not an agent tool, whose child run takes the arguments as its input,
+ * nor a runtime tool: delegation, escalation, a hand-off) gets its arguments by reference.
+ */
+async function callOutOfHistory(blobs: MessageStore['blobs'], salt: string, agent: CompiledAgent, call: ToolCall): Promise<ToolCall> {
+  const tool = agent.tools.refs.find((t) => t.tool_id === call.name);
+  if (!tool || tool.kind === 'agent' || storedArgsRef(call.arguments)) return call;
+  return { ...call, arguments: await storeCallArgs(blobs, salt, call.arguments ?? {}, tool.sensitive_fields ?? []) };
 }

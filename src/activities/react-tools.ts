@@ -15,6 +15,7 @@ import type { Message } from '../runtime/messages';
 import { sourcesWithAgentRetrieval } from '../runtime/knowledge-search';
 import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
+import { resolveArgs } from './ephemeral';
 
 export interface RunToolInput {
   bundle: BlobRef;
@@ -149,7 +150,9 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
 
   return {
     async runTool(inp: RunToolInput): Promise<RunToolOutput> {
-      const r = await withHeartbeat(() => execute(inp));
+      // An ephemeral run's call carries its arguments by reference (decision 283).
+      const args = await resolveArgs(deps.messages.blobs, inp.args);
+      const r = await withHeartbeat(() => execute({ ...inp, args }));
       const msg: Message = { role: 'tool', content: r.text, tool_call_id: inp.call_id, name: inp.tool };
       if (r.is_error) msg.is_error = true;
       const ref = await deps.messages.putLoose(msg);
@@ -161,7 +164,7 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
     async checkToolArgs(inp: { bundle: BlobRef; agent_id: string; tool: string; args: JsonObject }): Promise<{ ok: boolean; error?: string }> {
       const tool = await findTool(inp.bundle, inp.agent_id, inp.tool);
       if (!tool) return { ok: true };
-      const bad = schemaError(tool.input_schema, inp.args);
+      const bad = schemaError(tool.input_schema, await resolveArgs(deps.messages.blobs, inp.args));
       return bad ? { ok: false, error: `invalid arguments for tool ${tool.tool_id}: ${bad}` } : { ok: true };
     },
   };

@@ -6,6 +6,7 @@
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';
 import { statusQuery } from '../shared/handlers';
+import { storedArgsRef } from '../runtime/ephemeral-args';
 import type { BlobStore } from '../store/types';
 import { parseStreamRecord, STREAM_RECORD_KIND, StreamTextRecord } from '../activities/stream-text';
 
@@ -32,7 +33,9 @@ export function watchRun(
     for (const p of s.pending_approvals ?? []) {
       if (announced.has(p.call_id)) continue;
       announced.add(p.call_id);
-      say(`  awaiting approval: ${p.tool} ${JSON.stringify(p.arguments)} (${p.reason})`);
+      // An ephemeral run's arguments are in the store (decision 283): `loom status` reads them there.
+      const args = storedArgsRef(p.arguments) ? `(arguments in the store: loom status ${handle.workflowId} shows them)` : JSON.stringify(p.arguments);
+      say(`  awaiting approval: ${p.tool} ${args} (${p.reason})`);
       if (opts.hints !== false) say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`);
     }
     if (s.escalation) {

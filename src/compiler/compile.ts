@@ -22,7 +22,7 @@ import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
 type Obj = Record<string, unknown>;
 
 /** AGL050: the scope of `retention_class: ephemeral` (decisions 261-264; src/activities/ephemeral.ts). */
-const EPHEMERAL_SCOPE = 'retention_class ephemeral: a root agf.react run (loom run/start) keeps its input out of the run\'s history and deletes everything it stored (input, conversation, tool results) as it ends, keeping the final output only until it is collected; its history still holds tool call arguments (and, with output guardrails, the final answer) until the Temporal namespace\'s retention deletes it. Run as a member of an orchestration, as an orchestrator, or in a chat session, it only writes no artifacts';
+const EPHEMERAL_SCOPE = 'retention_class ephemeral: a root agf.react run (loom run/start) keeps its input out of the run\'s history and deletes everything it stored (input, conversation, tool results) as it ends, keeping the final output only until it is collected; its history holds the model\'s text and registry tool call arguments only by reference, but still holds, until the Temporal namespace\'s retention deletes it: the arguments of agent-tool, delegation and escalation calls, arguments an approver sends, the errors a correction turn names, and the results a dependencies-loop call writes to State (_outputPath). Run as a member of an orchestration, as an orchestrator, or in a chat session, it only writes no artifacts';
 
 export interface AgentResult {
   agent?: Omit<CompiledAgent, 'content_hash'>;

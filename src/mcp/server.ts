@@ -20,6 +20,7 @@ import { inputErrors, startPrepared, type PreparedRun } from '../cli/runs';
 import { collectInbox } from '../cli/commands/inbox';
 import { callTarget } from '../cli/decisions';
 import { approveUpdate, rejectUpdate, statusQuery } from '../shared/handlers';
+import { statusWithStoredArgs } from '../cli/stored-args';
 
 /** A refusal the MCP client should read (bad input, nothing published, a refused update). */
 class ToolRefusal extends Error {}
@@ -69,6 +70,8 @@ export function createLoomMcpServer(s: LoomSession, opts: { registry: string }):
     const desc = await h.describe();
     let status: RunStatus | undefined;
     try { status = await h.query(statusQuery); } catch { status = undefined; }
+    // An ephemeral run's pending calls hold a reference: their arguments are read from the store (decision 283).
+    if (status) status = await statusWithStoredArgs(status);
     return { workflow_id: workflowId, temporal_status: desc.status.name, ...(status ?? {}) };
   };
 

@@ -16,6 +16,7 @@ import { openStore } from '../../src/store';
 import { storeBundle } from '../../src/activities/blob-store';
 import { startPrepared, type PreparedRun } from '../../src/cli/runs';
 import { EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND } from '../../src/runtime/artifacts';
+import type { CompiledGuardrail, JsonObject } from '../../src/compiler/types';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
 import { startCliHarness, CliHarness, EXAMPLES, statusWhen } from '../cli/harness';
 import { historyEvents } from '../helpers/history';
@@ -44,6 +45,34 @@ function reader(retention: CompiledAgent['artifacts']['retention_class'], over: 
     tools: [builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, approval_required: over.approval === true })],
     runtime: over.maxTurns ? { max_turns: over.maxTurns } : {},
   });
+  a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
+  return a;
+}
+
+/** pii-regex with on_fail apply: e-mail addresses become `[REDACTED:email]`. */
+const PII: CompiledGuardrail = { ref: 'pii-scan', version: '1.0.0', status: 'active', result_type: 'transform', provider: { type: 'builtin', name: 'pii-regex' }, on_fail: 'apply' };
+
+/**
+ * An agent that reads the note, then passes what it read IN a tool call's arguments (echo, which
+ * waits for approval; a tool_input guardrail rewrites the arguments first), and answers with the
+ * echoed text through an output guardrail that rewrites the answer.
+ */
+function relay(retention: CompiledAgent['artifacts']['retention_class']): CompiledAgent {
+  const a = agent({
+    agent_id: 'relay',
+    model: scriptedModel({
+      turns: [
+        { tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] },
+        { tool_calls: [{ name: 'echo', arguments: { text: 'relay {{last_tool_result}} to ops@example.com' } }] },
+        { content: 'the echo said {{last_tool_result}}; mail ops@example.com' },
+      ],
+    }),
+    tools: [
+      builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }),
+      builtinTool('echo', { input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, approval_required: true }),
+    ],
+  });
+  a.guardrails = { ...a.guardrails, tool_input: [PII], output: [PII] };
   a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
   return a;
 }
@@ -199,4 +228,52 @@ test('an output nobody collects is deleted by the artifacts purge after LOOM_EPH
   const late = await h.loom(['result', eph.workflowId]);
   expect(late.code).toBe(1);
   expect(late.err).toMatch(/not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged/);
+});
+
+test('tool call arguments and a guarded answer: not in an ephemeral run\'s history, shown to the operator from the store; standard keeps them', async () => {
+  const relayed = (tool: string) => `relay the code is ${tool} to [REDACTED:email]`;
+  /** Run the relay agent to its approval, check what the operator sees, approve, and return the run's result. */
+  async function approveRelay(retention: 'standard' | 'ephemeral', input: string, tool: string) {
+    const run = await start(relay(retention), input, tool);
+    const s = await statusWhen(h, run.workflowId, 'waiting for the approval of echo', (x) => x.state === 'waiting_for_approval');
+    const callId = s.pending_approvals[0].call_id;
+    // loom status and loom inbox show the (guardrail-rewritten) arguments, read from the store for an ephemeral run.
+    const status = await h.loom(['status', run.workflowId, '--json']);
+    expect(status.code).toBe(0);
+    expect((JSON.parse(status.out) as { pending_approvals: { arguments: JsonObject }[] }).pending_approvals[0].arguments).toEqual({ text: relayed(tool) });
+    const text = await h.loom(['status', run.workflowId]);
+    expect(text.out).toContain(`pending approval ${callId}: echo {"text":"${relayed(tool)}"}`);
+    const inbox = await h.loom(['inbox', '--json']);
+    const mine = (JSON.parse(inbox.out) as { root_workflow_id: string; arguments?: JsonObject }[]).find((d) => d.root_workflow_id === run.workflowId);
+    expect(mine?.arguments).toEqual({ text: relayed(tool) });
+    const ok = await h.loom(['approve', run.workflowId, callId]);
+    expect(ok.code).toBe(0);
+    return { run, result: await run.result() };
+  }
+  const answer = (tool: string) => `the echo said ${relayed(tool)}; mail [REDACTED:email]`;
+
+  // The control: a standard run's history holds the arguments and the answer (the scan can fail).
+  const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
+  const std = await approveRelay('standard', input, tool);
+  expect(std.result.output).toBe(answer(tool));
+  const stdText = await historyText(std.run.workflowId);
+  expect(stdText).toContain(relayed(tool));
+  expect(stdText).toContain(answer(tool));
+
+  const [input2, tool2] = [phrase('INPUT'), phrase('TOOL')];
+  const eph = await approveRelay('ephemeral', input2, tool2);
+  expect(eph.result.output).toEqual({ ephemeral_output: eph.run.workflowId, collect_with: `loom result ${eph.run.workflowId}` });
+  const ephText = await historyText(eph.run.workflowId);
+  // The calls ran (the tool_input and output guardrails, the approval, both tools) with their arguments only by reference.
+  for (const step of ['runGuardrails', 'checkToolArgs', 'runTool', 'approveCall', '__agentloom_args_ref']) expect(ephText).toContain(step);
+  expect(ephText).not.toContain(input2);
+  expect(ephText).not.toContain(tool2);
+  // The store holds only the kept output until it is collected; then nothing.
+  expect(storeFilesWith(tool2).length).toBe(1);
+  const got = await h.loom(['result', eph.run.workflowId, '--json']);
+  expect(got.code).toBe(0);
+  expect(JSON.parse(got.out)).toBe(answer(tool2));
+  expect(storeFilesWith(tool2)).toEqual([]);
+  expect(storeFilesWith(input2)).toEqual([]);
+  expect(await ephemeralRecords(eph.run.workflowId)).toEqual([]);
 });

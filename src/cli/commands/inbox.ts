@@ -19,6 +19,7 @@ import { PendingDecision, RunStatus, SEARCH_ATTRIBUTES } from '../../shared/cont
 import { approvalsAsDecisions, decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { mapBounded } from '../../orchestration/batch';
 import { envInt } from '../../activities/env';
+import { withStoredArgs } from '../stored-args';
 
 export const INBOX_QUERY = `ExecutionStatus = 'Running' AND (${SEARCH_ATTRIBUTES.status} IN ('waiting_for_approval', 'waiting_for_human') OR ${SEARCH_ATTRIBUTES.pattern} = 'strategies')`;
 
@@ -90,6 +91,8 @@ export async function collectInbox(s: LoomSession, now: number, unanswered: stri
       const sts = await Promise.all(holders.map(async (id) => [id, id === root ? st : await statusOf(s, id)] as const));
       ds = sts.flatMap(([id, hs]) => (hs ? holderDecisions(id, hs, root) : []));
     }
+    // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
+    ds = await withStoredArgs(ds);
     return ds.map((d): InboxEntry => ({
       root_workflow_id: root,
       ref: decisionRef(d),

@@ -4,6 +4,7 @@ import { withRun } from '../run-control';
 import type { RunStatus } from '../../shared/contract';
 import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { strategyStatusLines } from '../../strategies/status';
+import { statusWithStoredArgs } from '../stored-args';
 
 export const run = defineCommand(
   'status',
@@ -21,6 +22,8 @@ export const run = defineCommand(
         // e.g. the run has not taken its first workflow task yet, or no worker serves its task queue.
         queryError = (err as Error).message;
       }
+      // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
+      if (status) status = await statusWithStoredArgs(status);
       const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(status ?? {}) };
       if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
       const lines = [`${id}  ${desc.type}  ${desc.status.name}`];

@@ -115,6 +115,11 @@ export async function guardOutput(rx: ReactRun, head: BlobRef, output: JsonValue
     throw ApplicationFailure.nonRetryable(`output guardrail '${v.guardrail}' rejected the final answer again after a correction turn: ${v.reason}`, 'GuardrailBlocked');
   }
   if (v.kind === 'blocked') throw ApplicationFailure.nonRetryable(`output guardrail '${v.guardrail}' blocked the final answer: ${v.reason}`, 'GuardrailBlocked');
+  // An ephemeral run's rewritten answer stays in the store (decision 283): its end keeps it for the client.
+  if (v.kind === 'transformed' && v.value_ref) {
+    st.output_ref = v.value_ref;
+    return { output: null };
+  }
   if (v.kind === 'transformed' && v.value !== undefined) return { output: v.value };
   return { output };
 }
