@@ -7,6 +7,7 @@
 import type { JsonValue } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import type { MessageStore } from './message-store';
+import { stateShape } from '../runtime/ephemeral-args';
 
 export interface ToolOutcome {
   is_error: boolean;
@@ -18,7 +19,10 @@ export function createExecutionStateActivities(deps: { messages: MessageStore })
   return {
     async readToolOutcome(ref: BlobRef): Promise<ToolOutcome> {
       const msg = await deps.messages.getLoose(ref);
-      return { is_error: msg.is_error === true, value: parseValue(msg.content) };
+      const value = parseValue(msg.content);
+      // An ephemeral run's history gets the result's shape, not its values (decision 284).
+      const ephemeral = (await deps.messages.salt()) !== undefined;
+      return { is_error: msg.is_error === true, value: ephemeral ? stateShape(value) : value };
     },
   };
 }

@@ -53,3 +53,14 @@ export function splitArgs(args: JsonObject): { stored: JsonObject; kept: JsonObj
 export function argsWithRef(ref: BlobRef, kept: JsonObject = {}): JsonObject {
   return { ...kept, [ARGS_REF_KEY]: { hash: ref.hash } };
 }
+
+/**
+ * What an ephemeral run's workflow writes to State for a call's `_outputPath` (decision 284): the
+ * result's shape without its values — objects keep their keys, every other value is null. The
+ * dependencies loop reads State only to know which paths are written, and a path below a non-object
+ * value reads as unwritten either way, so scheduling is unchanged.
+ */
+export function stateShape(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stateShape(v)]));
+}

@@ -277,3 +277,44 @@ test('tool call arguments and a guarded answer: not in an ephemeral run\'s histo
   expect(storeFilesWith(input2)).toEqual([]);
   expect(await ephemeralRecords(eph.run.workflowId)).toEqual([]);
 });
+
+test('a dependencies-loop result written to State: an ephemeral run\'s history holds its shape only, and the dependant still runs', async () => {
+  const planner = (retention: CompiledAgent['artifacts']['retention_class']) => {
+    const a = agent({
+      agent_id: 'planner',
+      model: scriptedModel({
+        turns: [
+          {
+            tool_calls: [
+              { id: 'c1', name: 'read_file', arguments: { path: 'note.txt', _outputPath: '$.state.note' } },
+              { id: 'c2', name: 'echo', arguments: { text: 'after the note', _dependsOn: '$.state.note' } },
+            ],
+          },
+          { content: 'done: {{last_tool_result}}' },
+        ],
+      }),
+      tools: [
+        builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }),
+        builtinTool('echo', { input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }),
+      ],
+      runtime: { execution_loop: 'dependencies' },
+    });
+    a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
+    return a;
+  };
+  const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
+  const std = await start(planner('standard'), input, tool);
+  expect((await std.result()).output).toBe('done: after the note');
+  // The control: the standard run's State (readToolOutcome's result) holds the value.
+  expect(await historyText(std.workflowId)).toContain(`the code is ${tool}`);
+
+  const [input2, tool2] = [phrase('INPUT'), phrase('TOOL')];
+  const eph = await start(planner('ephemeral'), input2, tool2);
+  await eph.result();
+  const text = await historyText(eph.workflowId);
+  expect(text).toContain('readToolOutcome');
+  expect(text).not.toContain(tool2);
+  const got = await h.loom(['result', eph.workflowId, '--json']);
+  expect(JSON.parse(got.out)).toBe('done: after the note');
+  expect(storeFilesWith(tool2)).toEqual([]);
+});

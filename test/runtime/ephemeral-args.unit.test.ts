@@ -5,8 +5,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ARGS_REF_KEY, argsWithRef, splitArgs, storedArgsRef } from '../../src/runtime/ephemeral-args';
+import { ARGS_REF_KEY, argsWithRef, splitArgs, stateShape, storedArgsRef } from '../../src/runtime/ephemeral-args';
 import { resolveArgs, storeCallArgs } from '../../src/activities/ephemeral';
+import { readState, written } from '../../src/runtime/execution-loop';
+import type { JsonObject } from '../../src/compiler/types';
 import { FileBlobStore } from '../../src/store/file';
 import { withStoredArgs, ARGS_GONE } from '../../src/cli/stored-args';
 
@@ -29,6 +31,20 @@ describe('splitArgs / storedArgsRef', () => {
     expect(storedArgsRef({ [ARGS_REF_KEY]: 'sha256:ab' })).toBeUndefined();
     expect(storedArgsRef(undefined)).toBeUndefined();
   });
+});
+
+test('stateShape keeps the keys of objects and no value; written() and readState() answer as for the value', () => {
+  const value = { order: { id: 'A-1', lines: [{ sku: 'x' }], total: 12 }, note: 'PHRASE' };
+  const shape = stateShape(value);
+  expect(shape).toEqual({ order: { id: null, lines: null, total: null }, note: null });
+  expect(JSON.stringify(shape)).not.toContain('PHRASE');
+  expect(stateShape('PHRASE')).toBeNull();
+  const state = { r: value } as JsonObject;
+  const shaped = { r: shape } as JsonObject;
+  for (const p of [['r'], ['r', 'order'], ['r', 'order', 'id'], ['r', 'order', 'lines', '0'], ['r', 'note', 'x'], ['r', 'missing']]) {
+    expect(written(shaped, p)).toBe(written(state, p));
+    expect(readState(shaped, p) !== undefined).toBe(readState(state, p) !== undefined);
+  }
 });
 
 describe('storeCallArgs / resolveArgs on a folder store', () => {
