@@ -14,8 +14,8 @@
  */
 import { Context } from '@temporalio/activity';
 import type { BlobRef } from '../shared/contract';
-import type { BlobStore, StoredRecord } from '../store/types';
-import type { ArtifactInfo, StoredArtifact } from '../store/types';
+import type { BlobStore } from '../store/types';
+import { DelegatingStore } from '../store/delegating';
 import { hashOf } from '../store/file';
 import type { JsonObject } from '../compiler/types';
 import { argsWithRef, splitArgs, storedArgsRef, type StoredArgs } from '../runtime/ephemeral-args';
@@ -50,17 +50,8 @@ export async function markEphemeralRun(store: BlobStore, runId: string, agentId:
  * blob and record it creates, so the run's end can delete them. Other runs pay one cached record
  * read per run id.
  */
-export class EphemeralTrackingStore implements BlobStore {
+export class EphemeralTrackingStore extends DelegatingStore {
   private readonly marks = new Map<string, boolean>();
-  readonly chain?: BlobStore['chain'];
-
-  constructor(readonly inner: BlobStore) {
-    if (inner.chain) this.chain = (head, max) => inner.chain!(head, max);
-  }
-
-  get location(): string {
-    return this.inner.location;
-  }
 
   /** The run id when the current activity belongs to an ephemeral run. */
   async ephemeralRun(): Promise<string | undefined> {
@@ -85,7 +76,7 @@ export class EphemeralTrackingStore implements BlobStore {
     await this.inner.setRecord(EPHEMERAL_WRITTEN_KIND, ephemeralWrittenKey(run, w), '');
   }
 
-  async put(data: Buffer | string): Promise<BlobRef> {
+  override async put(data: Buffer | string): Promise<BlobRef> {
     const run = await this.ephemeralRun();
     if (run !== undefined) {
       const ref = { hash: hashOf(data) };
@@ -95,64 +86,16 @@ export class EphemeralTrackingStore implements BlobStore {
     return this.inner.put(data);
   }
 
-  putJson(value: unknown): Promise<BlobRef> {
+  override putJson(value: unknown): Promise<BlobRef> {
     return this.put(JSON.stringify(value));
   }
 
-  get(ref: BlobRef): Promise<Buffer> {
-    return this.inner.get(ref);
-  }
-
-  has(ref: BlobRef): Promise<boolean> {
-    return this.inner.has(ref);
-  }
-
-  getJson<T>(ref: BlobRef): Promise<T> {
-    return this.inner.getJson<T>(ref);
-  }
-
-  getRecord(kind: string, key: string): Promise<string | null> {
-    return this.inner.getRecord(kind, key);
-  }
-
-  async setRecord(kind: string, key: string, value: string): Promise<void> {
+  override async setRecord(kind: string, key: string, value: string): Promise<void> {
     if (!OWN_KINDS.has(kind)) {
       const run = await this.ephemeralRun();
       if (run !== undefined && (await this.inner.getRecord(kind, key)) === null) await this.track(run, { record: { kind, key } });
     }
     return this.inner.setRecord(kind, key, value);
-  }
-
-  listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]> {
-    return this.inner.listRecords(kind, keyPrefix);
-  }
-
-  deleteRecord(kind: string, key: string): Promise<void> {
-    return this.inner.deleteRecord(kind, key);
-  }
-
-  delete(ref: BlobRef): Promise<void> {
-    return this.inner.delete(ref);
-  }
-
-  putArtifact(a: StoredArtifact): Promise<void> {
-    return this.inner.putArtifact(a);
-  }
-
-  listArtifacts(runId: string): Promise<ArtifactInfo[]> {
-    return this.inner.listArtifacts(runId);
-  }
-
-  getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
-    return this.inner.getArtifact(runId, name);
-  }
-
-  purgeArtifacts(now: Date): Promise<number> {
-    return this.inner.purgeArtifacts(now);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

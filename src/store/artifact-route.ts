@@ -19,7 +19,8 @@ import type { BlobRef } from '../shared/contract';
 import type { CompiledTenant, SecretRef } from '../compiler/tenant';
 import { ApplicationFailure } from '@temporalio/common';
 import { readSecret } from '../activities/secrets';
-import type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './types';
+import type { ArtifactInfo, BlobStore, StoredArtifact } from './types';
+import { DelegatingStore } from './delegating';
 import { parseStoreUrl, type StoreLocation } from './url';
 
 import { ARTIFACT_ENCRYPTION, artifactStoreUrl } from './artifact-types';
@@ -142,63 +143,21 @@ export async function purgeEverywhere(shared: BlobStore, now: Date, open: (r: Ar
 }
 
 /** The shared store, with artifact reads following each run's route and the purge covering every routed store. */
-export class ArtifactRoutingStore implements BlobStore {
-  readonly chain?: (head: BlobRef, max: number) => Promise<Map<string, Buffer>>;
-
-  constructor(readonly inner: BlobStore, private readonly open: (r: ArtifactRoute) => BlobStore) {
-    if (inner.chain) this.chain = inner.chain.bind(inner);
-  }
-
-  get location(): string {
-    return this.inner.location;
-  }
-  put(data: Buffer | string): Promise<BlobRef> {
-    return this.inner.put(data);
-  }
-  get(ref: BlobRef): Promise<Buffer> {
-    return this.inner.get(ref);
-  }
-  has(ref: BlobRef): Promise<boolean> {
-    return this.inner.has(ref);
-  }
-  putJson(value: unknown): Promise<BlobRef> {
-    return this.inner.putJson(value);
-  }
-  getJson<T>(ref: BlobRef): Promise<T> {
-    return this.inner.getJson<T>(ref);
-  }
-  getRecord(kind: string, key: string): Promise<string | null> {
-    return this.inner.getRecord(kind, key);
-  }
-  setRecord(kind: string, key: string, value: string): Promise<void> {
-    return this.inner.setRecord(kind, key, value);
-  }
-  listRecords(kind: string, keyPrefix: string): Promise<StoredRecord[]> {
-    return this.inner.listRecords(kind, keyPrefix);
-  }
-  deleteRecord(kind: string, key: string): Promise<void> {
-    return this.inner.deleteRecord(kind, key);
-  }
-  delete(ref: BlobRef): Promise<void> {
-    return this.inner.delete(ref);
-  }
-  putArtifact(a: StoredArtifact): Promise<void> {
-    return this.inner.putArtifact(a);
+export class ArtifactRoutingStore extends DelegatingStore {
+  constructor(inner: BlobStore, private readonly open: (r: ArtifactRoute) => BlobStore) {
+    super(inner);
   }
   private async storeFor(runId: string): Promise<BlobStore> {
     const r = await routeOf(this.inner, runId);
     return r ? this.open(r) : this.inner;
   }
-  async listArtifacts(runId: string): Promise<ArtifactInfo[]> {
+  override async listArtifacts(runId: string): Promise<ArtifactInfo[]> {
     return (await this.storeFor(runId)).listArtifacts(runId);
   }
-  async getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
+  override async getArtifact(runId: string, name: string): Promise<StoredArtifact | null> {
     return (await this.storeFor(runId)).getArtifact(runId, name);
   }
-  async purgeArtifacts(now: Date): Promise<number> {
+  override async purgeArtifacts(now: Date): Promise<number> {
     return (await purgeEverywhere(this.inner, now, this.open)).purged;
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }

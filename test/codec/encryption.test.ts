@@ -18,7 +18,8 @@ import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { codecKeysFromEnv, loomDataConverter, unseal } from '../../src/codec';
 import { openStore } from '../../src/store';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { bundleOf } from '../runtime/builders';
+import { vaultAgent } from './vault-agent';
 import { spawnCli, userEnv } from '../cli/harness';
 
 const PHRASE = `SECRET-PASSPHRASE-${randomBytes(6).toString('hex').toUpperCase()}`;
@@ -55,17 +56,7 @@ async function rawHistory(workflowId: string): Promise<temporal.api.history.v1.I
 }
 
 test('history and store hold no plaintext of the prompt, tool call or answer; the codec endpoint decodes it', async () => {
-  const a = agent({
-    agent_id: 'vault',
-    model: scriptedModel({
-      turns: [
-        { tool_calls: [{ name: 'echo', arguments: { text: 'remember {{input.question}}' } }] },
-        { content: { answer: 'stored: {{input.question}}' } },
-      ],
-    }),
-    tools: [builtinTool('echo')],
-    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-  });
+  const a = vaultAgent();
   const bundle = await storeBundle(openStore(), bundleOf(a));
   const workflowId = `vault-${randomBytes(4).toString('hex')}`;
   const h = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'vault', input: { question: `my ${PHRASE}` } }] });

@@ -24,7 +24,8 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { loomDataConverter } from '../../src/codec';
 import { openStore } from '../../src/store';
 import { DevServer, freePort, startDevServer } from '../../src/server/dev-server';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { agent, bundleOf, scriptedModel } from '../runtime/builders';
+import { vaultAgent } from './vault-agent';
 import { LoomProcess, spawnCli, userEnv } from '../cli/harness';
 
 jest.setTimeout(240_000);
@@ -85,17 +86,7 @@ async function pageText(url: string, waitFor: string): Promise<string> {
 }
 
 test('the Web UI shows the decoded input, result and workflow-raised failure through loom codec-server, and none of it without the endpoint', async () => {
-  const a = agent({
-    agent_id: 'vault',
-    model: scriptedModel({
-      turns: [
-        { tool_calls: [{ name: 'echo', arguments: { text: 'remember {{input.question}}' } }] },
-        { content: { answer: 'stored: {{input.question}}' } },
-      ],
-    }),
-    tools: [builtinTool('echo')],
-    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-  });
+  const a = vaultAgent();
   const client = new Client({ connection: t.connection, namespace: 'default', dataConverter: loomDataConverter() });
   const bundle = await storeBundle(openStore(), bundleOf(a));
   const workflowId = `vault-ui-${randomBytes(4).toString('hex')}`;
