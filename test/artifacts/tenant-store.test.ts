@@ -16,10 +16,10 @@ import { rootCause } from '@temporalio/common';
 import { Client as PgClient } from 'pg';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
-import type { CompiledAgent } from '../../src/compiler/types';
 import type { CompiledTenant } from '../../src/compiler/tenant';
 import { closeOpenStores, FileBlobStore, openRoute, openStore } from '../../src/store';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { bundleOf } from '../runtime/builders';
+import { archivistAgent } from './archivist';
 import { startCliHarness, CliHarness, STACK_TRACE } from '../cli/harness';
 import { startTestPostgres, TestPostgres } from '../helpers/postgres';
 
@@ -57,16 +57,7 @@ const pgTenant = (): CompiledTenant => ({
 });
 
 async function runWith(tenant: CompiledTenant, secret: string): Promise<{ id: string; failure?: string }> {
-  const a: CompiledAgent = {
-    ...agent({
-      agent_id: 'archivist',
-      model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'note {{input.q}}' } }] }, { content: { answer: 'done {{input.q}}' } }] }),
-      tools: [builtinTool('echo')],
-      output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-    }),
-    artifacts: { enabled: true, save_input: true, save_output: true, save_intermediate: true, retention_class: 'standard' },
-    tenant,
-  };
+  const a = archivistAgent(tenant);
   const bundle = await storeBundle(openStore(), bundleOf(a));
   const id = `tenant-art-${randomBytes(4).toString('hex')}`;
   const handle = await h.t.client.workflow.start(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: 'archivist', input: { q: secret } }] });

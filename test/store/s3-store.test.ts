@@ -22,9 +22,9 @@ import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores, openRoute, openStore } from '../../src/store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
-import type { CompiledAgent } from '../../src/compiler/types';
 import type { CompiledTenant } from '../../src/compiler/tenant';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { bundleOf } from '../runtime/builders';
+import { archivistAgent } from '../artifacts/archivist';
 
 jest.setTimeout(300_000);
 
@@ -141,16 +141,7 @@ test('tenant artifact_store type s3: artifacts in the tenant bucket, read by loo
     secrets: { 'artifact-key': { env: KEY_ENV } },
   };
   const secret = `TENANT-${randomBytes(5).toString('hex')}`;
-  const a: CompiledAgent = {
-    ...agent({
-      agent_id: 'archivist',
-      model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'note {{input.q}}' } }] }, { content: { answer: 'done {{input.q}}' } }] }),
-      tools: [builtinTool('echo')],
-      output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
-    }),
-    artifacts: { enabled: true, save_input: true, save_output: true, save_intermediate: true, retention_class: 'standard' },
-    tenant,
-  };
+  const a = archivistAgent(tenant);
   const bundle = await storeBundle(openStore(), bundleOf(a));
   const id = `s3-art-${randomBytes(4).toString('hex')}`;
   await t.client.workflow.execute(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: 'archivist', input: { q: secret } }] });
