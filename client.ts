@@ -4,12 +4,13 @@
  * Exit codes: 0 success, 1 the command failed (including an unexpected error, printed on one line),
  * 2 a usage error. The process ends when its work is done: nothing is left running to force an exit.
  */
-import { runCli } from './src/cli/main';
+import { describeError, runCli } from './src/cli/main';
 
 runCli(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (err) => {
-    process.stderr.write(`loom: ${err instanceof Error ? err.message : String(err)}\n`);
+    // The message and its causes (a Temporal client error's root cause is in its `cause`).
+    process.stderr.write(`loom: ${describeError(err)}\n`);
     process.exitCode = 1;
   },
 );

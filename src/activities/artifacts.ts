@@ -34,7 +34,8 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
     async saveRunArtifacts(inp: SaveRunArtifactsInput): Promise<{ saved: string[] }> {
       const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
       const cls = agent.artifacts.retention_class;
-      const planned = planArtifacts(agent.artifacts, await deps.messages.conversation(inp.head), inp.output);
+      // policies.pii_redaction: every artifact is redacted here, as the audit log is (decision 330).
+      const planned = planArtifacts(agent.artifacts, await deps.messages.conversation(inp.head), inp.output, { redactPii: agent.policies.pii_redaction === true });
       if (!planned.length || cls === 'ephemeral') return { saved: [] };
       const keys = codecKeysFromEnv();
       const target = artifactTarget(agent.tenant);

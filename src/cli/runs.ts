@@ -4,7 +4,7 @@ import { createAjv } from '../compiler/ajv';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'crypto';
 import type { CompiledAgent, CompiledBundle, Diagnostic, JsonValue } from '../compiler/types';
-import { DEFAULT_TASK_QUEUE, RunAgentInput, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
+import { BlobRef, DEFAULT_TASK_QUEUE, RunAgentInput, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
 import { fileInputErrors } from './file-inputs';
@@ -16,6 +16,8 @@ import { lifecycleRefusal } from '../policies/lifecycle';
 import { memoryUse } from '../runtime/memory';
 import { isEphemeral } from '../runtime/artifacts';
 import { deleteEphemeralWrites, markEphemeralRun } from '../activities/ephemeral';
+import { MessageStore } from '../activities/message-store';
+import { claimCheckable, depthRefusal, formatBytes, inputBytes, MAX_INLINE_INPUT_BYTES, sizeRefusal } from './input-limits';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -24,6 +26,8 @@ export interface PreparedRun {
   inputFromExample: boolean;
   workflowType: string;
   runInput: RunAgentInput;
+  /** Set when the input was too large for history: stored, and the run reads it by reference (its size in bytes). */
+  inputByReference?: number;
   /** `--session ID`: the session this run continues (recorded with recordSessionRun once it succeeds). */
   session?: { id: string; prev: SessionState; prompt: string; kept: number; dropped: number };
 }
@@ -89,6 +93,9 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   if (given === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);
   const input: JsonValue = given === undefined ? examples[0] : given;
   const inputFromExample = given === undefined;
+  // Before anything walks or serialises the input: a deep one would overflow the stack.
+  const tooDeep = depthRefusal(input);
+  if (tooDeep) throw new RunError(tooDeep);
   const problems = inputErrors(root, input);
   if (problems.length) throw new RunError(`input refused by ${agentId}'s interface.input.schema:\n  ${problems.join('\n  ')}`);
   const fileProblems = fileInputErrors(root, input);
@@ -97,6 +104,7 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   if (!workflowType) throw new RunError(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
   const ephemeralProblem = ephemeralRefusal(root, workflowType, input, sessionId !== undefined);
   if (ephemeralProblem) throw new RunError(ephemeralProblem);
+  const byReference = tooLargeForHistory(root, workflowType, input);
   const ref = await storeBundle(openBlobStore(), bundle);
   let runOptions = options;
   let session: Awaited<ReturnType<typeof prepareSession>> | undefined;
@@ -107,11 +115,44 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   // Memory (seed 001): {actorId} is --actor, else $USER; {sessionId} is --session, else the run's id (decision 275).
   const mem = memoryUse(root.memory);
   if (mem.reads || mem.writes) runOptions = { ...(runOptions ?? {}), actor_id: options?.actor_id || process.env.USER || 'anonymous', ...(sessionId !== undefined ? { session_id: sessionId } : {}) };
+  // Claim check: the first message is stored (a session's already is) and history holds its reference.
+  if (byReference !== undefined && !runOptions?.input_ref) runOptions = { ...(runOptions ?? {}), input_ref: await storeFirstMessage(root, input) };
   return {
     bundle, root, input, inputFromExample, workflowType,
-    runInput: { bundle: ref, agent_id: agentId, input, ...(runOptions ? { options: runOptions } : {}) },
+    ...(byReference !== undefined ? { inputByReference: byReference } : {}),
+    runInput: byReference !== undefined ? byReferenceInput(ref, agentId, runOptions) : { bundle: ref, agent_id: agentId, input, ...(runOptions ? { options: runOptions } : {}) },
     ...(session ? { session: { id: session.id, prev: session.prev, prompt: session.prompt, kept: session.kept, dropped: session.dropped } } : {}),
   };
+}
+
+/**
+ * An input over MAX_INLINE_INPUT_BYTES: its size when the run takes it by reference (claim check),
+ * a RunError when it cannot (undefined: it goes in history as usual). An ephemeral run already
+ * takes its input by reference (startPrepared).
+ */
+export function tooLargeForHistory(root: CompiledAgent, workflowType: string, input: JsonValue): number | undefined {
+  const bytes = inputBytes(input);
+  if (bytes <= MAX_INLINE_INPUT_BYTES) return undefined;
+  if (!claimCheckable(root, workflowType)) throw new RunError(sizeRefusal(root, bytes));
+  if (isEphemeral(root.artifacts)) return undefined;
+  const max = root.runtime.max_input_chars;
+  const chars = typeof input === 'string' ? input.length : JSON.stringify(input ?? null).length;
+  // The run sees only a reference, so runtime.max_input_chars is applied here (the run's own message).
+  if (max !== undefined && chars > max) throw new RunError(`input has ${chars} characters, more than runtime.max_input_chars (${max})`);
+  return bytes;
+}
+
+/**
+ * The workflow input of a claim-checked run: `input` is left out (not null), so the model activity
+ * reads the input from the stored first message, as it does after an input guardrail's rewrite.
+ */
+export function byReferenceInput(bundle: BlobRef, agentId: string, options: RunOptions | undefined): RunAgentInput {
+  return { bundle, agent_id: agentId, ...(options ? { options } : {}) } as RunAgentInput;
+}
+
+/** Store the run's first user message as the run would render it (a loose message; RunOptions.input_ref). */
+export async function storeFirstMessage(root: CompiledAgent, input: JsonValue): Promise<BlobRef> {
+  return new MessageStore(openBlobStore()).putLoose({ role: 'user', content: renderUserPrompt(input, reactConfig(root).user_prompt_template) });
 }
 
 /** `--session ID`: the first message of the run is the session's earlier exchanges (trimmed) and the new prompt, stored. */
@@ -161,7 +202,9 @@ export async function startPrepared(client: Client, p: PreparedRun): Promise<Wor
   const workflowId = newWorkflowId(p.root.agent_id);
   const ephemeral = ephemeralStart(p);
   let runInput = p.runInput;
-  let details = `Input:\n\`\`\`json\n${JSON.stringify(p.input, null, 2).slice(0, 4000)}\n\`\`\``;
+  let details = p.inputByReference !== undefined
+    ? `Input: ${formatBytes(p.inputByReference)}, stored by reference (over the ${formatBytes(MAX_INLINE_INPUT_BYTES)} carried in history)`
+    : `Input:\n\`\`\`json\n${JSON.stringify(p.input, null, 2).slice(0, 4000)}\n\`\`\``;
   const store = ephemeral ? openBlobStore() : undefined;
   if (store) {
     // The input goes to the store under the run's id; the start event holds only its reference.

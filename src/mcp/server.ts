@@ -16,7 +16,9 @@ import type { LoomSession } from '../cli/connect';
 import type { ApproveArgs, RejectArgs, RunStatus } from '../shared/contract';
 import { workflowTypeFor, patternOf } from '../shared/dispatch';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
-import { inputErrors, startPrepared, type PreparedRun } from '../cli/runs';
+import { byReferenceInput, inputErrors, startPrepared, storeFirstMessage, tooLargeForHistory, type PreparedRun } from '../cli/runs';
+import { depthRefusal } from '../cli/input-limits';
+import { describeError } from '../cli/main';
 import { collectInbox } from '../cli/commands/inbox';
 import { callTarget } from '../cli/decisions';
 import { approveUpdate, rejectUpdate, statusQuery } from '../shared/handlers';
@@ -42,12 +44,19 @@ async function preparePublished(registry: string, agentId: string, input: JsonVa
   const examples = root.interface.input.examples ?? [];
   if (input === undefined && !examples.length) throw new ToolRefusal(`${agentId} has no interface.input.examples: pass \`input\``);
   const given = input === undefined ? examples[0] : input;
+  // The checks `loom run` makes before anything starts: nesting depth first, size once the run type is known.
+  const tooDeep = depthRefusal(given);
+  if (tooDeep) throw new ToolRefusal(tooDeep);
   const problems = inputErrors(root, given);
   if (problems.length) throw new ToolRefusal(`input refused by ${agentId}'s interface.input.schema: ${problems.join('; ')}`);
   const workflowType = workflowTypeFor(root);
   if (!workflowType) throw new ToolRefusal(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
+  const byReference = tooLargeForHistory(root, workflowType, given);
   const ref = await storeBundle(openBlobStore(), bundle);
-  return { bundle, root, input: given, inputFromExample: input === undefined, workflowType, runInput: { bundle: ref, agent_id: root.agent_id, input: given } };
+  if (byReference === undefined) return { bundle, root, input: given, inputFromExample: input === undefined, workflowType, runInput: { bundle: ref, agent_id: root.agent_id, input: given } };
+  // Claim check, as `loom run` does: the history holds the stored first message's reference.
+  const runInput = byReferenceInput(ref, root.agent_id, { input_ref: await storeFirstMessage(root, given) });
+  return { bundle, root, input: given, inputFromExample: input === undefined, workflowType, inputByReference: byReference, runInput };
 }
 
 const json = (v: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(v, null, 2) }], structuredContent: v as Record<string, unknown> });
@@ -57,9 +66,8 @@ async function answer(fn: () => Promise<Record<string, unknown>>): Promise<CallT
   try {
     return json(await fn());
   } catch (e) {
-    const err = e as Error & { cause?: Error };
-    const why = err.cause?.message && err.cause.message !== err.message ? `${err.message}: ${err.cause.message}` : err.message;
-    return { content: [{ type: 'text', text: `error: ${why ?? String(e)}` }], isError: true };
+    // The whole cause chain, as the CLI prints it (a Temporal client error's reason is in its causes).
+    return { content: [{ type: 'text', text: `error: ${describeError(e)}` }], isError: true };
   }
 }
 

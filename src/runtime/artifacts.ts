@@ -1,12 +1,15 @@
 /**
  * Seed 001 artifacts, the pure part: which artifacts a finished run writes (`input.json`,
  * `output.json`, `intermediate.json` per save_input/save_output/save_intermediate), their content
- * (built from the stored conversation, so pii_redaction has already scrubbed the input), and how
- * long each retention class keeps them. `ephemeral` writes nothing. No I/O, no Temporal import.
+ * (built from the stored conversation; with pii_redaction every artifact — input, output and each
+ * tool call's arguments and result — goes through the audit log's PII engine and placeholders), and
+ * how long each retention class keeps them. `ephemeral` writes nothing. No I/O, no Temporal import.
  */
 import type { CompiledAgent } from '../compiler/types';
 import type { Message } from './messages';
 import type { ArtifactInfo } from '../store/types';
+import type { JsonValue } from '../compiler/types';
+import { redactJson } from '../policies/pii';
 
 export type RetentionClass = CompiledAgent['artifacts']['retention_class'];
 
@@ -39,13 +42,17 @@ export function writesArtifacts(a: CompiledAgent['artifacts'] | undefined): bool
 export interface PlannedArtifact { name: string; kind: ArtifactInfo['kind']; content: string }
 
 /**
- * The artifacts of a run: the first user message (as stored: redacted when pii_redaction is on),
- * the final output, and every tool call with its result, in order.
+ * The artifacts of a run: the first user message, the final output, and every tool call with its
+ * result, in order. With `redactPii` (the agent's policies.pii_redaction) each artifact is redacted
+ * as a whole by the engine the audit log uses (redactJson: every string, JSON text inside a tool
+ * result included, with the same `[EMAIL]`/`[PHONE]`/`[CARD_NUMBER]`… placeholders): the Agent
+ * Format scrubs PII from any artifact stored for the run, and tool results are kept in the
+ * conversation as the tool returned them.
  */
-export function planArtifacts(a: CompiledAgent['artifacts'], conversation: readonly Message[], output: unknown): PlannedArtifact[] {
+export function planArtifacts(a: CompiledAgent['artifacts'], conversation: readonly Message[], output: unknown, opts: { redactPii?: boolean } = {}): PlannedArtifact[] {
   if (!writesArtifacts(a)) return [];
   const out: PlannedArtifact[] = [];
-  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  const json = (v: unknown) => JSON.stringify(opts.redactPii ? redactJson(v as JsonValue).value : v, null, 2);
   if (a.save_input) {
     const first = conversation.find((m) => m.role === 'user');
     out.push({ name: 'input.json', kind: 'input', content: json({ message: first?.content ?? null }) });

@@ -17,6 +17,8 @@ import { openStore } from '../../src/store';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
 import { startCliHarness, CliHarness } from '../cli/harness';
 import { scheduledActivities } from '../runtime/harness';
+import { auditLogPath } from '../../src/activities/audit';
+import type { AuditEntry } from '../../src/policies/audit';
 
 let h: CliHarness;
 beforeAll(async () => {
@@ -180,4 +182,40 @@ test('expired artifacts are purged by the workflow, once and on the schedule loo
   }
   const usage = await h.loom(['artifacts', 'some-run', '--schedule']);
   expect(usage.code).toBe(2);
+});
+
+test('pii_redaction: every artifact, a tool result included, holds the audit log\'s placeholders, not the e-mail, phone or card number', async () => {
+  const EMAIL = 'maria.lopez@example.com';
+  const PHONE = '+1 415 555 0134';
+  const CARD = '4111 1111 1111 1111';
+  const a = agent({
+    agent_id: 'pii-archivist',
+    // The tool call repeats the contact details, so the tool's result holds them raw in the conversation.
+    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: `contact ${EMAIL}, ${PHONE}, card ${CARD}` } }] }, { content: { answer: 'noted' } }] }),
+    tools: [builtinTool('echo')],
+    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  });
+  a.artifacts = all('standard');
+  a.policies = { ...a.policies, pii_redaction: true, runtime_pass: true, audit_level: 'full', audit_trail: true };
+  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const id = `pii-archivist-${randomBytes(4).toString('hex')}`;
+  await h.t.client.workflow.execute(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input: { q: `write to ${EMAIL}` } }] });
+
+  const got = await h.loom(['artifacts', id, '--get', 'intermediate.json']);
+  expect(got.code).toBe(0);
+  const inter = JSON.parse(got.out) as { tool_calls: Array<{ tool: string; arguments: { text: string }; result: string }> };
+  expect(inter.tool_calls).toHaveLength(1);
+  const { result, arguments: args } = inter.tool_calls[0];
+  for (const raw of [EMAIL, PHONE, CARD]) expect(got.out).not.toContain(raw);
+  expect(result).toMatch(/\[EMAIL\].*\[PHONE\].*\[CARD_NUMBER\]/s);
+  expect(args.text).toBe('contact [EMAIL], [PHONE], card [CARD_NUMBER]');
+  // The same engine and placeholders as the audit log of the same run.
+  const entry = fs.readFileSync(auditLogPath(a.agent_id), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as AuditEntry).find((e) => e.workflow_id === id);
+  expect(entry?.tool_results?.[0].content).toBe(result);
+  expect(entry?.tool_calls?.[0].arguments).toEqual(args);
+  for (const name of ['input.json', 'output.json']) {
+    const r = await h.loom(['artifacts', id, '--get', name]);
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain(EMAIL);
+  }
 });

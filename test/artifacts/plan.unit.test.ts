@@ -42,3 +42,19 @@ test('expiry per class, days from the tenant setting, a bad setting refused', ()
   expect(retentionDaysFromEnv({ LOOM_ARTIFACT_STANDARD_DAYS: '30' }).standard).toBe(30);
   expect(() => retentionDaysFromEnv({ LOOM_ARTIFACT_EXTENDED_DAYS: '7y' })).toThrow("LOOM_ARTIFACT_EXTENDED_DAYS must be a whole number of days (1 or more), got '7y'");
 });
+
+test('redactPii: every artifact through the audit log engine, a tool result and its JSON text included', () => {
+  const pii: Message[] = [
+    { role: 'user', content: 'write to maria.lopez@example.com' },
+    { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'lookup', arguments: { who: 'maria.lopez@example.com' } }] },
+    { role: 'tool', tool_call_id: 'c1', name: 'lookup', content: '{"phone":"+1 415 555 0134","card":"4111 1111 1111 1111"}' },
+  ];
+  const p = planArtifacts(on, pii, { answer: 'mail maria.lopez@example.com' }, { redactPii: true });
+  expect(p.map((a) => JSON.parse(a.content))).toEqual([
+    { message: 'write to [EMAIL]' },
+    { output: { answer: 'mail [EMAIL]' } },
+    { tool_calls: [{ id: 'c1', tool: 'lookup', arguments: { who: '[EMAIL]' }, result: '{"phone":"[PHONE]","card":"[CARD_NUMBER]"}', is_error: false }] },
+  ]);
+  // Off: as stored.
+  expect(JSON.parse(planArtifacts(on, pii, null)[2].content).tool_calls[0].result).toContain('4111 1111 1111 1111');
+});
