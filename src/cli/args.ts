@@ -5,6 +5,7 @@
  */
 import { parseArgs as nodeParseArgs } from 'util';
 import { editDistance } from '../shared/edit-distance';
+import type { ConnectionOverrides } from '../connection/config';
 
 export type OptionType = 'string' | 'boolean';
 
@@ -40,9 +41,34 @@ function unknownOption(raw: string, known: string[]): UsageError {
   return new UsageError(`unknown option ${raw.replace(/=.*$/, '')}${hint}`);
 }
 
-/** Parse `argv` against `spec` (throws UsageError). `--help`/`-h` is accepted by every command. */
+/**
+ * The `temporal` CLI's connection options, accepted by every command beside its own: they override
+ * TEMPORAL_* variables and the config file's profile (src/connection/config.ts). They are taken out
+ * of a command's flags and kept for `connect()` (cliConnectionOverrides).
+ */
+export const CONNECTION_OPTIONS: Record<string, { type: OptionType; key: keyof ConnectionOverrides }> = {
+  address: { type: 'string', key: 'address' },
+  namespace: { type: 'string', key: 'namespace' },
+  'api-key': { type: 'string', key: 'apiKey' },
+  tls: { type: 'boolean', key: 'tls' },
+  'tls-cert-path': { type: 'string', key: 'tlsCertPath' },
+  'tls-key-path': { type: 'string', key: 'tlsKeyPath' },
+  'tls-ca-path': { type: 'string', key: 'tlsCaPath' },
+  'tls-server-name': { type: 'string', key: 'tlsServerName' },
+  profile: { type: 'string', key: 'profile' },
+};
+
+let connectionOverrides: ConnectionOverrides = {};
+
+/** The connection options of the command line parsed last (one command per process). */
+export function cliConnectionOverrides(): ConnectionOverrides {
+  return connectionOverrides;
+}
+
+/** Parse `argv` against `spec` (throws UsageError). `--help`/`-h` and the connection options are accepted by every command. */
 export function parseCommand(argv: string[], spec: CommandSpec): ParsedArgs {
-  const options = { ...spec.options, help: { type: 'boolean' as const, short: 'h' } };
+  const connection = Object.fromEntries(Object.entries(CONNECTION_OPTIONS).map(([k, o]) => [k, { type: o.type }]));
+  const options = { ...connection, ...spec.options, help: { type: 'boolean' as const, short: 'h' } };
   const known = Object.keys(spec.options);
   let parsed: ReturnType<typeof nodeParseArgs>;
   try {
@@ -62,10 +88,14 @@ export function parseCommand(argv: string[], spec: CommandSpec): ParsedArgs {
     throw new UsageError(e.message);
   }
   const flags: Record<string, string | true> = {};
+  const overrides: Record<string, string | boolean> = {};
   for (const [k, v] of Object.entries(parsed.values)) {
-    if (typeof v === 'string') flags[k] = v;
+    const conn = k in spec.options ? undefined : CONNECTION_OPTIONS[k];
+    if (conn && (typeof v === 'string' || typeof v === 'boolean')) overrides[conn.key] = v;
+    else if (typeof v === 'string') flags[k] = v;
     else if (v === true) flags[k] = true;
   }
+  connectionOverrides = overrides as ConnectionOverrides;
   const positionals = parsed.positionals;
   if (flags.help !== true) {
     if (positionals.length < spec.positionals.min) {

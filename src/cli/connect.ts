@@ -1,6 +1,9 @@
 /**
  * How the CLI reaches Temporal:
- *  1. TEMPORAL_ADDRESS set → that server (a real cluster; TEMPORAL_NAMESPACE, TEMPORAL_UI_URL optional);
+ *  1. an address from the connection settings → that server (a real cluster): the `temporal` CLI's
+ *     flags (--address, --namespace, --api-key, --tls*, --profile), else TEMPORAL_* variables
+ *     (TEMPORAL_ADDRESS, TEMPORAL_API_KEY, TEMPORAL_TLS_*…), else the profile of the Temporal config
+ *     file (src/connection/config.ts has the precedence); TEMPORAL_UI_URL optional;
  *  2. a `loom dev` running from this folder (.loom/dev.json) → its embedded server;
  *  3. otherwise, for commands that can (run), an embedded `temporal server start-dev` with its SQLite
  *     file under .loom/ (runs survive a restart) plus an in-process worker, stopped on exit.
@@ -14,6 +17,8 @@ import * as path from 'path';
 import type { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { DevServer, freePort, startDevServer } from '../server/dev-server';
+import { describeConnection, loadTemporalConfig, type TemporalConnectConfig } from '../connection/config';
+import { cliConnectionOverrides } from './args';
 
 export interface LoomSession {
   client: Client;
@@ -53,14 +58,16 @@ export function webUiLink(uiUrl: string | undefined, namespace: string, workflow
   return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-async function clientFor(address: string, namespace: string): Promise<{ client: Client; connection: Connection }> {
+/** `cfg` (TLS, API key) for a configured cluster; none for a `loom dev` or embedded server (plaintext on 127.0.0.1). */
+async function clientFor(address: string, namespace: string, cfg?: TemporalConnectConfig): Promise<{ client: Client; connection: Connection }> {
   // Loaded here, not at the top: a command that fails on its arguments never loads gRPC.
   const { Client, Connection } = await import('@temporalio/client');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: '10s' });
+    connection = await Connection.connect({ ...(cfg?.connectionOptions ?? {}), address, connectTimeout: '10s' });
   } catch (err) {
-    throw new Error(`cannot reach Temporal at ${address}: ${(err as Error).message}`);
+    // The settings described without the API key; the SDK's message does not carry it either.
+    throw new Error(`cannot reach Temporal at ${cfg ? describeConnection(address, cfg) : address}: ${(err as Error).message}`);
   }
   // Same codec as the workers (LOOM_CODEC_KEY…): inputs the CLI sends and results it reads are sealed on the wire.
   const { loomDataConverter } = await import('../codec/data-converter');
@@ -108,10 +115,11 @@ async function portFree(port: number): Promise<boolean> {
  * in-process worker when nothing else is available; `'never'` fails with what to do instead.
  */
 export async function connect(opts: { embedded: 'never' | 'with-worker'; verbose?: boolean } = { embedded: 'never' }): Promise<LoomSession> {
-  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-  const external = process.env.TEMPORAL_ADDRESS;
+  const cfg = loadTemporalConfig(cliConnectionOverrides());
+  const namespace = cfg.namespace;
+  const external = cfg.address;
   if (external) {
-    const { client, connection } = await clientFor(external, namespace);
+    const { client, connection } = await clientFor(external, namespace, cfg);
     return { client, address: external, namespace, uiUrl: process.env.TEMPORAL_UI_URL, embedded: false, close: () => connection.close() };
   }
   const dev = readDevInfo();

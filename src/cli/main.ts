@@ -48,6 +48,7 @@ export function usage(): string {
   const lines = ['usage: loom <command> [options]', '', 'commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
   lines.push('', 'loom COMMAND --help shows its options; --registry DIR (or LOOM_REGISTRY); TEMPORAL_ADDRESS to use a real cluster');
+  lines.push('every command takes the temporal CLI\'s connection options: --address, --namespace, --api-key, --tls, --tls-cert-path, --tls-key-path, --tls-ca-path, --tls-server-name, --profile (else TEMPORAL_* variables, else the Temporal config file\'s profile)');
   return lines.join('\n');
 }
 

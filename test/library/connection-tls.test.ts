@@ -1,0 +1,95 @@
+/**
+ * Temporal Cloud and TLS clusters by configuration only: the production worker (worker.ts) and the
+ * `loom` CLI, each in its own process, reach the suite's dev server through a TLS and an mTLS
+ * terminating proxy on 127.0.0.1 (test/library/tls-proxy.ts, certificates made by the test),
+ * configured by `@temporalio/envconfig`'s TEMPORAL_* variables, by a profile of a Temporal config
+ * file, and by the CLI's connection flags. An API key set the same way reaches the proxy as the
+ * `authorization` header of every call, the client's and the worker's, and is printed nowhere.
+ */
+import { randomUUID } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { temporalAddress, workflowBundlePath } from '../helpers/temporal';
+import { until } from '../helpers/wait';
+import { EXAMPLES, LoomProcess, ROOT, show, spawnCli, spawnProcess, userEnv } from '../cli/harness';
+import { Certificates, makeCertificates, startTlsProxy, TlsProxy } from './tls-proxy';
+
+const SEQUENTIAL = ['--registry', path.join(EXAMPLES, 'orchestrators', 'sequential')];
+const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService/';
+const API_KEY = `agentloom-test-key-${randomUUID()}`;
+
+let dir: string;
+let certs: Certificates;
+let tlsProxy: TlsProxy;
+let mtlsProxy: TlsProxy;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-tls-'));
+  certs = makeCertificates(dir);
+  tlsProxy = await startTlsProxy({ upstream: temporalAddress(), certs, mutual: false });
+  mtlsProxy = await startTlsProxy({ upstream: temporalAddress(), certs, mutual: true });
+});
+afterAll(async () => {
+  await tlsProxy?.close();
+  await mtlsProxy?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** worker.ts and `loom start` + `loom result` of a run with no model, all with `connection` only; every line they printed. */
+async function runThrough(connection: NodeJS.ProcessEnv): Promise<string[]> {
+  const home = fs.mkdtempSync(path.join(dir, 'home-'));
+  const env = userEnv({ ...connection, HOME: home, LOOM_TASK_QUEUE: `library-tls-${randomUUID()}`, LOOM_HOME: home, LOOM_STORE_DIR: path.join(home, 'store') });
+  const worker: LoomProcess = spawnProcess(process.execPath, ['-r', require.resolve('ts-node/register'), path.join(ROOT, 'worker.ts')], {
+    ...env, LOOM_WORKFLOW_BUNDLE: workflowBundlePath(), TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
+  });
+  try {
+    await until(() => (/agentloom worker connected to/.test(worker.out()) ? true : worker.child.exitCode !== null ? false : undefined), 'worker.ts to connect', 120_000);
+    expect(worker.out() + worker.err()).toMatch(/agentloom worker connected to 127\.0\.0\.1:\d+ \(namespace default, m?TLS/);
+    const started = await spawnCli(['start', 'pipeline', ...SEQUENTIAL], env).done;
+    expect(started).toMatchObject({ code: 0, err: '' });
+    const result = await spawnCli(['result', started.out.trim()], env).done;
+    expect({ code: result.code, why: show(result) }).toMatchObject({ code: 0 });
+    worker.child.kill('SIGTERM');
+    const end = await worker.done;
+    return [started.out, started.err, result.out, result.err, end.out, end.err];
+  } finally {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  }
+}
+
+function paths(proxy: TlsProxy): Set<string> {
+  return new Set(proxy.calls.map((c) => c.path.replace(SERVICE, '')));
+}
+
+test('TLS and an API key from TEMPORAL_* variables: the worker and the CLI run an agent through the proxy; the key is sent on every call and printed nowhere', async () => {
+  const printed = await runThrough({ TEMPORAL_ADDRESS: tlsProxy.address, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca, TEMPORAL_TLS_SERVER_NAME: 'localhost', TEMPORAL_API_KEY: API_KEY });
+  // The client started the run and the worker polled and completed its tasks, all through the proxy.
+  for (const call of ['StartWorkflowExecution', 'PollWorkflowTaskQueue', 'RespondWorkflowTaskCompleted', 'GetWorkflowExecutionHistory']) expect(paths(tlsProxy)).toContain(call);
+  expect(tlsProxy.calls.filter((c) => c.authorization !== `Bearer ${API_KEY}`)).toEqual([]);
+  for (const text of printed) expect(text).not.toContain(API_KEY);
+});
+
+test('mTLS from a profile of a Temporal config file (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE): every call carries the client certificate', async () => {
+  const file = path.join(dir, 'temporal.toml');
+  fs.writeFileSync(file, [
+    '[profile.cloud]', `address = "${mtlsProxy.address}"`, 'namespace = "default"',
+    '[profile.cloud.tls]', `client_cert_path = "${certs.clientCert}"`, `client_key_path = "${certs.clientKey}"`, `server_ca_cert_path = "${certs.ca}"`, 'server_name = "localhost"',
+  ].join('\n'));
+  await runThrough({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'cloud' });
+  for (const call of ['StartWorkflowExecution', 'PollWorkflowTaskQueue', 'RespondWorkflowTaskCompleted']) expect(paths(mtlsProxy)).toContain(call);
+  expect(mtlsProxy.calls.filter((c) => c.clientSubject !== 'agentloom-test-client')).toEqual([]);
+});
+
+test('the CLI\'s connection flags (--address, --tls-ca-path, --tls-cert-path, --tls-key-path); without the client certificate the mTLS proxy refuses it', async () => {
+  const env = userEnv({ HOME: dir });
+  const flags = ['--address', mtlsProxy.address, '--tls-ca-path', certs.ca, '--tls-server-name', 'localhost'];
+  const before = mtlsProxy.calls.length;
+  const listed = await spawnCli(['list', '--limit', '1', ...flags, '--tls-cert-path', certs.clientCert, '--tls-key-path', certs.clientKey], env).done;
+  expect({ code: listed.code, why: show(listed) }).toMatchObject({ code: 0 });
+  expect(mtlsProxy.calls.slice(before).map((c) => c.path.replace(SERVICE, ''))).toContain('ListWorkflowExecutions');
+  const refusedBefore = mtlsProxy.refused;
+  const refused = await spawnCli(['list', '--limit', '1', ...flags], env).done;
+  expect(refused.code).toBe(1);
+  expect(refused.err).toMatch(/^loom: cannot reach Temporal at 127\.0\.0\.1:\d+ \(namespace default, TLS\)/);
+  expect(mtlsProxy.refused).toBeGreaterThan(refusedBefore);
+});
