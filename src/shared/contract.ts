@@ -1,9 +1,18 @@
 /**
  * The runtime contract shared by workflows, activities, the worker and the `loom` CLI:
- * workflow type names, run inputs/results, signal/update/query names and status shapes.
- * Types and constants only (no I/O), so workflow code may import it.
+ * workflow type names, run inputs/results, signal/update/query names and status shapes, and the
+ * zod schema of every signal/update/query payload beside its type (the workflow's handler checks
+ * what arrives with it, the CLI what it sends; src/shared/payload-check.ts describes a mismatch).
+ * Types, constants and schemas only (no I/O), so workflow code may import it.
  */
+import { z } from 'zod';
 import type { JsonValue, JsonObject } from '../compiler/types';
+
+/** A JSON object (tool arguments): its values are not inspected, so any depth is read without recursion. */
+const jsonObject = z.record(z.string(), z.unknown()) as unknown as z.ZodType<JsonObject>;
+/** Any JSON value (an escalation's output, a status field): not inspected. */
+const jsonValue = z.unknown() as z.ZodType<JsonValue>;
+const text = z.string().min(1);
 
 /** Default task queue (override with LOOM_TASK_QUEUE). */
 export const DEFAULT_TASK_QUEUE = 'agentloom';
@@ -186,6 +195,19 @@ export interface PendingDecision {
   requested_at: string;
 }
 
+const PendingDecisionSchema: z.ZodType<PendingDecision> = z.object({
+  kind: z.enum(['approval', 'route_approval', 'escalation']),
+  workflow_id: text,
+  path: z.array(z.string()),
+  agent_id: z.string(),
+  call_id: z.string().optional(),
+  tool: z.string().optional(),
+  arguments: jsonObject.optional(),
+  queue: z.string().optional(),
+  reason: z.string(),
+  requested_at: z.string(),
+});
+
 /** Payload of the descendantDecisions signal: a member's whole pending subtree, sent to its parent on every change. */
 export interface DescendantDecisionsReport {
   /** The reporting member's workflow id and its role in the parent. */
@@ -197,6 +219,13 @@ export interface DescendantDecisionsReport {
   /** Paths relative to the reporting member. */
   decisions: PendingDecision[];
 }
+export const DescendantDecisionsReportSchema: z.ZodType<DescendantDecisionsReport> = z.object({
+  workflow_id: text,
+  role: z.string(),
+  at: z.number(),
+  seq: z.number(),
+  decisions: z.array(PendingDecisionSchema),
+});
 
 /**
  * Wire names of the signals, updates and queries (never change them: running workflows and recorded
@@ -234,9 +263,40 @@ export const QUERIES = {
  */
 export interface StreamedCall { turn: number; call: { id: string; name: string; arguments: JsonObject } }
 
+
+/**
+ * Payload schemas. Operator payloads (approve, reject, respond, decide, a session message) are
+ * strict: an unknown field is refused (a mistyped `reasn` would otherwise be dropped without a word).
+ * Workflow-to-workflow payloads (descendantDecisions, callStreamed) ignore extra fields: a newer
+ * worker may add one while an older run still reads them.
+ */
+export const StreamedCallSchema: z.ZodType<StreamedCall> = z.object({
+  turn: z.number().int().nonnegative(),
+  call: z.object({ id: text, name: text, arguments: jsonObject }),
+});
+/** The streamedCalls query's one argument: the 0-based model turn. */
+export const StreamedTurnSchema = z.number().int().nonnegative();
+
 /** approve: optional corrected `args`; `tool` replaces the call with another registry tool of the agent (run with `args`, default `{}`). */
 export interface ApproveArgs { call_id: string; args?: JsonObject; tool?: string; by?: string }
 export interface RejectArgs { call_id: string; reason: string; by?: string }
+export const ApproveArgsSchema: z.ZodType<ApproveArgs> = z.object({ call_id: text, args: jsonObject.optional(), tool: text.optional(), by: z.string().optional() }).strict();
+/** A reject needs a reason: the model sees it as the call's result. */
+export const RejectArgsSchema: z.ZodType<RejectArgs> = z.object({ call_id: text, reason: z.string().refine((r) => r.trim() !== '', 'reject needs a reason (the model sees it as the tool result)'), by: z.string().optional() }).strict();
+/**
+ * The shape of each payload in words, given with every refusal or warning about a payload that does
+ * not fit its schema (keyed by what the payload is sent with).
+ */
+export const PAYLOAD_SHAPES = {
+  approve: '{"call_id": string, "args"?: object, "tool"?: string, "by"?: string}',
+  reject: '{"call_id": string, "reason": non-empty string, "by"?: string}',
+  respond: '{"queue": string, "output": JSON} or {"queue": string, "close": true, "reason"?: string} (and "by"?: string)',
+  decide: '{"ref": string, "decision": "approve"|"reject"|"respond", "args"?: object, "tool"?: string, "reason"?: string, "output"?: JSON, "close"?: boolean, "by"?: string}',
+  descendantDecisions: '{"workflow_id": string, "role": string, "at": number, "seq": number, "decisions": [pending decision, …]}',
+  callStreamed: '{"turn": integer >= 0, "call": {"id": string, "name": string, "arguments": object}}',
+  streamedCalls: 'a model turn (an integer >= 0)',
+} as const;
+
 /**
  * Payload of the `decide` update (issue 9): answer a decision pending anywhere in the tree of the run
  * it is sent to. `ref` is what `loom inbox` prints: a call id or `PATH:CALL_ID` (approve/reject), a
@@ -254,7 +314,23 @@ export interface DecideArgs {
   close?: boolean;
   by?: string;
 }
+export const DecideArgsSchema: z.ZodType<DecideArgs> = z
+  .object({
+    ref: text,
+    decision: z.enum(['approve', 'reject', 'respond']),
+    args: jsonObject.optional(),
+    tool: text.optional(),
+    reason: z.string().optional(),
+    output: jsonValue.optional(),
+    close: z.boolean().optional(),
+    by: z.string().optional(),
+  })
+  .strict();
 /** Answer to an escalation: an output (the run goes on with it / returns it), or close (with an optional reason). */
 export interface RespondArgs { queue: string; output?: JsonValue; close?: boolean; reason?: string; by?: string }
+export const RespondArgsSchema: z.ZodType<RespondArgs> = z
+  .object({ queue: text, output: jsonValue.optional(), close: z.boolean().optional(), reason: z.string().optional(), by: z.string().optional() })
+  .strict()
+  .refine((a) => a.close === true || a.output !== undefined, { message: 'give "output" (the answer) or "close": true' });
 /** What respondEscalationUpdate returns once the answer is accepted. */
 export interface RespondResult { accepted: true; queue: string }

@@ -2,9 +2,10 @@
  * The contract of a chat session (seed 001 "state"; src/workflows/session.ts): its input, the
  * `sessionMessage` update that takes one user message and returns the reply, and the state it
  * carries across continue-as-new. Types and definitions only, so the workflow, the activities and
- * the CLI (`loom chat`, `loom send`) take them from one place. The wire name never changes.
+ * the CLI (`loom chat`, `loom send`) take them from one place, with the zod schema of the message. The wire name never changes.
  */
 import { defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
 import type { JsonValue } from '../compiler/types';
 import type { BlobRef, RunOptions, TokenUsage } from './contract';
 
@@ -55,6 +56,8 @@ export interface PendingMemoryWrite {
 export interface SessionMessage {
   text: string;
 }
+export const SESSION_MESSAGE_SHAPE = '{"text": non-empty string}';
+export const SessionMessageSchema: z.ZodType<SessionMessage> = z.object({ text: z.string().refine((t) => t.trim() !== '', 'a session message needs non-empty text') }).strict();
 
 export interface SessionReply {
   /** The turn's output (the agent's final answer). */

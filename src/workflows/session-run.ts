@@ -10,8 +10,9 @@
  */
 import { allHandlersFinished, condition, proxyActivities, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
 import type { AgentRunResult, ApproveArgs, PendingApproval, PendingDecision, RejectArgs, RunStatus, TokenUsage } from '../shared/contract';
-import { SEARCH_ATTRIBUTES } from '../shared/contract';
-import { DEFAULT_IDLE_TIMEOUT_SECONDS } from '../shared/session';
+import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, SEARCH_ATTRIBUTES } from '../shared/contract';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../shared/session';
+import { validatedPayload } from './shell/payloads';
 import type { PendingMemoryWrite, SessionCarry, SessionInput, SessionMessage, SessionReply } from '../shared/session';
 import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
@@ -125,7 +126,7 @@ export class SessionRun {
 
   validateMessage(msg: SessionMessage): void {
     if (this.ending) throw new Error(`session ${workflowInfo().workflowId} has ended (${this.ending}); start a new one with loom chat ${this.input.agent_id}`);
-    if (typeof msg?.text !== 'string' || !msg.text.trim()) throw new Error('a session message needs non-empty text, e.g. { "text": "hello" }');
+    validatedPayload(SessionMessageSchema, msg, SESSION_MESSAGE_SHAPE, 'sessionMessage');
   }
 
   /** The `sessionMessage` update: one turn, answered with the reply. */
@@ -237,8 +238,9 @@ export class SessionRun {
     }
   }
 
-  validateApprove(a: ApproveArgs): void {
-    this.knownCall(a?.call_id);
+  validateApprove(raw: unknown): void {
+    const a = validatedPayload(ApproveArgsSchema, raw, PAYLOAD_SHAPES.approve, 'approveCall');
+    this.knownCall(a.call_id);
     if (a.args || a.tool) throw new Error(WRITEBACK_AS_EXTRACTED);
   }
 
@@ -247,8 +249,8 @@ export class SessionRun {
     return `approved memory writeback ${a.call_id}`;
   }
 
-  validateReject(r: RejectArgs): void {
-    this.knownCall(r?.call_id);
+  validateReject(raw: unknown): void {
+    this.knownCall(validatedPayload(RejectArgsSchema, raw, PAYLOAD_SHAPES.reject, 'rejectCall').call_id);
   }
 
   reject(r: RejectArgs): string {

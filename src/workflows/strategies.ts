@@ -17,7 +17,9 @@
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, StrategiesPattern } from '../compiler/types';
 import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../shared/contract';
+import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../shared/contract';
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/handlers';
+import { hadCallId, signalPayload, validatedPayload } from './shell/payloads';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';
 import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches, SELECTION_TYPES, unionText } from '../strategies';
@@ -63,15 +65,21 @@ class StrategiesRun extends OrchestratorRun {
       if (!this.pending) throw new Error('no route is waiting for approval');
       if (id !== this.pending.call_id) throw new Error(`unknown call id '${id}'; the route waiting for approval is ${this.pending.call_id}`);
     };
-    setHandler(approveUpdate, approve, { validator: (a: ApproveArgs) => known(a?.call_id) });
-    setHandler(rejectUpdate, reject, { validator: (a: RejectArgs) => known(a?.call_id) });
-    setHandler(approveSignal, (a: ApproveArgs) => {
-      if (this.pending && a?.call_id === this.pending.call_id) approve(a);
-      else this.warn(`approve signal for unknown call '${a?.call_id}' ignored`);
+    setHandler(approveUpdate, approve, { validator: (raw: unknown) => known(validatedPayload(ApproveArgsSchema, raw, PAYLOAD_SHAPES.approve, 'approveCall').call_id) });
+    setHandler(rejectUpdate, reject, { validator: (raw: unknown) => known(validatedPayload(RejectArgsSchema, raw, PAYLOAD_SHAPES.reject, 'rejectCall').call_id) });
+    // A signal cannot be refused: a payload that does not fit only adds a run warning.
+    const warn = (m: string): void => this.warn(m);
+    setHandler(approveSignal, (raw) => {
+      const a = signalPayload(ApproveArgsSchema, raw, PAYLOAD_SHAPES.approve, 'approve', warn, hadCallId);
+      if (!a) return;
+      if (this.pending && a.call_id === this.pending.call_id) approve(a);
+      else this.warn(`approve signal for unknown call '${a.call_id}' ignored`);
     });
-    setHandler(rejectSignal, (a: RejectArgs) => {
-      if (this.pending && a?.call_id === this.pending.call_id) reject(a);
-      else this.warn(`reject signal for unknown call '${a?.call_id}' ignored`);
+    setHandler(rejectSignal, (raw) => {
+      const a = signalPayload(RejectArgsSchema, raw, PAYLOAD_SHAPES.reject, 'reject', warn, hadCallId);
+      if (!a) return;
+      if (this.pending && a.call_id === this.pending.call_id) reject(a);
+      else this.warn(`reject signal for unknown call '${a.call_id}' ignored`);
     });
   }
 

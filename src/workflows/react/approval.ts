@@ -7,6 +7,8 @@
 import { ApplicationFailure, condition, patched, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
 import type { JsonObject } from '../../compiler/types';
 import type { RunAgentInput } from '../../shared/contract';
+import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../../shared/contract';
+import { hadCallId, signalPayload, validatedPayload } from '../shell/payloads';
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/handlers';
 import type { Activities } from '../../activities';
 import type { ApprovalBook } from '../../runtime/approvals';
@@ -27,11 +29,17 @@ export interface ReplacementGate { refusal?: (tool: string) => string | undefine
 /** Register the approve/reject handlers (first thing in the workflow, before any await). */
 export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, book: ApprovalBook, gate: ReplacementGate = {}): void {
   const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
-  setHandler(approveSignal, (a) => {
+  // A signal cannot be refused: a payload that does not fit only adds a run warning (no exception in workflow code).
+  const warn = (m: string): void => shell.warn(m);
+  setHandler(approveSignal, (raw) => {
+    const a = signalPayload(ApproveArgsSchema, raw, PAYLOAD_SHAPES.approve, 'approve', warn, hadCallId);
+    if (!a) return;
     if (book.decide(a.call_id, { kind: 'approve', args: a.args, ...(a.tool !== undefined ? { tool: a.tool } : {}), by: a.by })) return;
     shell.warn(`approve signal ignored: ${book.unknownMessage(a.call_id)}`);
   });
-  setHandler(rejectSignal, (a) => {
+  setHandler(rejectSignal, (raw) => {
+    const a = signalPayload(RejectArgsSchema, raw, PAYLOAD_SHAPES.reject, 'reject', warn, hadCallId);
+    if (!a) return;
     if (book.decide(a.call_id, { kind: 'reject', reason: a.reason, by: a.by })) return;
     shell.warn(`reject signal ignored: ${book.unknownMessage(a.call_id)}`);
   });
@@ -40,6 +48,7 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
   };
   setHandler(
     approveUpdate,
+    // The handler runs only once its validator accepted the payload (or on replay of an accepted update).
     async (a) => {
       if (a.args || a.tool !== undefined) {
         const pending = book.pending.find((p) => p.call_id === a.call_id);
@@ -50,7 +59,8 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
       return `approved ${a.call_id}${a.tool !== undefined ? ` replaced by ${a.tool}` : a.args ? ' with corrected arguments' : ''}`;
     },
     {
-      validator: (a) => {
+      validator: (raw) => {
+        const a = validatedPayload(ApproveArgsSchema, raw, PAYLOAD_SHAPES.approve, 'approveCall');
         validateKnown(a.call_id);
         if ((a.args || a.tool !== undefined) && book.pending.some((p) => p.call_id === a.call_id && p.tool === WRITEBACK_TOOL)) throw new Error(WRITEBACK_AS_EXTRACTED);
         if (a.tool !== undefined) refuseBadReplacement(book, a.call_id, a.tool);
@@ -66,9 +76,9 @@ export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, 
       return `rejected ${a.call_id}`;
     },
     {
-      validator: (a) => {
-        validateKnown(a.call_id);
-        if (!a.reason || !a.reason.trim()) throw new Error('reject needs a reason (the model sees it as the tool result)');
+      validator: (raw) => {
+        // The schema refuses a missing or blank reason (the model sees it as the tool result).
+        validateKnown(validatedPayload(RejectArgsSchema, raw, PAYLOAD_SHAPES.reject, 'rejectCall').call_id);
       },
     },
   );

@@ -10,6 +10,9 @@
 import { setHandler, log } from '@temporalio/workflow';
 import { callStreamedSignal, streamedCallsQuery } from '../../shared/handlers';
 import type { StreamedCall } from '../../shared/contract';
+import { PAYLOAD_SHAPES, StreamedCallSchema, StreamedTurnSchema } from '../../shared/contract';
+import { checkPayload } from '../../shared/payload-check';
+import { isObject, signalPayload } from '../shell/payloads';
 import { ExecutionPlan } from '../../runtime/execution-loop';
 import type { ToolCall } from '../../runtime/messages';
 import type { ReactRun } from './context';
@@ -58,6 +61,18 @@ export class CallStream {
 
 /** The signal the model activity sends per streamed call, and the query a retried activity asks. */
 export function registerStreamHandlers(rx: ReactRun): void {
-  setHandler(callStreamedSignal, (s) => rx.stream.accept(rx, s));
-  setHandler(streamedCallsQuery, (turn) => rx.stream.calls(turn));
+  // Sent by the model activity; a payload that does not fit (sent by anything else) is a run warning.
+  setHandler(callStreamedSignal, (raw) => {
+    const s = signalPayload(StreamedCallSchema, raw, PAYLOAD_SHAPES.callStreamed, 'callStreamed', (m) => rx.shell.warn(m), streamedBefore);
+    if (s) rx.stream.accept(rx, s);
+  });
+  setHandler(streamedCallsQuery, (turn) => {
+    const c = checkPayload(StreamedTurnSchema, turn, PAYLOAD_SHAPES.streamedCalls);
+    // A query answers an error for a turn that is not one (a query changes nothing in the run).
+    if (!c.ok) throw new Error(`streamedCalls: ${c.problem}`);
+    return rx.stream.calls(c.value);
+  });
 }
+
+/** The handler before the check acted on any object with a `call` object (it read s.turn and s.call). */
+const streamedBefore = (raw: unknown): boolean => isObject(raw) && isObject(raw.call);

@@ -8,6 +8,8 @@
 import { condition, log, setHandler } from '@temporalio/workflow';
 import type { EscalationRule, JsonValue } from '../../compiler/types';
 import type { AgentRunResult, RespondArgs } from '../../shared/contract';
+import { PAYLOAD_SHAPES, RespondArgsSchema } from '../../shared/contract';
+import { isObject, signalPayload, validatedPayload } from './payloads';
 import { respondEscalationUpdate, respondSignal } from '../../shared/handlers';
 import { describeEscalation, EscalationEvent, matchEscalation } from '../../orchestration/escalation';
 
@@ -27,10 +29,14 @@ export class HumanQueue {
   private queue: string | undefined;
   private response: HumanResponse | undefined;
 
-  constructor() {
-    setHandler(respondSignal, (a: RespondArgs) => {
-      if (this.queue !== undefined && a?.queue === this.queue) this.response = toResponse(a);
-      else log.warn('respond signal ignored: not waiting on that queue', { queue: a?.queue, waiting: this.queue });
+  /** `warn`: a run warning (a respond signal whose payload does not fit its schema). */
+  constructor(warn: (message: string) => void) {
+    setHandler(respondSignal, (raw) => {
+      // Before the check the handler acted on any object (it read a.queue, a.close, a.output).
+      const a = signalPayload(RespondArgsSchema, raw, PAYLOAD_SHAPES.respond, 'respond', warn, isObject);
+      if (!a) return;
+      if (this.queue !== undefined && a.queue === this.queue) this.response = toResponse(a);
+      else log.warn('respond signal ignored: not waiting on that queue', { queue: a.queue, waiting: this.queue });
     });
     setHandler(
       respondEscalationUpdate,
@@ -39,10 +45,10 @@ export class HumanQueue {
         return { accepted: true as const, queue: a.queue };
       },
       {
-        validator: (a: RespondArgs) => {
+        validator: (raw: unknown) => {
+          const a = validatedPayload(RespondArgsSchema, raw, PAYLOAD_SHAPES.respond, 'respondEscalation');
           if (this.queue === undefined) throw new Error('this run is not waiting on a human queue');
-          if (!a || a.queue !== this.queue) throw new Error(`this run waits on queue '${this.queue}', not '${a?.queue}'`);
-          if (!a.close && a.output === undefined) throw new Error('give an output or close the escalation');
+          if (a.queue !== this.queue) throw new Error(`this run waits on queue '${this.queue}', not '${a.queue}'`);
         },
       },
     );

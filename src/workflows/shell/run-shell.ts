@@ -35,15 +35,19 @@ import type { JsonObject } from '../../compiler/types';
 import type { Decision } from '../../runtime/approvals';
 import type { Activities } from '../../activities';
 import type { AgentRunResult, DecideArgs, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
-import { SEARCH_ATTRIBUTES } from '../../shared/contract';
+import { DecideArgsSchema, DescendantDecisionsReportSchema, PAYLOAD_SHAPES, SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/handlers';
 import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { redactToolArgs } from '../../policies/sensitive';
 import { lifecycleWarning, memberWarning } from '../../policies/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
+import { isObject, signalPayload, validatedPayload } from './payloads';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
+/** The descendantDecisions handler before the check acted on any object with a `decisions` list of objects. */
+const reportBefore = (raw: unknown): boolean => isObject(raw) && Array.isArray(raw.decisions) && raw.decisions.every(isObject);
+
 const checks = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
 
 export type StatusPublishing = 'every-change' | 'milestones';
@@ -81,7 +85,7 @@ export class RunShell {
   private published: RunState | undefined;
   private begun = false;
   private label = '';
-  private readonly human = new HumanQueue();
+  private readonly human = new HumanQueue((m) => this.warn(m));
   private readonly descendants = new DescendantDecisions();
   private decisionsSeen = decisionsKey([]);
   private reportSeq = 0;
@@ -108,11 +112,14 @@ export class RunShell {
       this.paused = false;
       this.sync();
     });
-    setHandler(descendantDecisionsSignal, (r) => {
-      if (this.descendants.accept(r)) this.decisionsChanged();
+    // Sent by a member; a payload that does not fit (sent by anything else) is a run warning.
+    setHandler(descendantDecisionsSignal, (raw) => {
+      const r = signalPayload(DescendantDecisionsReportSchema, raw, PAYLOAD_SHAPES.descendantDecisions, 'descendantDecisions', (m) => this.warn(m), reportBefore);
+      if (r && this.descendants.accept(r)) this.decisionsChanged();
     });
     setHandler(decideUpdate, (a) => this.decide(a), {
-      validator: (a) => {
+      validator: (raw) => {
+        const a = validatedPayload(DecideArgsSchema, raw, PAYLOAD_SHAPES.decide, 'decide');
         const r = resolveDecide(this.decisions(), a, `the tree of ${workflowInfo().workflowId}`);
         if (!r.ok) throw new Error(r.message);
         if (r.decision.workflow_id === workflowInfo().workflowId && r.decision.kind !== 'escalation' && !this.opts.decideOwn) {

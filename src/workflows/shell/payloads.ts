@@ -1,0 +1,44 @@
+/**
+ * Handler-side payload checks (src/shared/payload-check.ts) in the form each handler kind needs.
+ * An update validator refuses a payload that does not fit with an Error (Temporal rejects the
+ * update with its message; validators do not run on replay). A signal cannot be refused: a payload
+ * that does not fit becomes a run warning and is ignored, never an exception in workflow code.
+ */
+import { patched } from '@temporalio/workflow';
+import type { z } from 'zod';
+import { checkPayload } from '../../shared/payload-check';
+
+/**
+ * Runs from before signal payloads were checked acted on some payloads the schemas now refuse (an
+ * unknown field, `args` not an object, a blank reason…); a replay of such a run acts on them the
+ * old way, a new run ignores them with a warning.
+ */
+export const VALIDATED_SIGNALS_PATCH = 'validated-signal-payloads';
+
+/** For an update validator: the checked payload, or an Error naming the update, the problem and the expected shape. */
+export function validatedPayload<T>(schema: z.ZodType<T>, raw: unknown, expected: string, update: string): T {
+  const c = checkPayload(schema, raw, expected);
+  if (!c.ok) throw new Error(`${update}: ${c.problem}`);
+  return c.value;
+}
+
+/**
+ * For a signal handler: the checked payload, or undefined once `warn` has been told why it was
+ * ignored. `legacyActs(raw)`: the handler before the check acted on `raw` without failing; a run
+ * replayed from before VALIDATED_SIGNALS_PATCH then gets it unchecked, as it did.
+ */
+export function signalPayload<T>(schema: z.ZodType<T>, raw: unknown, expected: string, signal: string, warn: (m: string) => void, legacyActs: (raw: unknown) => boolean): T | undefined {
+  const c = checkPayload(schema, raw, expected);
+  if (c.ok) return c.value;
+  if (legacyActs(raw) && !patched(VALIDATED_SIGNALS_PATCH)) return raw as T;
+  warn(`${signal} signal ignored: ${c.problem}`);
+  return undefined;
+}
+
+/** A JSON object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The approve/reject handlers before the check read `call_id` and acted when it was a string. */
+export const hadCallId = (raw: unknown): boolean => isObject(raw) && typeof raw.call_id === 'string';
