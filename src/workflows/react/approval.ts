@@ -5,6 +5,7 @@
  * reason), or the approval timeout: reject, or escalate to a human queue and keep waiting.
  */
 import { ApplicationFailure, condition, patched, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
+import { patient } from '../activity-options';
 import type { JsonObject } from '../../compiler/types';
 import type { RunAgentInput } from '../../shared/contract';
 import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/handlers';
@@ -26,7 +27,7 @@ export interface ReplacementGate { refusal?: (tool: string) => string | undefine
 
 /** Register the approve/reject handlers (first thing in the workflow, before any await). */
 export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, book: ApprovalBook, gate: ReplacementGate = {}): void {
-  const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+  const acts = proxyActivities<Activities>(patient('1 minute'));
   setHandler(approveSignal, (a) => {
     if (book.decide(a.call_id, { kind: 'approve', args: a.args, ...(a.tool !== undefined ? { tool: a.tool } : {}), by: a.by })) return;
     shell.warn(`approve signal ignored: ${book.unknownMessage(a.call_id)}`);

@@ -31,6 +31,7 @@
  * answered) or after a minute. New commands only when a `decide` arrives: no patch.
  */
 import { allHandlersFinished, ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { patient } from '../activity-options';
 import type { JsonObject } from '../../compiler/types';
 import type { Decision } from '../../runtime/approvals';
 import type { Activities } from '../../activities';
@@ -44,7 +45,7 @@ import { lifecycleWarning, memberWarning } from '../../policies/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
-const checks = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const checks = proxyActivities<Activities>(patient('1 minute'));
 
 export type StatusPublishing = 'every-change' | 'milestones';
 
