@@ -16,6 +16,7 @@ import { sourcesWithAgentRetrieval } from '../runtime/knowledge-search';
 import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
 import { resolveArgs } from './ephemeral';
+import { maxWaitMs, waitOut } from './outages';
 
 export interface RunToolInput {
   bundle: BlobRef;
@@ -64,12 +65,17 @@ function heartbeat(): void {
     // outside an activity
   }
 }
-/** This attempt's number and whether Temporal will run the activity again if it fails. */
+/** Attempts a tool's own transient failure gets when the retry policy is unlimited (the activity presets). */
+export const TOOL_TRANSIENT_ATTEMPTS = 3;
+/** How long a tool may run in one attempt (runTool's start-to-close is longer: it also waits out store outages). */
+export const TOOL_RUN_LIMIT_MS = 10 * 60_000;
+
+/** This attempt's number and whether a tool's transient failure is tried again. */
 function attemptInfo(): { attempt: number; more: boolean } {
   try {
     const info = Context.current().info;
-    const max = info.retryPolicy?.maximumAttempts;
-    return { attempt: info.attempt, more: !max || info.attempt < max };
+    const max = info.retryPolicy?.maximumAttempts || TOOL_TRANSIENT_ATTEMPTS;
+    return { attempt: info.attempt, more: info.attempt < max };
   } catch {
     return { attempt: 1, more: false }; // outside an activity
   }
@@ -79,6 +85,37 @@ function cancelSignal(): AbortSignal | undefined {
     return Context.current().cancellationSignal;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The tool's own run is bounded (TOOL_RUN_LIMIT_MS, what the activity's start-to-close used to
+ * bound): past it, a retryable ToolTimeout, tried again like the tool's other transient failures.
+ */
+async function withinLimit<T>(tool: string, fn: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(ApplicationFailure.retryable(`tool ${tool} did not finish within ${TOOL_RUN_LIMIT_MS / 60_000} minutes`, 'ToolTimeout')), TOOL_RUN_LIMIT_MS);
+  });
+  try {
+    return await Promise.race([fn(), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * How long runTool's bookkeeping may wait for the store: the worker's ceiling, but never past this
+ * attempt's start-to-close (less a minute): a timed-out attempt would be retried and run the tool again.
+ */
+function bookkeepingCeiling(): number {
+  const ceiling = maxWaitMs();
+  try {
+    const info = Context.current().info;
+    const left = info.startToCloseTimeoutMs - (Date.now() - info.currentAttemptScheduledTimestampMs) - 60_000;
+    return info.startToCloseTimeoutMs > 0 ? Math.max(0, Math.min(ceiling, left)) : ceiling;
+  } catch {
+    return ceiling;
   }
 }
 
@@ -152,12 +189,16 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
     async runTool(inp: RunToolInput): Promise<RunToolOutput> {
       // An ephemeral run's call carries its arguments by reference (decision 283).
       const args = await resolveArgs(deps.messages.blobs, inp.args);
-      const r = await withHeartbeat(() => execute({ ...inp, args }));
+      const r = await withHeartbeat(() => withinLimit(inp.tool, () => execute({ ...inp, args })));
       const msg: Message = { role: 'tool', content: r.text, tool_call_id: inp.call_id, name: inp.tool };
       if (r.is_error) msg.is_error = true;
-      const ref = await deps.messages.putLoose(msg);
+      // The tool ran: from here on a failed attempt would run it again (its side effect twice), so
+      // the bookkeeping waits out a store outage inside this attempt, heartbeating why (decision 321).
+      const where = `the store ${deps.messages.blobs.location}`;
+      const ceilingMs = bookkeepingCeiling();
+      const ref = await waitOut(where, () => deps.messages.putLoose(msg), { ceilingMs });
       // An ephemeral run's history holds no tool output, not even a preview (decision 262).
-      const ephemeral = (await deps.messages.salt()) !== undefined;
+      const ephemeral = (await waitOut(where, () => deps.messages.salt(), { ceilingMs })) !== undefined;
       return { ref, is_error: r.is_error, preview: ephemeral ? '' : r.text.slice(0, 200) };
     },
     /** Validate (corrected) arguments without running the tool: approveCall uses it. */

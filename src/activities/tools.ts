@@ -462,7 +462,7 @@ export interface ToolExecutorOptions {
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
-const MAX_TIMEOUT_SECONDS = 540; // below runTool's 10-minute startToCloseTimeout
+const MAX_TIMEOUT_SECONDS = 540; // below runTool's 10-minute bound on a tool's run (TOOL_RUN_LIMIT_MS)
 
 function queryValue(v: JsonValue): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);

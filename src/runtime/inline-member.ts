@@ -5,6 +5,7 @@
  * that needs a workflow of its own qualifies. Also the model activity's options, shared by both
  * paths so an inline member retries and times out exactly as its child run would. Pure.
  */
+import { OUTAGE_BACKOFF } from './dependency-wait';
 import type { RunOptions } from '../shared/contract';
 import type { AgentView } from './agent-view';
 import { reactConfig } from './agent-view';
@@ -48,11 +49,18 @@ export function inlineMemberBlocker(agent: AgentView, call: MemberCall): string 
   return undefined;
 }
 
-/** Options of the `modelTurn` activity: runtime.retry_policy and the provider's request timeout. */
+/**
+ * Options of the `modelTurn` activity: the provider's request timeout, and its retries. An agent's
+ * explicit runtime.retry_policy bounds every failure, outages included (the author asked for it).
+ * Without one, an agent with a fallback_model keeps 5 attempts so the fallback takes over from a
+ * model that is down; any other agent waits a model outage out (unlimited attempts, the outage
+ * backoff; the worker's outage interceptor ends other failures after 5 attempts and outages at
+ * LOOM_DEPENDENCY_MAX_WAIT).
+ */
 export function modelActivityOptions(agent: AgentView): {
   startToCloseTimeout: `${number} seconds`;
   heartbeatTimeout: `${number} seconds`;
-  retry: { maximumAttempts: number; initialInterval: `${number} second` | `${number} seconds`; backoffCoefficient: number };
+  retry: { maximumAttempts?: number; initialInterval: `${number} second` | `${number} seconds`; backoffCoefficient: number; maximumInterval?: `${number} seconds` };
 } {
   const retry = agent.runtime.retry_policy;
   const timeoutS = agent.runtime.model.openai?.request_timeout_seconds ?? 300;
@@ -61,6 +69,8 @@ export function modelActivityOptions(agent: AgentView): {
     heartbeatTimeout: '60 seconds',
     retry: retry
       ? { maximumAttempts: retry.max_attempts, initialInterval: `${retry.backoff_seconds} seconds`, backoffCoefficient: 2 }
-      : { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
+      : agent.runtime.fallback_model
+        ? { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 }
+        : { initialInterval: `${OUTAGE_BACKOFF.initialMs / 1000} second`, backoffCoefficient: OUTAGE_BACKOFF.coefficient, maximumInterval: `${OUTAGE_BACKOFF.maxMs / 1000} seconds` },
   };
 }

@@ -91,6 +91,7 @@ export function installWorkerRuntime(verbose = false): void {
 export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promise<Worker> {
   // Loaded lazily: activities pull in ajv/openai, which `loom validate` never needs.
   const { createActivities } = await import('../activities');
+  const { outageInterceptor } = await import('../activities/outages');
   const activities = { ...(createActivities() as Record<string, unknown>), ...(opts.activities ?? {}) };
   const { AgentTracing: Tracing, TRACING_WORKFLOW_MODULE } = await import('../telemetry/tracing');
   const tracing = opts.tracing ?? new Tracing();
@@ -107,7 +108,8 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
     activities,
     // Spans: activity interceptor (model, tool, guardrail spans) and the agent.run sink, never called
     // during replay. A prebuilt bundle carries the workflow interceptor module already (scripts/build-bundle.ts).
-    interceptors: { activity: [tracing.activityInterceptor], ...(source.workflowsPath ? { workflowModules: [TRACING_WORKFLOW_MODULE] } : {}) },
+    // Outages: the activity presets retry without limit; outageInterceptor decides when to stop (src/activities/outages.ts).
+    interceptors: { activity: [outageInterceptor(), tracing.activityInterceptor], ...(source.workflowsPath ? { workflowModules: [TRACING_WORKFLOW_MODULE] } : {}) },
     sinks: tracing.sinks,
     dataConverter,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? envInt('LOOM_MAX_CONCURRENT_ACTIVITIES') ?? 100,

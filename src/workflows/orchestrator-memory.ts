@@ -17,6 +17,7 @@
  * carried across continue-as-new in `carried.memory`.
  */
 import { ActivityOptions, log, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { patient } from './activity-options';
 import type { JsonObject, JsonValue } from '../compiler/types';
 import type { Activities } from '../activities';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -33,7 +34,7 @@ const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
 /** A run is message 1 of its own session (as a single react run). */
 const RUN_MESSAGE = 1;
 
-const OPTS: ActivityOptions = { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5, initialInterval: '1 second', nonRetryableErrorTypes: ['MemoryDefinition', 'BlobNotFound'] } };
+const OPTS: ActivityOptions = patient('1 minute', ['MemoryDefinition', 'BlobNotFound']);
 const acts = proxyActivities<Activities>(OPTS);
 
 /** What the memory step needs of the orchestrator run. */

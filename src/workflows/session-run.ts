@@ -9,6 +9,7 @@
  * one-function workflow issued.
  */
 import { allHandlersFinished, condition, proxyActivities, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
+import { patient } from './activity-options';
 import type { AgentRunResult, ApproveArgs, PendingApproval, PendingDecision, RejectArgs, RunStatus, TokenUsage } from '../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../shared/session';
@@ -19,7 +20,7 @@ import type { SessionPlan } from '../activities/session-turns';
 import { writebackApproval, writebackCallId, writebackNotWritten, WRITEBACK_AS_EXTRACTED } from '../runtime/memory';
 import { runChildAgent } from './child';
 
-const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const acts = proxyActivities<Activities>(patient('1 minute'));
 
 /** Messages over all executions are bounded only by time; one execution's history by this many events. */
 const HISTORY_EVENTS_LIMIT = 4000;

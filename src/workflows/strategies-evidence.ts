@@ -7,11 +7,12 @@
  * and keep their per-member workspaces.
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patient } from './activity-options';
 import type { Activities } from '../activities';
 import { artifactPathsOf, reviewArtifactPathsOf, usesEvidence } from '../strategies/evidence';
 import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../strategies';
 
-const acts = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const acts = proxyActivities<Activities>(patient('1 minute'));
 
 /** What continue-as-new carries: the shared workspace (absent for runs from before the patch). */
 export interface EvidenceState { workspace: string }

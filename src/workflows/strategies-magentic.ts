@@ -10,6 +10,7 @@
  * "<edited plan>"` on call id `plan-<n>`. Termination is ignored (compile warning).
  */
 import { proxyActivities } from '@temporalio/workflow';
+import { patient } from './activity-options';
 import type { Activities } from '../activities';
 import type { JsonObject } from '../compiler/types';
 import { fallbackAgent, type HistoryTurn } from '../strategies/llm-selection';
@@ -21,7 +22,7 @@ import type { MagenticConfig } from '../strategies/types';
 import { modelIdOf } from './strategies-llm';
 import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 
-const acts = proxyActivities<Activities>({ startToCloseTimeout: '120s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const acts = proxyActivities<Activities>(patient('2 minutes'));
 
 /** What strategies.ts's run offers for a durable operator decision (route approvals use it too). */
 interface AsksOperator {

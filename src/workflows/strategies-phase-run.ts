@@ -5,6 +5,7 @@
  * `loom status` and the Web UI's Current Details (strategy, phase, round, participants).
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patient } from './activity-options';
 import type { Activities } from '../activities';
 import type { JsonObject, JsonValue } from '../compiler/types';
 import type { RunAgentInput } from '../shared/contract';
@@ -24,7 +25,7 @@ export interface PhaseCtx {
   workspace?: string;
 }
 
-const acts = proxyActivities<Activities>({ startToCloseTimeout: '120s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const acts = proxyActivities<Activities>(patient('2 minutes'));
 
 /**
  * The shared workspace of a phase-strategy run (decision 268): runs started on patch

@@ -11,6 +11,7 @@
  * Also the `handoff(route_keyword)` runtime tool members of keyword/statemachine/graph strategies get.
  */
 import { proxyActivities } from '@temporalio/workflow';
+import { patient } from './activity-options';
 import type { JsonObject, JsonValue } from '../compiler/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { Activities } from '../activities';
@@ -42,7 +43,7 @@ export interface MemberInputsRequest {
 }
 export interface MemberInputsResult { transcript: StoredTranscript; inputs: BlobRef[] }
 
-const acts = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const acts = proxyActivities<Activities>(patient('1 minute'));
 
 export class Transcript {
   private window: TranscriptEntry[];
@@ -90,7 +91,7 @@ export class Transcript {
   async memberInputs(bundle: BlobRef, task: JsonValue, members: MemberInputSpec[], summary: string): Promise<BlobRef[]> {
     const req: MemberInputsRequest = { bundle, task, transcript: this.stored!, append: this.window, members };
     const res = await acts.strategyMemberInputs.executeWithOptions(
-      { startToCloseTimeout: '60s', retry: { maximumAttempts: 5, initialInterval: '1s' }, summary },
+      { ...patient('1 minute'), summary },
       [req],
     );
     this.stored = res.transcript;

@@ -9,7 +9,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { NO_TELEMETRY_SINKS } from '../helpers/temporal';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -96,7 +96,16 @@ export async function workerFor(version: CodeVersion, connection: NativeConnecti
     shutdownGraceTime: '1s',
     // The telemetry sinks newer workflow code calls (src/telemetry/sink-types.ts), as no-ops.
     sinks: NO_TELEMETRY_SINKS,
+    // A version whose activity presets retry without limit ends retrying with its outage interceptor.
+    ...outagesOf(version),
   });
+}
+
+function outagesOf(version: CodeVersion): Partial<WorkerOptions> {
+  const file = path.join(version.dir, 'src', 'activities', 'outages.ts');
+  if (!fs.existsSync(file)) return {};
+  const mod = require(file) as { outageInterceptor(): NonNullable<NonNullable<WorkerOptions['interceptors']>['activity']>[number] };
+  return { interceptors: { activity: [mod.outageInterceptor()] } };
 }
 
 /** A temp folder for one compat run. */

@@ -2,6 +2,7 @@
  * Test harness: a real Temporal dev server (started once by test/setup/global-setup.ts), a
  * Client, and a Worker on a fresh task queue run with `runUntil` (the samples-typescript shape).
  */
+import { outageInterceptor } from '../../src/activities/outages';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions, type InjectedSinks } from '@temporalio/worker';
 import type { AgentloomTracingSinks } from '../../src/telemetry/sink-types';
@@ -96,5 +97,7 @@ export async function createTestWorker(
     // checks telemetry passes an AgentTracing's sinks in `extra`.
     sinks: NO_TELEMETRY_SINKS,
     ...extra,
+    // As in production (src/worker/create-worker.ts): the activity presets retry without limit, this ends retrying.
+    interceptors: { ...extra.interceptors, activity: [outageInterceptor(), ...(extra.interceptors?.activity ?? [])] },
   });
 }

@@ -65,11 +65,16 @@ test('what the caller asks for can also require a child workflow', () => {
 });
 
 test('model activity options follow runtime.retry_policy and the provider request timeout', () => {
+  // No retry_policy: no attempt limit (an outage is waited out; the worker's outage interceptor ends other failures).
   expect(modelActivityOptions(plain())).toEqual({
     startToCloseTimeout: '330 seconds',
     heartbeatTimeout: '60 seconds',
-    retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 },
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
   });
+  // A fallback model takes over from a model that is down: 5 attempts, as before.
+  const fb = plain();
+  fb.runtime.fallback_model = { ...fb.runtime.model, model_id: 'backup' };
+  expect(modelActivityOptions(fb).retry).toEqual({ maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 });
   const v = plain();
   v.runtime.retry_policy = { max_attempts: 2, backoff_seconds: 3 };
   v.runtime.model = { ...v.runtime.model, openai: { base_url: 'http://x', model: 'm', request_timeout_seconds: 10 } };

@@ -5,6 +5,7 @@
  * reason), or the approval timeout: reject, or escalate to a human queue and keep waiting.
  */
 import { ApplicationFailure, condition, patched, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
+import { patient } from '../activity-options';
 import type { JsonObject } from '../../compiler/types';
 import type { RunAgentInput } from '../../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../../shared/contract';
@@ -28,7 +29,7 @@ export interface ReplacementGate { refusal?: (tool: string) => string | undefine
 
 /** Register the approve/reject handlers (first thing in the workflow, before any await). */
 export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, book: ApprovalBook, gate: ReplacementGate = {}): void {
-  const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+  const acts = proxyActivities<Activities>(patient('1 minute'));
   // A signal cannot be refused: a payload that does not fit only adds a run warning (no exception in workflow code).
   const warn = (m: string): void => shell.warn(m);
   setHandler(approveSignal, (raw) => {

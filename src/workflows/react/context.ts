@@ -5,6 +5,7 @@
  * escalation, tool-calls, turn) are functions over it.
  */
 import { proxyActivities, workflowInfo, ActivityInterfaceFor, ActivityOptions } from '@temporalio/workflow';
+import { GUARDRAIL_ACTIVITY, TOOL_ACTIVITY } from '../activity-options';
 import type { CompiledTool, GuardrailPosition, JsonObject } from '../../compiler/types';
 import type { ExtraToolSpec, RunAgentInput } from '../../shared/contract';
 import type { Activities } from '../../activities';
@@ -23,18 +24,6 @@ import { CallStream } from './stream';
 
 const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
 
-// runTool heartbeats every 5 s (withHeartbeat): a call on a worker that died is retried elsewhere
-// 15 s after its last heartbeat instead of waiting out the 10-minute start-to-close timeout.
-const TOOL_OPTS: ActivityOptions = {
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '1 second' },
-};
-const GUARD_OPTS: ActivityOptions = {
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3, initialInterval: '1 second', nonRetryableErrorTypes: ['UnknownGuardrailProvider', 'GuardrailConfigError'] },
-};
-
 export class ReactRun {
   readonly limits: Limits;
   readonly policy: ApprovalPolicy;
@@ -49,8 +38,8 @@ export class ReactRun {
   readonly forbidTools: boolean;
   readonly approvalTimeoutS: number;
   readonly modelOpts: ActivityOptions;
-  readonly toolOpts = TOOL_OPTS;
-  readonly guardOpts = GUARD_OPTS;
+  readonly toolOpts = TOOL_ACTIVITY;
+  readonly guardOpts = GUARDRAIL_ACTIVITY;
   readonly acts: ActivityInterfaceFor<Activities>;
   readonly workflowId = workflowInfo().workflowId;
   /** Tool calls streaming in from the model turn in progress (dependencies loop; react/stream.ts). */

@@ -31,6 +31,7 @@
  * answered) or after a minute. New commands only when a `decide` arrives: no patch.
  */
 import { allHandlersFinished, ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { patient } from '../activity-options';
 import type { JsonObject } from '../../compiler/types';
 import type { Decision } from '../../runtime/approvals';
 import type { Activities } from '../../activities';
@@ -48,7 +49,7 @@ import { isObject, signalPayload, validatedPayload } from './payloads';
 /** The descendantDecisions handler before the check acted on any object with a `decisions` list of objects. */
 const reportBefore = (raw: unknown): boolean => isObject(raw) && Array.isArray(raw.decisions) && raw.decisions.every(isObject);
 
-const checks = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const checks = proxyActivities<Activities>(patient('1 minute'));
 
 export type StatusPublishing = 'every-change' | 'milestones';
 
