@@ -7,9 +7,11 @@
  * passed and returned as message-store refs; only a short preview is returned besides.
  *
  * Builtin providers (`provider: {type: builtin, name}`), all deterministic:
- *  - `pii-regex`: e-mail addresses, phone numbers, card numbers (Luhn-checked), IBANs, US SSNs;
- *    transform → `[REDACTED:<kind>]`; as a score guardrail any finding scores 10.
- *    config: `kinds?: string[]` (subset), `patterns?: {kind, pattern, flags?}[]` (extra regexes).
+ *  - `pii-regex`: the platform PII engine (src/policies/pii.ts: names, e-mail addresses, phone
+ *    numbers, street addresses, account/card numbers, national identifiers, IP addresses);
+ *    transform → the engine's placeholders (`[PERSON]`, `[EMAIL]`, ...); as a score guardrail any
+ *    finding scores 10. config: `kinds?: string[]` (subset: kinds, or the former names email /
+ *    iban / card / ssn / phone), `patterns?: {kind, pattern, flags?}[]` (extra regexes → `[KIND]`).
  *  - `keyword-score`: weighted phrases/regexes → score 0–10 (sum of the weights of distinct
  *    matches, capped). Defaults to a list of prompt-injection phrases; config `keywords` /
  *    `phrases` (string[] | {phrase|keyword, weight}[] | {phrase: weight}), `patterns`
@@ -34,7 +36,8 @@ import { MessageStore } from './message-store';
 import { storeCallArgs, resolveArgs } from './ephemeral';
 import { openBlobStore } from './blob-store';
 import { blockedContentProvider } from '../policies/content';
-import { luhn } from '../policies/pii';
+import { PII_RULES, redactJsonWith, redactWith, selectRules, type PiiRule } from '../policies/pii';
+import { isPiiConfigKind, PII_CONFIG_KINDS } from '../policies/pii-kinds';
 
 // ---------------------------------------------------------------------------------------------
 // Providers (pure)
@@ -73,41 +76,16 @@ export function subjectText(v: JsonValue): string {
   return typeof v === 'string' ? v : JSON.stringify(v ?? null);
 }
 
-interface PiiRule {
-  kind: string;
-  re: RegExp;
-  accept?: (m: string) => boolean;
-}
-
-const digitsOf = (s: string): string => s.replace(/\D/g, '');
-
-/** Order matters: a span redacted by an earlier rule is not seen by later ones. */
-export const PII_RULES: PiiRule[] = [
-  { kind: 'email', re: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
-  { kind: 'iban', re: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b/g, accept: (m) => m.replace(/ /g, '').length >= 15 },
-  {
-    kind: 'card',
-    re: /(?<![\w-])(?:\d[ -]?){12,18}\d(?![\w-])/g,
-    accept: (m) => {
-      const d = digitsOf(m);
-      return d.length >= 13 && d.length <= 19 && luhn(d);
-    },
-  },
-  { kind: 'ssn', re: /\b\d{3}-\d{2}-\d{4}\b/g },
-  {
-    kind: 'phone',
-    re: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]?\d{2,4}){1,4}(?![\w])/g,
-    accept: (m) => {
-      const d = digitsOf(m);
-      // 9–15 digits, and either a leading + / (area) or separators (plain long numbers are ids).
-      return d.length >= 9 && d.length <= 15 && (/^[+(]/.test(m) || /[ .-]/.test(m) || d.length >= 10);
-    },
-  },
-];
-
+/**
+ * The `pii-regex` provider's rules: the platform PII engine's (src/policies/pii.ts), narrowed by
+ * `config.kinds` (a kind such as `PERSON`, any case, or a former name `email`/`iban`/`card`/
+ * `ssn`/`phone`), plus `config.patterns` (custom kinds, replaced by `[KIND]` like the others).
+ */
 function piiRules(config: JsonObject): PiiRule[] {
   const kinds = Array.isArray(config.kinds) ? (config.kinds as JsonValue[]).map(String) : undefined;
-  const rules = kinds ? PII_RULES.filter((r) => kinds.includes(r.kind)) : [...PII_RULES];
+  const unknown = kinds?.find((k) => !isPiiConfigKind(k));
+  if (unknown !== undefined) throw new GuardrailConfigError(`config.kinds: \`${unknown}\` is not one of: ${PII_CONFIG_KINDS.join(', ')}`);
+  const rules = selectRules(kinds);
   if (config.patterns !== undefined) {
     if (!Array.isArray(config.patterns)) throw new GuardrailConfigError('config.patterns must be a list of {kind, pattern}');
     for (const p of config.patterns as JsonValue[]) {
@@ -119,41 +97,28 @@ function piiRules(config: JsonObject): PiiRule[] {
       } catch (e) {
         throw new GuardrailConfigError(`config.patterns: invalid regular expression ${JSON.stringify(o.pattern)} (${(e as Error).message})`);
       }
-      rules.push({ kind: typeof o.kind === 'string' ? o.kind : 'custom', re });
+      const kind = typeof o.kind === 'string' ? o.kind : 'custom';
+      rules.push({ id: kind, kind, re });
     }
   }
   return rules;
 }
 
-/** Redact PII in one string; returns the new text and the kinds found (with counts). */
-export function redactPii(text: string, rules: PiiRule[] = PII_RULES): { text: string; found: Record<string, number> } {
-  const found: Record<string, number> = {};
-  let out = text;
-  for (const r of rules) {
-    out = out.replace(r.re, (m) => {
-      if (r.accept && !r.accept(m)) return m;
-      found[r.kind] = (found[r.kind] ?? 0) + 1;
-      return `[REDACTED:${r.kind}]`;
-    });
-  }
-  return { text: out, found };
+/** Redact PII in one string with the engine's rules (or a `config.kinds` selection); the new text and the kinds found (with counts). */
+export function redactPii(text: string, rules: readonly PiiRule[] = PII_RULES): { text: string; found: Record<string, number> } {
+  return redactWith(text, rules);
 }
 
 export const piiRegexProvider: GuardrailProvider = (subject, config) => {
   const rules = piiRules(config);
-  const found: Record<string, number> = {};
-  const transformed = mapStrings(subject, (s) => {
-    const r = redactPii(s, rules);
-    for (const [k, n] of Object.entries(r.found)) found[k] = (found[k] ?? 0) + n;
-    return r.text;
-  });
-  const kinds = Object.keys(found);
-  const count = kinds.reduce((n, k) => n + found[k], 0);
+  const r = redactJsonWith(subject, (s) => redactWith(s, rules), {}, rules.some((x) => x.kind === 'PERSON'));
+  const kinds = Object.keys(r.found);
+  const count = kinds.reduce((n, k) => n + r.found[k], 0);
   return {
     score: count ? 10 : 0,
     failed: count > 0,
-    findings: kinds.map((k) => `${k}${found[k] > 1 ? ` ×${found[k]}` : ''}`),
-    transformed,
+    findings: kinds.map((k) => `${k}${r.found[k] > 1 ? ` ×${r.found[k]}` : ''}`),
+    transformed: r.value,
   };
 };
 

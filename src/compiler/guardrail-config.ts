@@ -7,6 +7,7 @@
 import type { PathPart } from './source';
 import { isValidJsonSchema } from './validate';
 import { BLOCKED_CONTENT_CATEGORIES } from '../policies/content';
+import { PII_CONFIG_KINDS } from '../policies/pii-kinds';
 
 export interface ConfigProblem {
   /** Path under `provider` (e.g. ['config', 'schema']). */
@@ -14,8 +15,8 @@ export interface ConfigProblem {
   message: string;
 }
 
-/** The PII kinds the pii-regex provider knows (its `kinds` subset). */
-export const PII_REGEX_KINDS = ['email', 'iban', 'card', 'ssn', 'phone'] as const;
+/** The PII kinds the pii-regex provider knows (its `kinds` subset): the engine's kinds and its former names. */
+export const PII_REGEX_KINDS = PII_CONFIG_KINDS;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -30,11 +31,11 @@ function regexProblem(pattern: unknown, at: PathPart[], flags?: unknown): Config
   }
 }
 
-function knownList(cfg: Obj, field: string, known: readonly string[]): ConfigProblem[] {
+function knownList(cfg: Obj, field: string, known: readonly string[], caseInsensitive = false): ConfigProblem[] {
   const v = cfg[field];
   if (v === undefined) return [];
   if (!Array.isArray(v)) return [{ path: ['config', field], message: `config.${field} must be a list of: ${known.join(', ')}` }];
-  return v.flatMap((x, i) => (typeof x === 'string' && known.includes(x) ? [] : [{ path: ['config', field, i], message: `\`${String(x)}\` is not one of: ${known.join(', ')}` }]));
+  return v.flatMap((x, i) => (typeof x === 'string' && known.includes(caseInsensitive ? x.toLowerCase() : x) ? [] : [{ path: ['config', field, i], message: `\`${String(x)}\` is not one of: ${known.join(', ')}` }]));
 }
 
 function patternList(cfg: Obj, withFlags: boolean): ConfigProblem[] {
@@ -60,7 +61,7 @@ function phraseList(cfg: Obj, field: string): ConfigProblem[] {
 }
 
 const CHECKS: Record<string, (cfg: Obj) => ConfigProblem[]> = {
-  'pii-regex': (cfg) => [...knownList(cfg, 'kinds', PII_REGEX_KINDS), ...patternList(cfg, true)],
+  'pii-regex': (cfg) => [...knownList(cfg, 'kinds', PII_REGEX_KINDS, true), ...patternList(cfg, true)],
   'keyword-score': (cfg) => [
     ...phraseList(cfg, 'keywords'), ...phraseList(cfg, 'phrases'), ...patternList(cfg, false),
     ...(cfg.default_weight !== undefined && typeof cfg.default_weight !== 'number' ? [{ path: ['config', 'default_weight'], message: 'config.default_weight must be a number (0-10)' }] : []),

@@ -49,7 +49,7 @@ function reader(retention: CompiledAgent['artifacts']['retention_class'], over: 
   return a;
 }
 
-/** pii-regex with on_fail apply: e-mail addresses become `[REDACTED:email]`. */
+/** pii-regex with on_fail apply: e-mail addresses become `[EMAIL]`. */
 const PII: CompiledGuardrail = { ref: 'pii-scan', version: '1.0.0', status: 'active', result_type: 'transform', provider: { type: 'builtin', name: 'pii-regex' }, on_fail: 'apply' };
 
 /**
@@ -231,7 +231,7 @@ test('an output nobody collects is deleted by the artifacts purge after LOOM_EPH
 });
 
 test('tool call arguments and a guarded answer: not in an ephemeral run\'s history, shown to the operator from the store; standard keeps them', async () => {
-  const relayed = (tool: string) => `relay the code is ${tool} to [REDACTED:email]`;
+  const relayed = (tool: string) => `relay the code is ${tool} to [EMAIL]`;
   /** Run the relay agent to its approval, check what the operator sees, approve, and return the run's result. */
   async function approveRelay(retention: 'standard' | 'ephemeral', input: string, tool: string) {
     const run = await start(relay(retention), input, tool);
@@ -250,7 +250,7 @@ test('tool call arguments and a guarded answer: not in an ephemeral run\'s histo
     expect(ok.code).toBe(0);
     return { run, result: await run.result() };
   }
-  const answer = (tool: string) => `the echo said ${relayed(tool)}; mail [REDACTED:email]`;
+  const answer = (tool: string) => `the echo said ${relayed(tool)}; mail [EMAIL]`;
 
   // The control: a standard run's history holds the arguments and the answer (the scan can fail).
   const [input, tool] = [phrase('INPUT'), phrase('TOOL')];

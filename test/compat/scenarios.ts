@@ -150,7 +150,7 @@ export const SCENARIOS: Scenario[] = [
     async resume(client, rootId) {
       await client.workflow.getHandle(rootId).executeUpdate(WIRE.approve, { args: [{ call_id: 'k1', args: { text: 'call carol@example.com' }, by: 'compat-guard' }] });
     },
-    expected: 'said call [REDACTED:email]',
+    expected: 'said call [EMAIL]',
   },
   {
     name: 'react-delegation-approval',

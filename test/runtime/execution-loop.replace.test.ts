@@ -107,8 +107,8 @@ test('a replacement sent with the approve signal passes the tool_input guardrail
   await waitForStatus(h, (s) => s.pending_approvals.length === 1, 60000);
   await h.signal('approve', { call_id: 'r1', tool: 'echo', args: { text: 'mail bob@example.com' }, by: 'ops' } satisfies ApproveArgs);
   const res = await h.result();
-  expect(await toolRuns(h)).toEqual([['r1', 'echo', { text: 'mail [REDACTED:email]' }]]);
-  expect(res.state).toEqual({ result: 'mail [REDACTED:email]' });
+  expect(await toolRuns(h)).toEqual([['r1', 'echo', { text: 'mail [EMAIL]' }]]);
+  expect(res.state).toEqual({ result: 'mail [EMAIL]' });
   expect(res.warnings.join('\n')).toMatch(/call r1 \(arithmetic\) replaced by ops with echo/);
 });
 

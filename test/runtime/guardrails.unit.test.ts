@@ -35,9 +35,9 @@ describe('pii-regex', () => {
       'Mail jane.doe+x@example.co.uk or call +1 (555) 123-4567 / 020 7946 0958. Card 4111 1111 1111 1111, IBAN DE89 3704 0044 0532 0130 00, SSN 123-45-6789.',
     );
     expect(r.text).toBe(
-      'Mail [REDACTED:email] or call [REDACTED:phone] / [REDACTED:phone]. Card [REDACTED:card], IBAN [REDACTED:iban], SSN [REDACTED:ssn].',
+      'Mail [EMAIL] or call [PHONE] / [PHONE]. Card [CARD_NUMBER], IBAN [ACCOUNT_NUMBER], SSN [NATIONAL_ID].',
     );
-    expect(r.found).toEqual({ email: 1, phone: 2, card: 1, iban: 1, ssn: 1 });
+    expect(r.found).toEqual({ EMAIL: 1, ACCOUNT_NUMBER: 1, CARD_NUMBER: 1, NATIONAL_ID: 1, PHONE: 2 });
   });
 
   test('leaves ordinary numbers, dates, order ids and non-Luhn digit runs alone', () => {
@@ -47,15 +47,15 @@ describe('pii-regex', () => {
 
   test('works on JSON subjects (strings only) and scores any finding as 10', () => {
     const ev = piiRegexProvider({ to: 'bob@example.com', n: 5, nested: ['call 555-123-4567'] }, {});
-    expect(ev.transformed).toEqual({ to: '[REDACTED:email]', n: 5, nested: ['call [REDACTED:phone]'] });
+    expect(ev.transformed).toEqual({ to: '[EMAIL]', n: 5, nested: ['call [PHONE]'] });
     expect(ev.score).toBe(10);
-    expect(ev.findings).toEqual(['email', 'phone']);
+    expect(ev.findings).toEqual(['EMAIL', 'PHONE']);
     expect(piiRegexProvider('nothing here', {}).score).toBe(0);
   });
 
   test('config.kinds restricts, config.patterns adds custom kinds', () => {
     const ev = piiRegexProvider('a@b.io, EMP-123456', { kinds: ['phone'], patterns: [{ kind: 'employee_id', pattern: 'EMP-\\d{6}' }] });
-    expect(ev.transformed).toBe('a@b.io, [REDACTED:employee_id]');
+    expect(ev.transformed).toBe('a@b.io, [EMPLOYEE_ID]');
   });
 });
 
@@ -107,12 +107,12 @@ describe('evaluateGuardrails (chain)', () => {
   test('declaration order; later guardrails see the transformed text', () => {
     const out = evaluateGuardrails([pii, gr('no-email', 'keyword-score', 'score', 'block', { severity_threshold: 1, config: { keywords: ['example.com'] } })], 'mail a@example.com', 'input');
     expect(out.kind).toBe('transformed');
-    expect(out.subject).toBe('mail [REDACTED:email]');
+    expect(out.subject).toBe('mail [EMAIL]');
     expect(out.results.map((r) => [r.ref, r.action, r.passed])).toEqual([
       ['pii-scan', 'applied', false],
       ['no-email', 'passed', true],
     ]);
-    expect(out.results[0].transformed_text).toBe('mail [REDACTED:email]');
+    expect(out.results[0].transformed_text).toBe('mail [EMAIL]');
     expect(out.triggered).toBe(true);
   });
 
@@ -197,8 +197,8 @@ describe('runGuardrails activity (message store claim check)', () => {
     const out = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'tool_output', message: { ref }, tool: 'lookup', call_id: 'c1' });
     expect(out.verdict.kind).toBe('transformed');
     expect(out.verdict.text).toBeUndefined();
-    expect(out.verdict.preview).toBe('customer: [REDACTED:email]');
-    expect(await messages.getLoose(out.verdict.ref!)).toEqual({ role: 'tool', content: 'customer: [REDACTED:email]', tool_call_id: 'c1', name: 'lookup' });
+    expect(out.verdict.preview).toBe('customer: [EMAIL]');
+    expect(await messages.getLoose(out.verdict.ref!)).toEqual({ role: 'tool', content: 'customer: [EMAIL]', tool_call_id: 'c1', name: 'lookup' });
     expect(out.results[0]).toMatchObject({ ref: 'pii-scan', passed: false, action: 'redacted' });
   });
 
@@ -208,9 +208,9 @@ describe('runGuardrails activity (message store claim check)', () => {
     expect(inp.verdict.kind).toBe('pass');
     expect((await messages.getLoose(inp.stored!)).content).toBe('hello');
     const args = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'tool_input', args: { to: 'x@y.com', n: 1 }, tool: 'send' });
-    expect(args.verdict).toMatchObject({ kind: 'transformed', args: { to: '[REDACTED:email]', n: 1 } });
+    expect(args.verdict).toMatchObject({ kind: 'transformed', args: { to: '[EMAIL]', n: 1 } });
     const head = await messages.append(null, { role: 'assistant', content: '```json\n{"contact":"x@y.com"}\n```' });
     const outp = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'output', head });
-    expect(outp.verdict).toMatchObject({ kind: 'transformed', value: { contact: '[REDACTED:email]' } });
+    expect(outp.verdict).toMatchObject({ kind: 'transformed', value: { contact: '[EMAIL]' } });
   });
 });

@@ -61,7 +61,7 @@ test('input PII is redacted before the model sees it ({{input}} and {{message}} 
   const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'g-pii', input: 'I am jane.doe@example.com, call me at +44 20 7946 0958' });
   const res = await h.result();
   replayIds.push(h.workflowId);
-  const seen = 'I am [REDACTED:email], call me at [REDACTED:phone]';
+  const seen = 'I am [EMAIL], call me at [PHONE]';
   expect(res.output).toBe(`input=<${seen}> message=<${seen}>`);
   expect(await scheduledActivities(h)).toEqual(['loadAgent', 'runGuardrails', 'modelTurn']);
   // The model turn got the stored (redacted) message by ref, never the raw text.
@@ -109,10 +109,10 @@ test('tool_output block: the model gets an error result naming the guardrail; to
   const toolInputs = (conv.events ?? [])
     .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool')
     .map((e) => Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0].data!).toString());
-  expect(toolInputs.join('\n')).toMatch(/reply to \[REDACTED:email\]/);
+  expect(toolInputs.join('\n')).toMatch(/reply to \[EMAIL\]/);
   expect(toolInputs.join('\n')).not.toMatch(/bob@example.org/);
   // {{message}} is the last tool message: the second call's (redacted) echo
-  expect(res.output).toBe('results: reply to [REDACTED:email]');
+  expect(res.output).toBe('results: reply to [EMAIL]');
   // the first call's result was blocked
   const status = await h.query<RunStatus>('status');
   expect(status.tool_calls_made).toBe(2);
@@ -158,7 +158,7 @@ test('output guardrails: retry gets one correction turn, transform applies to th
   );
   const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'g-out', input: 'hi' });
   const res = await h.result();
-  expect(res.output).toBe('Write to [REDACTED:email] for help.');
+  expect(res.output).toBe('Write to [EMAIL] for help.');
   replayIds.push(h.workflowId);
   expect(res.warnings.join('\n')).toMatch(/output guardrail 'unsafe-content-check' rejected the final answer .*correction/);
 
@@ -292,7 +292,7 @@ test("an approver's corrected arguments pass the tool_input guardrails too", asy
   await h.executeUpdate('approveCall', { args: [{ call_id: 'e1', args: { text: 'write to carol@example.org' } }] });
   const res = await h.result();
   replayIds.push(h.workflowId);
-  expect(res.output).toBe('tool said: write to [REDACTED:email]');
+  expect(res.output).toBe('tool said: write to [EMAIL]');
 });
 
 // Last in the file: every run above has pushed its id by now.

@@ -1,0 +1,76 @@
+/**
+ * Person names without a cue phrase, for the PII engine (src/policies/pii.ts): compromise's
+ * part-of-speech tagger (`nlp(text).people()`) finds names mid-sentence, in all-caps text and in
+ * JSON tool results; a few rules around it fix what it gets wrong on platform text:
+ *  - JSON punctuation (quotes, braces, brackets, backslashes) is turned into line breaks of the
+ *    same length before tagging (offsets stay those of the input): the tagger reads `"name":"Maria
+ *    Garcia"` as one token run and misses the name otherwise;
+ *  - a span is trimmed to its letters, loses a leading honorific ("Dr." stays as written) and a
+ *    possessive "'s", and must start with a capital letter (a lower-case word the tagger calls a
+ *    name — "will", "may" — is too often not one);
+ *  - a company named after people ("Morgan Stanley", "Wells Fargo") or a span followed by a
+ *    company, street or place word ("Jackson Hewitt Inc", "Victoria Street") is not a person.
+ * Pure and deterministic (no model file, no I/O), but it loads ~2 MB of lexicon and costs
+ * milliseconds per text: it runs in activities only (no workflow code imports the engine).
+ */
+import nlp from 'compromise';
+
+const HONORIFIC = /^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Lord|Lady|Herr|Frau|Mme|Mlle|Sr|Sra|Srta)(?:\.?\s+|\.?$))+/i;
+
+/**
+ * Companies and products named after people, which the tagger calls persons. A small list kept
+ * here on purpose: add a name when a deployment's text shows it redacted.
+ */
+const ORG_NAMES = [
+  'Morgan Stanley', 'Goldman Sachs', 'Wells Fargo', 'Johnson & Johnson', 'Charles Schwab', 'Merrill Lynch', 'Dow Jones',
+  'Ernst & Young', 'Marks & Spencer', 'Procter & Gamble', 'Rolls Royce', 'Rolls-Royce', 'Aston Martin', 'Alfa Romeo',
+  'Mercedes Benz', 'Mercedes-Benz', 'Jackson Hewitt', 'Lincoln Financial', 'Hugo Boss', 'Calvin Klein', 'Ralph Lauren',
+  'Tommy Hilfiger', 'Louis Vuitton', 'Dolce & Gabbana', 'Harley Davidson', 'Harley-Davidson', 'Ben & Jerry', 'Dr Pepper',
+  'John Deere', 'Johnnie Walker', 'Jack Daniels', 'Estee Lauder', 'Bang & Olufsen', 'Lloyds', 'Barclays', 'Sainsbury',
+  'Alexa', 'Siri', 'Cortana',
+];
+const ORG_RE = new RegExp(`(?<![\\p{L}])(?:${ORG_NAMES.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|')})(?:'s)?(?![\\p{L}])`, 'giu');
+
+/** A word after the span that makes it an organisation or a place, not a person. */
+const ORG_OR_PLACE_NEXT = /^[\s,]*(?:&\s*(?:Co|Sons|Partners)\b|(?:Inc|Ltd|LLC|LLP|GmbH|AG|SA|SAS|BV|NV|plc|Corp|Corporation|Company|Co|Group|Holdings|Bank|Capital|Financial|Foundation|University|College|School|Institute|Hospital|Clinic|Hotel|Street|St|Road|Rd|Avenue|Ave|Lane|Boulevard|Square|Park|Station|Airport|Bridge)\b)/;
+
+const JSON_PUNCT = /["{}[\]\\]/g;
+
+interface TaggedPerson {
+  offset: { start: number; length: number };
+}
+
+/** [start, end) spans of person names in `text` (offsets into `text`). */
+export function personSpans(text: string): Array<[number, number]> {
+  if (!/\p{Lu}/u.test(text)) return [];
+  const tagged = nlp(text.replace(JSON_PUNCT, '\n')).people().json({ offset: true }) as TaggedPerson[];
+  if (!tagged.length) return [];
+  const orgs: Array<[number, number]> = [];
+  for (const m of text.matchAll(ORG_RE)) orgs.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
+  const out: Array<[number, number]> = [];
+  for (const { offset } of tagged) {
+    let start = offset.start;
+    let end = offset.start + offset.length;
+    const trim = (): string => {
+      const s0 = text.slice(start, end);
+      const lead = /^[^\p{L}]*/u.exec(s0)?.[0].length ?? 0;
+      const trail = /[^\p{L}]*$/u.exec(s0.slice(lead))?.[0].length ?? 0;
+      start += lead;
+      end -= trail;
+      return text.slice(start, end);
+    };
+    let s = trim();
+    start += HONORIFIC.exec(s)?.[0].length ?? 0;
+    s = trim();
+    const possessive = /['’]s$/i.exec(s);
+    if (possessive) {
+      end -= possessive[0].length;
+      s = trim();
+    }
+    if (!s || !/^\p{Lu}/u.test(s)) continue;
+    if (orgs.some(([a, b]) => start < b && end > a)) continue;
+    if (ORG_OR_PLACE_NEXT.test(text.slice(end, end + 40))) continue;
+    out.push([start, end]);
+  }
+  return out;
+}
