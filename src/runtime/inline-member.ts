@@ -8,6 +8,7 @@
 import type { RunOptions } from '../shared/contract';
 import type { AgentView } from './agent-view';
 import { reactConfig } from './agent-view';
+import { requestTimeoutSeconds } from './provider-config';
 
 /** How the orchestrator was asked to run the member. */
 export interface MemberCall {
@@ -55,7 +56,7 @@ export function modelActivityOptions(agent: AgentView): {
   retry: { maximumAttempts: number; initialInterval: `${number} second` | `${number} seconds`; backoffCoefficient: number };
 } {
   const retry = agent.runtime.retry_policy;
-  const timeoutS = agent.runtime.model.openai?.request_timeout_seconds ?? 300;
+  const timeoutS = requestTimeoutSeconds(agent.runtime.model) ?? 300;
   return {
     startToCloseTimeout: `${timeoutS + 30} seconds`,
     heartbeatTimeout: '60 seconds',
