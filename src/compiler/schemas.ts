@@ -221,14 +221,19 @@ export const MODEL_SCHEMA: S = {
     model_id: refId, ...common,
     provider: { enum: [...MODEL_PROVIDERS] },
     openai: closed({ ...endpointFields, model: nonEmpty }, ['base_url', 'model']),
-    anthropic: closed({ ...endpointFields, model: nonEmpty }, ['model']),
-    google: closed({ ...endpointFields, model: nonEmpty }, ['model']),
-    bedrock: closed({
-      ...endpointFields, model: nonEmpty, region: { type: 'string', pattern: '^[a-z]{2}(-[a-z]+)+-\\d+$' },
-      access_key_id_env: envName, secret_access_key_env: envName, session_token_env: envName,
-    }, ['model', 'region']),
+    // The vendors' APIs always take a key: it is named, never read from an ambient vendor variable.
+    anthropic: closed({ ...endpointFields, model: nonEmpty }, ['model', 'api_key_env']),
+    google: closed({ ...endpointFields, model: nonEmpty }, ['model', 'api_key_env']),
+    bedrock: {
+      ...closed({
+        ...endpointFields, model: nonEmpty, region: { type: 'string', pattern: '^[a-z]{2}(-[a-z]+)+-\\d+$' },
+        access_key_id_env: envName, secret_access_key_env: envName, session_token_env: envName,
+      }, ['model', 'region']),
+      // SigV4 from named access key variables, or a Bedrock API key.
+      anyOf: [{ required: ['api_key_env'] }, { required: ['access_key_id_env', 'secret_access_key_env'] }],
+    },
     azure: {
-      ...closed({ ...endpointFields, deployment: nonEmpty, resource_name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9-]{0,62}$' }, api_version: nonEmpty }, ['deployment']),
+      ...closed({ ...endpointFields, deployment: nonEmpty, resource_name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9-]{0,62}$' }, api_version: nonEmpty }, ['deployment', 'api_key_env']),
       oneOf: [{ required: ['resource_name'], not: { required: ['base_url'] } }, { required: ['base_url'], not: { required: ['resource_name'] } }],
     },
     ollama: closed({ ...endpointFields, model: nonEmpty }, ['model']),
