@@ -5,6 +5,7 @@ import { openBlobStore, BlobStore } from './blob-store';
 import { BundleCache, agentView } from './agent-loader';
 import { MessageStore } from './message-store';
 import { createModelActivity, scriptedProvider, Provider } from './model';
+import { nativeProviders } from './providers';
 import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
@@ -30,7 +31,7 @@ import { lifecycleRefusal, memberRefusal } from '../policies/lifecycle';
 
 export interface ActivityDeps {
   store?: BlobStore;
-  /** Extra or replacement model providers by name (`scripted` and `openai` are built in). */
+  /** Extra or replacement model providers by name (`scripted`, `openai` and the native ones in providers/ are built in). */
   providers?: Record<string, Provider>;
   /** Executes builtin/http tools (defaults to src/activities/tools.ts when it exports one). */
   toolExecutor?: ExternalToolExecutor;
@@ -60,6 +61,7 @@ export function createActivities(deps: ActivityDeps = {}) {
   // src/activities/openai.ts (written separately) plugs in as a Provider: (ProviderRequest) => ProviderReply.
   const openaiFn = openaiMod?.openaiProvider ?? openaiMod?.callOpenAI;
   if (typeof openaiFn === 'function') providers.openai = openaiFn as Provider;
+  Object.assign(providers, nativeProviders());
   Object.assign(providers, deps.providers ?? {});
   const toolsMod = optionalModule('./tools');
   const baseExecutor = deps.toolExecutor ?? (toolsMod && typeof toolsMod.executeTool === 'function' ? (toolsMod.executeTool as ExternalToolExecutor) : undefined);

@@ -3,7 +3,8 @@
  * conversation, calls the provider with the instructions read verbatim from the bundle, appends
  * the assistant reply and returns only that reply, the new head and the usage. For a final
  * answer it also checks the reply against `interface.output.schema` (ajv runs here, not in the
- * workflow). Providers: `scripted` (here) and `openai` (src/activities/openai.ts when present).
+ * workflow). Providers: `scripted` (here), `openai` (src/activities/openai.ts) and the native
+ * `anthropic`, `google`, `bedrock`, `azure`, `ollama` (src/activities/providers/).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiler/types';

@@ -18,6 +18,7 @@ import { expandMcpTools } from './mcp-tools';
 import { checkUi } from './ui';
 import { checkRelease } from './release';
 import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
+import { MODEL_PROVIDERS, type ModelProvider } from './types';
 
 type Obj = Record<string, unknown>;
 
@@ -166,19 +167,21 @@ function agentCode(path: PathPart[], keyword: string): string {
 // ---- compiled registry objects -------------------------------------------------------------
 export function compileModel(e: Entry): CompiledModel {
   const d = asObj(e.data);
+  const provider: ModelProvider = (MODEL_PROVIDERS as readonly unknown[]).includes(d.provider) ? (d.provider as ModelProvider) : 'scripted';
   const m: CompiledModel = strip({
     model_id: e.id,
     version: asStr(d.version) ?? '0.0.0',
     status: statusOf(d),
-    provider: d.provider === 'openai' ? 'openai' : 'scripted',
-    openai: d.provider === 'openai' && isObj(d.openai) ? (json(d.openai) as unknown as CompiledModel['openai']) : undefined,
+    provider,
+    ...(provider !== 'scripted' && isObj(d[provider]) ? { [provider]: json(d[provider]) } : {}),
     scripted: d.provider === 'scripted' ? (json(asObj(d.scripted)) as unknown as CompiledModel['scripted']) : undefined,
     context_window_tokens: asNum(d.context_window_tokens),
     max_output_tokens: asNum(d.max_output_tokens),
     supports_tools: asBool(d.supports_tools),
     supports_parallel_tool_calls: asBool(d.supports_parallel_tool_calls),
     temperature_range: Array.isArray(d.temperature_range) && d.temperature_range.length === 2 ? (json(d.temperature_range) as [number, number]) : undefined,
-    region: asStr(d.region),
+    // A Bedrock model's AWS region is its region for policies.data_residency when the file gives none.
+    region: asStr(d.region) ?? (provider === 'bedrock' ? asStr(asObj(d.bedrock).region) : undefined),
   } as CompiledModel & Obj);
   return m;
 }

@@ -2,6 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Diagnostic } from './types';
+import { MODEL_PROVIDERS } from './types';
 import { diag, fieldPath, posOf, readSource, type PathPart, type SourceFile } from './source';
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
 import { loadTenant, type TenantConfig } from './tenant';
@@ -161,11 +162,17 @@ export function loadEntry(kind: Kind, abs: string, display: string): Entry {
 function kindChecks(kind: Kind, src: SourceFile, data: Record<string, unknown>, diags: Diagnostic[]): void {
   if (kind === 'model') {
     const prov = data.provider;
-    for (const other of ['openai', 'scripted']) {
+    for (const other of MODEL_PROVIDERS) {
       if (other !== prov && data[other] !== undefined) {
         const pos = posOf(src, [other], true);
         diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG004', other, `\`${other}\` block given but provider is \`${String(prov)}\`; remove it or set \`provider: ${other}\``));
       }
+    }
+    // A Bedrock model's two regions must agree: `region` is what policies.data_residency checks.
+    const br = (data.bedrock as { region?: unknown } | undefined)?.region;
+    if (prov === 'bedrock' && typeof data.region === 'string' && typeof br === 'string' && data.region !== br) {
+      const pos = posOf(src, ['region']);
+      diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG004', 'region', `region \`${data.region}\` differs from bedrock.region \`${br}\` (where the calls go); remove \`region\` or make them equal`));
     }
     const tr = data.temperature_range;
     if (Array.isArray(tr) && tr.length === 2 && typeof tr[0] === 'number' && typeof tr[1] === 'number' && tr[0] > tr[1]) {

@@ -5,6 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AGF_POLICY_IDS } from '../shared/dispatch';
+import { MODEL_PROVIDERS } from './types';
 
 type S = Record<string, unknown>;
 
@@ -203,6 +204,13 @@ const scriptedReply: S = closed({
   usage: closed({ prompt_tokens: int0, completion_tokens: int0 }),
 });
 
+const envName: S = { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' };
+/** The endpoint fields every provider block shares with `openai`'s (base_url required only there). */
+const endpointFields: Record<string, S> = {
+  base_url: { type: 'string', pattern: '^https?://' }, api_key_env: envName,
+  header_envs: { type: 'object', additionalProperties: envName }, request_timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
+};
+
 export const MODEL_SCHEMA: S = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: 'https://agentloom.dev/schemas/model.schema.json',
@@ -211,11 +219,24 @@ export const MODEL_SCHEMA: S = {
   required: ['model_id', 'version', 'status', 'provider'],
   properties: {
     model_id: refId, ...common,
-    provider: { enum: ['openai', 'scripted'] },
-    openai: closed({
-      base_url: { type: 'string', pattern: '^https?://' }, model: nonEmpty, api_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
-      header_envs: { type: 'object', additionalProperties: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' } }, request_timeout_seconds: { type: 'number', exclusiveMinimum: 0 },
-    }, ['base_url', 'model']),
+    provider: { enum: [...MODEL_PROVIDERS] },
+    openai: closed({ ...endpointFields, model: nonEmpty }, ['base_url', 'model']),
+    // The vendors' APIs always take a key: it is named, never read from an ambient vendor variable.
+    anthropic: closed({ ...endpointFields, model: nonEmpty }, ['model', 'api_key_env']),
+    google: closed({ ...endpointFields, model: nonEmpty }, ['model', 'api_key_env']),
+    bedrock: {
+      ...closed({
+        ...endpointFields, model: nonEmpty, region: { type: 'string', pattern: '^[a-z]{2}(-[a-z]+)+-\\d+$' },
+        access_key_id_env: envName, secret_access_key_env: envName, session_token_env: envName,
+      }, ['model', 'region']),
+      // SigV4 from named access key variables, or a Bedrock API key.
+      anyOf: [{ required: ['api_key_env'] }, { required: ['access_key_id_env', 'secret_access_key_env'] }],
+    },
+    azure: {
+      ...closed({ ...endpointFields, deployment: nonEmpty, resource_name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9-]{0,62}$' }, api_version: nonEmpty }, ['deployment', 'api_key_env']),
+      oneOf: [{ required: ['resource_name'], not: { required: ['base_url'] } }, { required: ['base_url'], not: { required: ['resource_name'] } }],
+    },
+    ollama: closed({ ...endpointFields, model: nonEmpty }, ['model']),
     scripted: closed({
       rules: { type: 'array', items: closed({ when: closed({ last_message_contains: str, input_contains: str, turn: int0 }), reply: scriptedReply }, ['when', 'reply']) },
       turns: { type: 'array', items: scriptedReply },
@@ -226,10 +247,8 @@ export const MODEL_SCHEMA: S = {
     temperature_range: { type: 'array', items: { type: 'number', minimum: 0, maximum: 2 }, minItems: 2, maxItems: 2 },
     region: nonEmpty,
   },
-  allOf: [
-    { if: { properties: { provider: { const: 'openai' } }, required: ['provider'] }, then: { required: ['openai'] } },
-    { if: { properties: { provider: { const: 'scripted' } }, required: ['provider'] }, then: { required: ['scripted'] } },
-  ],
+  // The named provider's block is required (registry.ts forbids the others' blocks, naming them).
+  allOf: MODEL_PROVIDERS.map((p) => ({ if: { properties: { provider: { const: p } }, required: ['provider'] }, then: { required: [p] } })),
 };
 
 export const TOOL_SCHEMA: S = {

@@ -101,12 +101,69 @@ export interface OpenAIModelConfig {
   request_timeout_seconds?: number;
 }
 
+/**
+ * The fields a native provider's block shares with `openai`'s; `base_url` is optional there (the
+ * vendor's own endpoint is the default). The key is only ever named by an env variable.
+ */
+export interface ProviderEndpointConfig {
+  base_url?: string;
+  /** Name of the environment variable that holds the API key. Never the key itself. */
+  api_key_env?: string;
+  header_envs?: Record<string, string>;
+  request_timeout_seconds?: number;
+}
+
+/** `provider: anthropic`: the Messages API (`x-api-key`, `anthropic-version`). */
+export interface AnthropicModelConfig extends ProviderEndpointConfig {
+  model: string;
+}
+
+/** `provider: google`: the Gemini API (`x-goog-api-key`). */
+export interface GoogleModelConfig extends ProviderEndpointConfig {
+  model: string;
+}
+
+/**
+ * `provider: bedrock`: the Bedrock Converse API, signed with SigV4 from the access key env
+ * variables, or a Bedrock API key (`api_key_env`, a bearer token). `region` is the AWS region,
+ * and the model's `region` for policies.data_residency when the file gives none.
+ */
+export interface BedrockModelConfig extends ProviderEndpointConfig {
+  model: string;
+  region: string;
+  access_key_id_env?: string;
+  secret_access_key_env?: string;
+  session_token_env?: string;
+}
+
+/** `provider: azure`: Azure OpenAI chat completions of one deployment (`api-key`). */
+export interface AzureModelConfig extends ProviderEndpointConfig {
+  deployment: string;
+  /** `https://<resource_name>.openai.azure.com/openai`, unless `base_url` is given. */
+  resource_name?: string;
+  api_version?: string;
+}
+
+/** `provider: ollama`: an Ollama server's /api/chat (default `http://127.0.0.1:11434`). */
+export interface OllamaModelConfig extends ProviderEndpointConfig {
+  model: string;
+}
+
+/** Every provider a model file may name; each but `scripted` has a block of the same name. */
+export const MODEL_PROVIDERS = ['openai', 'anthropic', 'google', 'bedrock', 'azure', 'ollama', 'scripted'] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
 export interface CompiledModel {
   model_id: string;
   version: string;
   status: Status;
-  provider: 'openai' | 'scripted';
+  provider: ModelProvider;
   openai?: OpenAIModelConfig;
+  anthropic?: AnthropicModelConfig;
+  google?: GoogleModelConfig;
+  bedrock?: BedrockModelConfig;
+  azure?: AzureModelConfig;
+  ollama?: OllamaModelConfig;
   scripted?: ScriptedModelConfig;
   /** Model-level defaults and platform limits. */
   context_window_tokens?: number;

@@ -9,6 +9,7 @@ import { OUTAGE_BACKOFF } from './dependency-wait';
 import type { RunOptions } from '../shared/contract';
 import type { AgentView } from './agent-view';
 import { reactConfig } from './agent-view';
+import { requestTimeoutSeconds } from './provider-config';
 
 /** How the orchestrator was asked to run the member. */
 export interface MemberCall {
@@ -63,7 +64,7 @@ export function modelActivityOptions(agent: AgentView): {
   retry: { maximumAttempts?: number; initialInterval: `${number} second` | `${number} seconds`; backoffCoefficient: number; maximumInterval?: `${number} seconds` };
 } {
   const retry = agent.runtime.retry_policy;
-  const timeoutS = agent.runtime.model.openai?.request_timeout_seconds ?? 300;
+  const timeoutS = requestTimeoutSeconds(agent.runtime.model) ?? 300;
   return {
     startToCloseTimeout: `${timeoutS + 30} seconds`,
     heartbeatTimeout: '60 seconds',
