@@ -77,7 +77,7 @@ test('model activity options follow runtime.retry_policy and the provider reques
   expect(modelActivityOptions(fb).retry).toEqual({ maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2 });
   const v = plain();
   v.runtime.retry_policy = { max_attempts: 2, backoff_seconds: 3 };
-  v.runtime.model = { ...v.runtime.model, openai: { base_url: 'http://x', model: 'm', request_timeout_seconds: 10 } };
+  v.runtime.model = { ...v.runtime.model, provider: 'openai', openai: { base_url: 'http://x', model: 'm', request_timeout_seconds: 10 } };
   expect(modelActivityOptions(v)).toEqual({
     startToCloseTimeout: '40 seconds',
     heartbeatTimeout: '60 seconds',
