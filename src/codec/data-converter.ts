@@ -12,6 +12,7 @@ import * as path from 'path';
 import type { DataConverter } from '@temporalio/common';
 import { codecConfigured, codecKeysFromEnv } from './keys';
 import { AesGcmPayloadCodec } from './payload-codec';
+import { DecodeGuardCodec } from './decode-guard';
 
 /** The module of the encoding failure converter, by path (a worker require()s it; the .ts or the built .js). */
 export const FAILURE_CONVERTER_PATH = path.join(__dirname, 'failure-converter');
@@ -22,4 +23,14 @@ export function loomDataConverter(env: NodeJS.ProcessEnv = process.env): DataCon
   const payloadCodecs = [new AesGcmPayloadCodec(keys)];
   // A path, not an object: a worker loads its failure converter with require() and bundles it into workflows from source.
   return keys.encodeWith ? { payloadCodecs, failureConverterPath: FAILURE_CONVERTER_PATH } : { payloadCodecs };
+}
+
+/**
+ * A worker's data converter: the client's (above), its codecs inside the decoding guard
+ * (decode-guard.ts), so that a signal, update or query payload the worker cannot decode reaches
+ * the workflow as a value its handler refuses instead of failing every workflow task.
+ */
+export function loomWorkerDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter {
+  const dc = loomDataConverter(env);
+  return { ...(dc ?? {}), payloadCodecs: [new DecodeGuardCodec(dc?.payloadCodecs ?? [])] };
 }

@@ -13,7 +13,7 @@ import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker, WorkerOptio
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { PROJECT_ROOT } from '../server/dev-server';
 import { envInt } from '../activities/env';
-import { loomDataConverter } from '../codec/data-converter';
+import { loomWorkerDataConverter } from '../codec/data-converter';
 import { isSealedBundle, sealedBundlePath } from './bundle';
 import type { AgentTracing } from '../telemetry/tracing';
 
@@ -96,10 +96,11 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
   const { AgentTracing: Tracing, TRACING_WORKFLOW_MODULE } = await import('../telemetry/tracing');
   const tracing = opts.tracing ?? new Tracing();
   if (!opts.tracing) process.once('beforeExit', () => void tracing.shutdown());
-  // Encrypted payloads when a codec key is configured (src/codec); undefined keeps Temporal's default.
-  const dataConverter = loomDataConverter();
+  // Encrypted payloads when a codec key is configured (src/codec), inside the decoding guard: a payload a client
+  // sends that this worker cannot decode reaches the workflow as a value its handler refuses (src/codec/decode-guard.ts).
+  const dataConverter = loomWorkerDataConverter();
   // An encrypting worker runs the sealed bundle: failures its workflows raise are encrypted too (decision 281).
-  const source = workflowSource(dataConverter?.failureConverterPath !== undefined);
+  const source = workflowSource(dataConverter.failureConverterPath !== undefined);
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default',

@@ -13,7 +13,7 @@ import { patient } from './activity-options';
 import type { AgentRunResult, ApproveArgs, PendingApproval, PendingDecision, RejectArgs, RunStatus, TokenUsage } from '../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../shared/session';
-import { validatedPayload } from './shell/payloads';
+import { refuseUndecodableInput, validatedPayload } from './shell/payloads';
 import type { PendingMemoryWrite, SessionCarry, SessionInput, SessionMessage, SessionReply } from '../shared/session';
 import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
@@ -71,6 +71,7 @@ export class SessionRun {
   private published = 'running';
 
   constructor(private readonly input: SessionInput) {
+    refuseUndecodableInput(input);
     this.carry = freshCarry(input.carried);
     this.idleSeconds = input.idle_timeout_seconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS;
     this.actorId = input.actor_id ?? 'anonymous';

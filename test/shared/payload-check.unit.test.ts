@@ -14,6 +14,7 @@ import {
   StreamedTurnSchema,
 } from '../../src/shared/contract';
 import { SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../../src/shared/session';
+import type { z } from 'zod';
 import { checkPayload, isUndecodable, undecodable } from '../../src/shared/payload-check';
 
 function deep(n: number): unknown {
@@ -46,7 +47,7 @@ const SCHEMAS = [
 
 describe.each(SCHEMAS)('%s', (_name, schema, shape) => {
   test.each(HOSTILE)('%s is refused with the expected shape, in a short line', (_what, value) => {
-    const c = checkPayload(schema, value, shape);
+    const c = checkPayload(schema as z.ZodType<unknown>, value, shape);
     expect(c.ok).toBe(false);
     if (c.ok) return;
     expect(c.problem).toContain(`expected ${shape}`);

@@ -6,7 +6,7 @@
  */
 import { patched } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { checkPayload } from '../../shared/payload-check';
+import { checkPayload, isUndecodable, UNDECODABLE } from '../../shared/payload-check';
 
 /**
  * Runs from before signal payloads were checked acted on some payloads the schemas now refuse (an
@@ -42,3 +42,12 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 
 /** The approve/reject handlers before the check read `call_id` and acted when it was a string. */
 export const hadCallId = (raw: unknown): boolean => isObject(raw) && typeof raw.call_id === 'string';
+
+/**
+ * A run's input the worker could not decode (the decoding guard's marker, src/codec/decode-guard.ts)
+ * fails the workflow task, naming the encoding and why, as the codec's own error did before the
+ * guard: the run waits for a worker that can read it (e.g. one given the missing codec key).
+ */
+export function refuseUndecodableInput(input: unknown): void {
+  if (isUndecodable(input)) throw new Error(`the run's input could not be decoded by this worker (encoding '${input[UNDECODABLE].encoding}': ${input[UNDECODABLE].error})`);
+}

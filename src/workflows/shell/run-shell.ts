@@ -43,7 +43,7 @@ import { addUsage, emptyUsage } from '../../runtime/usage';
 import { redactToolArgs } from '../../policies/sensitive';
 import { lifecycleWarning, memberWarning } from '../../policies/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
-import { isObject, signalPayload, validatedPayload } from './payloads';
+import { isObject, refuseUndecodableInput, signalPayload, validatedPayload } from './payloads';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
 /** The descendantDecisions handler before the check acted on any object with a `decisions` list of objects. */
@@ -96,6 +96,7 @@ export class RunShell {
   private decisionsShown = false;
 
   constructor(readonly input: RunAgentInput, private readonly opts: ShellOptions) {
+    refuseUndecodableInput(input);
     // usage, warnings and paused are carried at the top level of `carried` (see carry()).
     const carried = (input.carried ?? {}) as { usage?: TokenUsage; warnings?: string[]; paused?: boolean; pending_members?: CarriedMemberDecisions[] };
     this.usage = carried.usage ?? emptyUsage();
