@@ -13,6 +13,7 @@
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { classifyStoreFailure, toApplicationFailure } from './errors';
 import { backoffMs, humanDuration, isOutageType, NON_OUTAGE_ATTEMPTS, parseMaxWait, redactSecrets, waitExhausted, WaitingDetails } from '../runtime/dependency-wait';
 
 /** The worker's ceiling (LOOM_DEPENDENCY_MAX_WAIT, read when the worker starts and at each wait). */
@@ -44,6 +45,9 @@ export function outageInterceptor(ceilingMs: number = maxWaitMs()): ActivityInte
         } catch (e) {
           if (e instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw e;
           if (e instanceof ApplicationFailure && e.nonRetryable) throw e;
+          // A store failure retrying cannot fix (missing blob, corrupt record, refused access) stops here.
+          const store = classifyStoreFailure(e);
+          if (store && !store.retryable) throw toApplicationFailure(store);
           const info = ctx.info;
           const type = failureType(e);
           if (isOutageType(type)) {

@@ -183,20 +183,21 @@ test('the store down 60 s during a tool call, then 60 s during a model call: the
   }
 });
 
-test('the model endpoint answering 503, then 429 with Retry-After, for 60 s: the run waits and completes', async () => {
+test('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s): the run waits and completes', async () => {
   const phase = { until503: 0, until429: 0 };
   const t0 = Date.now();
-  phase.until503 = t0 + OUTAGE_MS / 2;
+  phase.until503 = t0 + OUTAGE_MS / 4;
   phase.until429 = t0 + OUTAGE_MS;
   const first = model.requests.length;
-  // Keep the scripted queue filled with the phase's answer; the reply only once the 60 s are over.
+  // One scripted answer always queued (requests come seconds apart): 503 for 15 s, then 429 with
+  // Retry-After: 5 until the 60 s are over, then the reply.
   // The queue serves in order: `served[i]` is what the i-th request of this run got.
   const served: number[] = [];
   const push = (r: FakeResponse, status: number) => { served.push(status); model.enqueue(r); };
   let refilling = true;
   const refill = (async () => {
     while (refilling && Date.now() < phase.until429) {
-      while (model.pending() < 2) {
+      while (model.pending() < 1) {
         if (Date.now() < phase.until503) push(httpError(503, {}, 'overloaded'), 503);
         else push(httpError(429, { 'retry-after': '5' }, 'slow down'), 429);
       }
