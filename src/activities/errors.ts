@@ -126,3 +126,19 @@ export function toApplicationFailure(v: FailureVerdict, cause?: Error): Applicat
     ...(cause ? { cause } : {}),
   });
 }
+
+/** Store error names (src/store/types.ts) and whether retrying can fix them. */
+const STORE_FAILURES: Record<string, boolean> = { StoreUnavailable: true, BlobNotFound: false, StoreCorrupt: false, StoreRefused: false };
+
+/**
+ * A store failure classified like a provider's: an unreachable store (StoreUnavailable) is
+ * retryable, a missing blob, a corrupt record or refused access is not; undefined for an error
+ * that is not the store's. Pure; the outage interceptor (outages.ts) applies it to every activity.
+ */
+export function classifyStoreFailure(err: unknown): FailureVerdict | undefined {
+  const e = err as { name?: string; type?: string; message?: string } | undefined;
+  const type = typeof e?.type === 'string' && e.type in STORE_FAILURES ? e.type : typeof e?.name === 'string' && e.name in STORE_FAILURES ? e.name : undefined;
+  if (!type) return undefined;
+  const message = short(e?.message) || type;
+  return { retryable: STORE_FAILURES[type], type, message: STORE_FAILURES[type] ? message : `${message} (not retried: retrying cannot fix it)` };
+}

@@ -6,6 +6,7 @@
  * workflow). Providers: `scripted` (here), `openai` (src/activities/openai.ts) and the native
  * `anthropic`, `google`, `bedrock`, `azure`, `ollama` (src/activities/providers/).
  */
+import { waitOut } from './outages';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiler/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
@@ -267,10 +268,13 @@ export function createModelActivity(deps: ModelDeps) {
       ...stream.hooks,
     }));
     const reply = redactModelReply(agent, raw as ProviderReply);
-    await stream.finish(reply.content);
+    // The model answered: recording its reply waits out a store outage inside this attempt (up to
+    // its start-to-close), so the model is not asked again for the same turn (decision 321).
+    const where = `the store ${deps.messages.blobs.location}`;
+    await waitOut(where, () => stream.finish(reply.content));
     const msg: Message = { role: 'assistant', content: reply.content ?? '' };
     if (reply.tool_calls?.length) msg.tool_calls = reply.tool_calls;
-    const newHead = await deps.messages.append(head, msg);
+    const newHead = await waitOut(where, () => deps.messages.append(head, msg));
     const out: ModelTurnOutput = { head: newHead, message: {}, usage: reply.usage, model: model.model_id };
     if (reply.content !== undefined) out.message.content = reply.content;
     if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;
@@ -278,7 +282,7 @@ export function createModelActivity(deps: ModelDeps) {
       const cited = await withCitationCheck(agent, checkOutput(agent.interface.output.schema, reply.content ?? '', schemaError), reply.content ?? '', input);
       out.output_check = await withGroundingCheck(agent, cited, reply.content ?? '', input, conversation);
     }
-    return keepOutOfHistory(deps.messages, agent, out);
+    return waitOut(where, () => keepOutOfHistory(deps.messages, agent, out));
   };
 }
 

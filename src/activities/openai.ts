@@ -4,7 +4,8 @@
  *
  * - The client's own retries are OFF (`maxRetries: 0`): Temporal owns retries. Failures are
  *   classified by `classifyFailure` (errors.ts): 429/5xx/timeouts/connection errors are retryable
- *   (`Retry-After` becomes the ApplicationFailure's `nextRetryDelay`), other 4xx are not.
+ *   (`Retry-After` becomes the ApplicationFailure's `nextRetryDelay`): outages the worker waits out
+ *   (src/activities/outages.ts); other 4xx are not retried.
  * - The key is read at call time from the env variable named by `openai.api_key_env`. When the
  *   model declares `api_key_env` and the variable is unset or empty, the call fails at once
  *   (non-retryable `ModelCredentialMissing`, naming the variable) without contacting the endpoint.

@@ -13,6 +13,7 @@
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { classifyStoreFailure, toApplicationFailure } from './errors';
 import { backoffMs, humanDuration, isOutageType, NON_OUTAGE_ATTEMPTS, parseMaxWait, redactSecrets, waitExhausted, WaitingDetails } from '../runtime/dependency-wait';
 
 /** The worker's ceiling (LOOM_DEPENDENCY_MAX_WAIT, read when the worker starts and at each wait). */
@@ -44,6 +45,9 @@ export function outageInterceptor(ceilingMs: number = maxWaitMs()): ActivityInte
         } catch (e) {
           if (e instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw e;
           if (e instanceof ApplicationFailure && e.nonRetryable) throw e;
+          // A store failure retrying cannot fix (missing blob, corrupt record, refused access) stops here.
+          const store = classifyStoreFailure(e);
+          if (store && !store.retryable) throw toApplicationFailure(store);
           const info = ctx.info;
           const type = failureType(e);
           if (isOutageType(type)) {
@@ -72,14 +76,30 @@ function inActivity(): Context | undefined {
 }
 
 /**
- * Run `fn` until it succeeds, waiting out outages of `what` (e.g. `the store postgres://…`) with
- * backoff. Each wait heartbeats its reason (WaitingDetails) every few seconds, so a dead worker is
- * noticed within the activity's heartbeatTimeout and `loom status` / the Web UI show why the
- * activity waits. Failures that are not outages, cancellation, and the ceiling end the wait.
+ * How long a wait inside this attempt may last: the worker's ceiling, but never past the attempt's
+ * start-to-close (less a minute), where Temporal would time the attempt out and retry it.
  */
-export async function waitOut<T>(what: string, fn: () => Promise<T>, opts: { ceilingMs?: number; now?: () => number; beatMs?: number } = {}): Promise<T> {
+export function attemptBoundMs(ceilingMs: number = maxWaitMs()): number {
+  const ctx = inActivity();
+  if (!ctx) return ceilingMs;
+  const info = ctx.info;
+  if (!(info.startToCloseTimeoutMs > 0)) return ceilingMs;
+  const left = info.startToCloseTimeoutMs - (Date.now() - info.currentAttemptScheduledTimestampMs) - 60_000;
+  return Math.max(0, Math.min(ceilingMs, left));
+}
+
+/**
+ * Run `fn` until it succeeds, waiting out outages of `what` (e.g. `the store postgres://…`) with
+ * backoff, inside the activity: for a step after an effect that must not be repeated (a tool that
+ * ran, a model that answered). Each wait heartbeats its reason (WaitingDetails) every few seconds,
+ * so a dead worker is noticed within the activity's heartbeatTimeout and `loom status` / the Web
+ * UI show why the activity waits. A failure that is not an outage, cancellation, or the end of the
+ * wait's bound (attemptBoundMs) rethrows the error: the outage interceptor then lets Temporal retry
+ * the activity or, past LOOM_DEPENDENCY_MAX_WAIT, fails it for good.
+ */
+export async function waitOut<T>(what: string, fn: () => Promise<T>, opts: { boundMs?: number; now?: () => number; beatMs?: number } = {}): Promise<T> {
   const now = opts.now ?? Date.now;
-  const ceiling = opts.ceilingMs ?? maxWaitMs();
+  const bound = opts.boundMs ?? attemptBoundMs();
   const beatMs = opts.beatMs ?? 5000;
   const ctx = inActivity();
   let since: number | undefined;
@@ -89,8 +109,8 @@ export async function waitOut<T>(what: string, fn: () => Promise<T>, opts: { cei
     } catch (e) {
       if (!isOutageType(failureType(e))) throw e;
       since ??= now();
-      if (waitExhausted(since, now(), ceiling)) throw gaveUp(e, failureType(e), now() - since);
       const delay = backoffMs(attempt);
+      if (waitExhausted(since, now() + delay, bound)) throw e;
       const details: WaitingDetails = {
         waiting: { what, since: new Date(since).toISOString(), attempt, error: redactSecrets((e as Error)?.message ?? String(e)), next: new Date(now() + delay).toISOString() },
       };

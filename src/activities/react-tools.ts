@@ -16,7 +16,7 @@ import { sourcesWithAgentRetrieval } from '../runtime/knowledge-search';
 import { BundleCache, MINIMAL_BUILTINS, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
 import { resolveArgs } from './ephemeral';
-import { maxWaitMs, waitOut } from './outages';
+import { waitOut } from './outages';
 
 export interface RunToolInput {
   bundle: BlobRef;
@@ -104,21 +104,6 @@ async function withinLimit<T>(tool: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * How long runTool's bookkeeping may wait for the store: the worker's ceiling, but never past this
- * attempt's start-to-close (less a minute): a timed-out attempt would be retried and run the tool again.
- */
-function bookkeepingCeiling(): number {
-  const ceiling = maxWaitMs();
-  try {
-    const info = Context.current().info;
-    const left = info.startToCloseTimeoutMs - (Date.now() - info.currentAttemptScheduledTimestampMs) - 60_000;
-    return info.startToCloseTimeoutMs > 0 ? Math.max(0, Math.min(ceiling, left)) : ceiling;
-  } catch {
-    return ceiling;
-  }
-}
-
 /** Heartbeat every 5 s while `fn` runs, so cancellation reaches long calls and heartbeatTimeout holds. */
 export async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
   heartbeat();
@@ -195,10 +180,9 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
       // The tool ran: from here on a failed attempt would run it again (its side effect twice), so
       // the bookkeeping waits out a store outage inside this attempt, heartbeating why (decision 321).
       const where = `the store ${deps.messages.blobs.location}`;
-      const ceilingMs = bookkeepingCeiling();
-      const ref = await waitOut(where, () => deps.messages.putLoose(msg), { ceilingMs });
+      const ref = await waitOut(where, () => deps.messages.putLoose(msg));
       // An ephemeral run's history holds no tool output, not even a preview (decision 262).
-      const ephemeral = (await waitOut(where, () => deps.messages.salt(), { ceilingMs })) !== undefined;
+      const ephemeral = (await waitOut(where, () => deps.messages.salt())) !== undefined;
       return { ref, is_error: r.is_error, preview: ephemeral ? '' : r.text.slice(0, 200) };
     },
     /** Validate (corrected) arguments without running the tool: approveCall uses it. */

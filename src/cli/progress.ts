@@ -6,6 +6,7 @@
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';
 import { statusQuery } from '../shared/handlers';
+import { waitingFor } from './waiting';
 import { storedArgsRef } from '../runtime/ephemeral-args';
 import type { BlobStore } from '../store/types';
 import { parseStreamRecord, STREAM_RECORD_KIND, StreamTextRecord } from '../activities/stream-text';
@@ -27,9 +28,17 @@ export function watchRun(
   const announced = new Set<string>();
   let stopped = false;
   let wake: (() => void) | undefined;
+  let lastWaiting = '';
   const show = (s: RunStatus) => {
     const line = progressLine(s);
     if (line !== last) { say(line); last = line; }
+    // A dependency the run waits on (store, model endpoint), said again when it changes (a new attempt).
+    const waiting = (s.waiting_for ?? []).join('\n');
+    if (waiting !== lastWaiting) {
+      for (const w of s.waiting_for ?? []) say(`  ${w}`);
+      if (!waiting && lastWaiting) say('  no longer waiting on a dependency');
+      lastWaiting = waiting;
+    }
     for (const p of s.pending_approvals ?? []) {
       if (announced.has(p.call_id)) continue;
       announced.add(p.call_id);
@@ -52,6 +61,8 @@ export function watchRun(
       let status: RunStatus | undefined;
       try {
         status = await handle.query(statusQuery);
+        const waiting = await waitingFor(handle);
+        if (waiting.length) status = { ...status, waiting_for: waiting };
       } catch {
         // Not an error of the run: it may not have taken its first workflow task yet, or has just
         // closed. The run's own outcome is reported by whoever awaits its result.

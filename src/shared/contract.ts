@@ -171,6 +171,12 @@ export interface RunStatus {
    * signal. Absent on runs started before patch `tree-pending-decisions`.
    */
   pending_decisions?: PendingDecision[];
+  /**
+   * What the run waits on besides a human, e.g. `waiting for the store postgres://loom@db:5432/loomstore
+   * (unreachable since 12:01:07, attempt 6)`: filled by the CLI from the run's pending activities
+   * (src/cli/waiting.ts), never by the workflow, which cannot see its activities' retries.
+   */
+  waiting_for?: string[];
 }
 
 /** One decision waiting on a human somewhere in a run tree (status.pending_decisions). */

@@ -8,7 +8,7 @@ import { randomUUID } from 'crypto';
 import type { BlobRef } from '../shared/contract';
 import { sha256 } from '../compiler/canonical';
 import { loomEnv } from '../activities/env';
-import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord } from './types';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, parseStoredJson, StoredArtifact, StoredRecord, storeFailure } from './types';
 
 /** The folder used when LOOM_STORE_URL is unset: LOOM_STORE_DIR, else `<LOOM_HOME>/store`, else `./.loom/store`. */
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -58,7 +58,7 @@ export class FileBlobStore implements BlobStore {
   /** Store `bytes` under an address the caller computed (the encrypted store: the plaintext's hash). */
   async putAt(hash: string, bytes: Buffer | string): Promise<void> {
     const file = this.pathFor(hash);
-    if (!fs.existsSync(file)) await writeAtomically(file, bytes);
+    if (!fs.existsSync(file)) await writeAtomically(file, bytes).catch((err: unknown) => { throw storeFailure(err, this.dir); });
   }
 
   async get(ref: BlobRef): Promise<Buffer> {
@@ -66,7 +66,8 @@ export class FileBlobStore implements BlobStore {
       return await fs.promises.readFile(this.pathFor(ref.hash));
     } catch (err: any) {
       if (err?.code === 'ENOENT') throw new BlobNotFoundError(ref.hash, this.dir);
-      throw err;
+      // A folder that is down (a network mount) or refuses access: typed (retried, or not).
+      throw storeFailure(err, this.dir);
     }
   }
 
@@ -83,7 +84,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async getJson<T>(ref: BlobRef): Promise<T> {
-    return JSON.parse((await this.get(ref)).toString('utf8')) as T;
+    return parseStoredJson<T>(await this.get(ref), ref.hash, this.dir);
   }
 
   private recordPath(kind: string, key: string): string {
@@ -92,7 +93,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   getRecord(kind: string, key: string): Promise<string | null> {
-    return readIfPresent(this.recordPath(kind, key));
+    return readIfPresent(this.recordPath(kind, key)).catch((err: unknown) => { throw storeFailure(err, this.dir); });
   }
 
   async setRecord(kind: string, key: string, value: string): Promise<void> {

@@ -1,6 +1,6 @@
 /** The shared store (blobs and records): interface, backends and the LOOM_STORE_URL setting. */
 export type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './types';
-export { BlobNotFoundError, StoreUnavailableError } from './types';
+export { BlobNotFoundError, StoreCorruptError, StoreRefusedError, StoreUnavailableError, storeFailure } from './types';
 export { FileBlobStore, hashOf } from './file';
 export { PostgresBlobStore } from './postgres';
 export { S3BlobStore } from './s3';

@@ -9,7 +9,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { BlobRef } from '../shared/contract';
 import { hashOf, infoOf } from './file';
-import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord, StoreUnavailableError } from './types';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord, StoreUnavailableError, parseStoredJson } from './types';
 import type { StoreLocation } from './url';
 
 type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
@@ -145,7 +145,7 @@ export class PostgresBlobStore implements BlobStore {
   }
 
   async getJson<T>(ref: BlobRef): Promise<T> {
-    return JSON.parse((await this.get(ref)).toString('utf8')) as T;
+    return parseStoredJson<T>(await this.get(ref), ref.hash, this.location);
   }
 
   async chain(head: BlobRef, max: number): Promise<Map<string, Buffer>> {

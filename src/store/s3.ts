@@ -18,7 +18,7 @@
 import type { HeadObjectCommandOutput, ListObjectsV2CommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { BlobRef } from '../shared/contract';
 import { hashOf, infoOf } from './file';
-import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord, StoreUnavailableError } from './types';
+import { ArtifactInfo, BlobNotFoundError, BlobStore, StoredArtifact, StoredRecord, StoreUnavailableError, parseStoredJson } from './types';
 import type { S3Location } from './url';
 
 /** Percent-encode one key segment: no '/', and no '.'-only segment a server could normalise away. */
@@ -228,7 +228,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async getJson<T>(ref: BlobRef): Promise<T> {
-    return JSON.parse((await this.get(ref)).toString('utf8')) as T;
+    return parseStoredJson<T>(await this.get(ref), ref.hash, this.location);
   }
 
   async delete(ref: BlobRef): Promise<void> {

@@ -90,3 +90,45 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailable';
   }
 }
+
+/** A stored blob or record that cannot be read as what it should be (not JSON): retrying will not fix it. */
+export class StoreCorruptError extends Error {
+  constructor(what: string, location: string, cause: string) {
+    super(`${what} in the store ${location} is corrupt: ${cause}`);
+    this.name = 'StoreCorrupt';
+  }
+}
+
+/** The store refuses access (permissions, a read-only folder): a setting to fix, not an outage. */
+export class StoreRefusedError extends Error {
+  constructor(location: string, cause: string) {
+    super(`the store ${location} refused access: ${cause}; check the folder's owner and permissions (every worker and the CLI must be able to write it)`);
+    this.name = 'StoreRefused';
+  }
+}
+
+/** errno codes of a folder store (a local disk or a network mount) that is down or busy for now. */
+const UNAVAILABLE_ERRNO = new Set(['EIO', 'ETIMEDOUT', 'ENOTCONN', 'ESTALE', 'EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE', 'ENOSPC', 'EHOSTDOWN', 'EHOSTUNREACH', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENETDOWN', 'ENETUNREACH']);
+const REFUSED_ERRNO = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * A backend's I/O error as a typed store error: StoreUnavailable (retried: the store is down or
+ * busy), StoreRefused (not retried: permissions), anything else unchanged. Pure.
+ */
+export function storeFailure(err: unknown, location: string): unknown {
+  const e = err as { code?: string; message?: string; name?: string } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const msg = String(e?.message ?? err);
+  if (UNAVAILABLE_ERRNO.has(code)) return new StoreUnavailableError(location, msg);
+  if (REFUSED_ERRNO.has(code)) return new StoreRefusedError(location, msg);
+  return err;
+}
+
+/** `JSON.parse` of a stored blob, a parse failure being StoreCorrupt (not retried). */
+export function parseStoredJson<T>(bytes: Buffer, hash: string, location: string): T {
+  try {
+    return JSON.parse(bytes.toString('utf8')) as T;
+  } catch (e) {
+    throw new StoreCorruptError(`blob ${hash}`, location, (e as Error).message);
+  }
+}

@@ -20,6 +20,7 @@ import { approvalsAsDecisions, decisionRef, describeDecision, waited } from '../
 import { mapBounded } from '../../orchestration/batch';
 import { envInt } from '../../activities/env';
 import { withStoredArgs } from '../stored-args';
+import { waitingFor } from '../waiting';
 
 export const INBOX_QUERY = `ExecutionStatus = 'Running' AND (${SEARCH_ATTRIBUTES.status} IN ('waiting_for_approval', 'waiting_for_human') OR ${SEARCH_ATTRIBUTES.pattern} = 'strategies')`;
 
@@ -30,6 +31,8 @@ export interface InboxEntry extends PendingDecision {
   waited_seconds: number;
   /** The commands that answer it. */
   answer: string[];
+  /** What the run holding it also waits on (store, model endpoint), when anything: src/cli/waiting.ts. */
+  waiting_for?: string[];
 }
 
 function shellQuote(s: string): string {
@@ -102,6 +105,13 @@ export async function collectInbox(s: LoomSession, now: number, unanswered: stri
     }));
   });
   unanswered.sort();
+  // A run where a human waits may also wait on a dependency (e.g. a concurrent call's store write).
+  const holders = [...new Set(perRoot.flat().map((e) => e.workflow_id))];
+  const waiting = new Map(await mapBounded(holders, 16, async (id) => [id, await waitingFor(s.client.workflow.getHandle(id))] as const));
+  for (const e of perRoot.flat()) {
+    const w = waiting.get(e.workflow_id);
+    if (w?.length) e.waiting_for = w;
+  }
   return perRoot.flat().sort((a, b) => b.waited_seconds - a.waited_seconds || a.root_workflow_id.localeCompare(b.root_workflow_id));
 }
 
@@ -128,7 +138,8 @@ export function inboxChanges(before: ReadonlyMap<string, InboxEntry>, now: reado
 }
 
 function printEntry(e: InboxEntry, now: number): string {
-  return `${e.root_workflow_id}  ${e.ref}  waited ${waited(e.requested_at, now)}\n    ${describeDecision(e)}\n    ${e.answer.join('\n    ')}\n`;
+  const also = (e.waiting_for ?? []).map((w) => `    meanwhile: ${w}\n`).join('');
+  return `${e.root_workflow_id}  ${e.ref}  waited ${waited(e.requested_at, now)}\n    ${describeDecision(e)}\n    ${e.answer.join('\n    ')}\n${also}`;
 }
 
 /** Refresh until SIGINT/SIGTERM: the listing first, then only the changes, each refresh stamped with its time. */

@@ -5,6 +5,7 @@ import type { RunStatus } from '../../shared/contract';
 import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { strategyStatusLines } from '../../strategies/status';
 import { statusWithStoredArgs } from '../stored-args';
+import { waitingFromDescription } from '../waiting';
 
 export const run = defineCommand(
   'status',
@@ -24,6 +25,9 @@ export const run = defineCommand(
       }
       // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
       if (status) status = await statusWithStoredArgs(status);
+      // A dependency the run waits on (store, model endpoint): from its pending activities.
+      const waiting = waitingFromDescription(desc as Parameters<typeof waitingFromDescription>[0]);
+      if (status && waiting.length) status = { ...status, waiting_for: waiting };
       const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(status ?? {}) };
       if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
       const lines = [`${id}  ${desc.type}  ${desc.status.name}`];
@@ -35,6 +39,7 @@ export const run = defineCommand(
         const below = (status.pending_decisions ?? []).filter((d) => d.path.length > 0);
         if (below.length) lines.push(`pending in members (${below.length}):`);
         for (const d of below) lines.push(`  ${decisionRef(d)}  waited ${waited(d.requested_at, Date.now())}  ${describeDecision(d)}`);
+        for (const w of status.waiting_for ?? []) lines.push(w);
         if (status.escalation) lines.push(`waiting on human queue '${status.escalation.queue}': ${status.escalation.reason}`);
         for (const w of status.warnings ?? []) lines.push(`warning: ${w}`);
         // Strategies runs: strategy, phase, round and participants in words (src/strategies/status.ts), then the raw progress.
@@ -42,6 +47,7 @@ export const run = defineCommand(
         if (status.progress) lines.push(`progress: ${JSON.stringify(status.progress)}`);
         if (status.error) lines.push(`error: ${status.error}`);
       } else if (queryError) lines.push(`(no run status yet: ${queryError})`);
+      if (!status) lines.push(...waiting);
       process.stdout.write(lines.join('\n') + '\n');
       return 0;
     }),

@@ -1,0 +1,229 @@
+/**
+ * Outages of a dependency are waited out, and no side effect is repeated because of them: a real
+ * PostgreSQL store stopped for 60 s while a tool call runs and again while a model call runs, and
+ * a model endpoint answering 503, then 429 with Retry-After, for 60 s. Each run completes; an
+ * external recorder (the tool's HTTP endpoint) sees the call once; `loom status` (the real CLI)
+ * names what the run waits for while it waits, without the database password.
+ */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import type { AddressInfo } from 'net';
+import type { Worker } from '@temporalio/worker';
+import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal } from '../helpers/temporal';
+import { startTestPostgres, TestPostgres } from '../helpers/postgres';
+import { FakeOpenAIServer, FakeResponse, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
+import { spawnCli, userEnv, until } from '../cli/harness';
+import { agent, bundleOf } from '../runtime/builders';
+import { createAgentloomWorker } from '../../src/worker/create-worker';
+import { closeOpenStores, openStore } from '../../src/store';
+import { storeBundle } from '../../src/activities/blob-store';
+import { agfReactWorkflow } from '../../src/workflows/react';
+import type { CompiledModel, CompiledTool } from '../../src/compiler/types';
+import type { AgentRunResult } from '../../src/shared/contract';
+
+jest.setTimeout(600_000);
+
+const OUTAGE_MS = 60_000;
+const SAVED = ['LOOM_STORE_URL', 'LOOM_STORE_DIR', 'LOOM_HOME', 'LOOM_WORKFLOW_BUNDLE', 'LOOM_TASK_QUEUE'].map((k) => [k, process.env[k]] as const);
+
+let pg: TestPostgres;
+let url: string;
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let home: string;
+let model: FakeOpenAIServer;
+
+/** The tool's endpoint: records every request, and lets the test act before it answers. */
+interface Recorder {
+  url: string;
+  keys: string[];
+  /** Runs when a request arrives, before the answer (e.g. stop the database). */
+  onRequest?: () => Promise<void> | void;
+  close(): Promise<void>;
+}
+let recorder: Recorder;
+
+async function startRecorder(): Promise<Recorder> {
+  const rec: Recorder = { url: '', keys: [], close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      rec.keys.push(String(req.headers['idempotency-key'] ?? ''));
+      void Promise.resolve(rec.onRequest?.()).then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ recorded: rec.keys.length }));
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  rec.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/record`;
+  rec.close = () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); });
+  return rec;
+}
+
+beforeAll(async () => {
+  pg = await startTestPostgres('loom-outages');
+  url = await pg.urlFor('loomstore');
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-outages-home-'));
+  process.env.LOOM_STORE_URL = url;
+  delete process.env.LOOM_STORE_DIR;
+  process.env.LOOM_HOME = home;
+  process.env.LOOM_WORKFLOW_BUNDLE = workflowBundlePath();
+  t = await connectTestTemporal('outages');
+  worker = await createAgentloomWorker({ connection: t.nativeConnection, taskQueue: t.taskQueue });
+  running = worker.run();
+  recorder = await startRecorder();
+  model = await startFakeOpenAI();
+});
+
+afterAll(async () => {
+  if (worker) {
+    worker.shutdown();
+    await running;
+  }
+  await t?.close();
+  await recorder?.close();
+  await model?.close();
+  await closeOpenStores();
+  pg?.destroy();
+  if (home) fs.rmSync(home, { recursive: true, force: true });
+  for (const [k, v] of SAVED) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+function openaiModel(): CompiledModel {
+  // No retry_policy and no fallback model: the model activity waits outages out.
+  return { model_id: 'oa-outage', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: model.baseUrl, model: 'gpt-fake-1' }, supports_tools: true };
+}
+
+function recordTool(): CompiledTool {
+  return {
+    tool_id: 'record',
+    version: '1.0.0',
+    status: 'active',
+    description: 'records a note at the external recorder (a side effect)',
+    kind: 'http',
+    input_schema: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] },
+    approval_required: false,
+    sensitive_fields: [],
+    side_effects: true,
+    http: { method: 'POST', url: recorder.url, allowed_hosts: ['127.0.0.1'], allow_private_network: true },
+  } as CompiledTool;
+}
+
+async function start(agentId: string): Promise<{ id: string; result: Promise<AgentRunResult> }> {
+  const a = agent({ agent_id: agentId, model: openaiModel(), tools: [recordTool()] });
+  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const id = `${agentId}-${Math.random().toString(36).slice(2, 10)}`;
+  const handle = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input: 'note it' }] });
+  return { id, result: handle.result() };
+}
+
+/** `loom status ID` by the real CLI, as a user on another machine runs it (only the store URL shared). */
+async function loomStatus(id: string): Promise<string> {
+  const env = userEnv({ TEMPORAL_ADDRESS: temporalAddress(), LOOM_TASK_QUEUE: t.taskQueue, LOOM_HOME: home, LOOM_STORE_URL: url, LOOM_WORKFLOW_BUNDLE: workflowBundlePath() });
+  const r = await spawnCli(['status', id], env).done;
+  return `${r.out}\n${r.err}`;
+}
+
+/** Poll `loom status` until a line matches; returns that line. */
+function statusLine(id: string, re: RegExp, what: string, ms = OUTAGE_MS - 10_000): Promise<string> {
+  return until(what, async () => (await loomStatus(id)).split('\n').find((l) => re.test(l)), ms, 500);
+}
+
+/** Keep the database down for the outage from `since`, then start it. */
+async function endOutage(since: number): Promise<void> {
+  const left = since + OUTAGE_MS - Date.now();
+  if (left > 0) await new Promise((r) => setTimeout(r, left)); // the outage's length: what this test controls
+  pg.start();
+}
+
+test('the store down 60 s during a tool call, then 60 s during a model call: the run completes, the tool ran once, loom status named the outage', async () => {
+  const store = `postgres://${pg.user}@127.0.0.1:${pg.port}/loomstore`;
+  let downAt = 0;
+  // The tool's request arrives: stop the database before the tool answers, so recording its result meets the outage.
+  recorder.onRequest = () => {
+    if (downAt) return;
+    pg.stop();
+    downAt = Date.now();
+  };
+  model.enqueue(toolCalls([{ id: 'call_rec', name: 'record', arguments: { note: 'once' } }]), { kind: 'reply', content: 'noted', delay_ms: 4000 } as FakeResponse);
+  const run = await start('outage-store');
+  try {
+    await until('the tool call to reach the recorder', () => (downAt ? true : undefined), 60_000, 100);
+    const during = await statusLine(run.id, /waiting for the store/, 'loom status to name the store outage during the tool call');
+    expect(during).toContain(`waiting for the store ${store} (unreachable since `);
+    expect(during).not.toContain(pg.password);
+    await endOutage(downAt);
+
+    // The second model call: the database goes down while the model is answering (the reply is held 4 s).
+    await until('the second model call', () => (model.requests.length >= 2 ? true : undefined), 120_000, 50);
+    pg.stop();
+    const down2 = Date.now();
+    const during2 = await statusLine(run.id, /waiting for the store/, 'loom status to name the store outage during the model call');
+    expect(during2).toContain(`waiting for the store ${store} (unreachable`);
+    expect(during2).not.toContain(pg.password);
+    await endOutage(down2);
+
+    const result = await run.result;
+    expect(result.output).toBe('noted');
+    // The side effect happened once, with the run's idempotency key; the model was not asked again.
+    expect(recorder.keys).toEqual([`${run.id}/call_rec`]);
+    expect(model.requests).toHaveLength(2);
+    const after = await loomStatus(run.id);
+    expect(after).not.toMatch(/waiting for/);
+  } finally {
+    recorder.onRequest = undefined;
+    pg.start();
+  }
+});
+
+test('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s): the run waits and completes', async () => {
+  const phase = { until503: 0, until429: 0 };
+  const t0 = Date.now();
+  phase.until503 = t0 + OUTAGE_MS / 4;
+  phase.until429 = t0 + OUTAGE_MS;
+  const first = model.requests.length;
+  // One scripted answer always queued (requests come seconds apart): 503 for 15 s, then 429 with
+  // Retry-After: 5 until the 60 s are over, then the reply.
+  // The queue serves in order: `served[i]` is what the i-th request of this run got.
+  const served: number[] = [];
+  const push = (r: FakeResponse, status: number) => { served.push(status); model.enqueue(r); };
+  let refilling = true;
+  const refill = (async () => {
+    while (refilling && Date.now() < phase.until429) {
+      while (model.pending() < 1) {
+        if (Date.now() < phase.until503) push(httpError(503, {}, 'overloaded'), 503);
+        else push(httpError(429, { 'retry-after': '5' }, 'slow down'), 429);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    push(reply('after the outage'), 200);
+  })();
+  const run = await start('outage-model');
+  try {
+    const s503 = await statusLine(run.id, /model endpoint answered 503/, 'loom status to name the 503s', OUTAGE_MS / 2);
+    expect(s503).toMatch(/model endpoint answered 503, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/);
+    const s429 = await statusLine(run.id, /model endpoint answered 429/, 'loom status to name the 429s', OUTAGE_MS);
+    expect(s429).toMatch(/model endpoint answered 429, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/);
+    const result = await run.result;
+    expect(result.output).toBe('after the outage');
+    const reqs = model.requests.slice(first);
+    expect(reqs[reqs.length - 1].at - t0).toBeGreaterThanOrEqual(OUTAGE_MS);
+    expect(served.slice(0, reqs.length)).toEqual(expect.arrayContaining([503, 429]));
+    expect(served[reqs.length - 1]).toBe(200);
+    // Retry-After honoured: after a 429 the next request came ~5 s later, not at the 30 s backoff cap.
+    const after429 = reqs.slice(1).map((r, i) => ({ gap: r.at - reqs[i].at, status: served[i] })).filter((g) => g.status === 429);
+    expect(after429.length).toBeGreaterThan(1);
+    for (const g of after429) expect(g.gap).toBeGreaterThanOrEqual(4500);
+    for (const g of after429) expect(g.gap).toBeLessThan(15_000);
+  } finally {
+    refilling = false;
+    await refill;
+  }
+});
