@@ -55,6 +55,12 @@ export interface DevServer {
   uiUrl?: string;
   pid: number;
   process: ChildProcess;
+  /** Settles when the server process ends, however it ends (a stop, a crash, a SIGKILL). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Where the server's output goes (what to read when it dies). */
+  logFile: string;
+  /** Start it again after it exited: same options, same SQLite file, same ports (so the address is unchanged). */
+  restart(): Promise<DevServer>;
   stop(): Promise<void>;
 }
 
@@ -126,7 +132,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const child = spawn(cli, args, { stdio: ['ignore', log, log], detached: false });
   fs.closeSync(log);
   let exited: number | null = null;
-  child.once('exit', (code) => { exited = code ?? -1; });
+  const exitedP = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => { exited = code ?? -1; resolve({ code, signal }); });
+  });
 
   const deadline = Date.now() + 60_000;
   while (!(await canConnect(port))) {
@@ -142,6 +150,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined,
     pid: child.pid ?? -1,
     process: child,
+    exited: exitedP,
+    logFile,
+    restart: () => startDevServer({ ...opts, port, uiPort, logFile }),
     async stop() {
       if (exited !== null) return;
       const done = new Promise<void>((r) => child.once('exit', () => r()));
