@@ -1,4 +1,5 @@
-# Agentloom worker image (untested here: this machine has no Docker engine).
+# Agentloom worker image. No Docker engine on the development machines: test/deploy.test.ts runs these
+# build steps on the .dockerignore'd context and starts the CMD with this ENV against a real Temporal server.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
