@@ -1,0 +1,136 @@
+/**
+ * Agentloom as a Temporal plugin: `new AgentloomPlugin({ store, tools, codec, … })` in a user's own
+ * `Worker.create({ plugins: [...] })` registers Agentloom's activities and workflows beside the
+ * user's own on their task queue, and on a Client (`new Client({ plugins })`) sets the data
+ * converter its workers use. Built on `@temporalio/plugin`'s SimplePlugin, as `@temporalio/ai-sdk`'s
+ * AiSdkPlugin is. What it adds over SimplePlugin:
+ *  - workflows: a worker that names its own `workflowsPath` runs a module that re-exports both
+ *    the user's workflows and Agentloom's (written once to a temporary folder); a worker that names
+ *    none runs Agentloom's (a prebuilt bundle when there is one: src/worker/workflow-source.ts); a
+ *    user's prebuilt `workflowBundle` is kept as given — build it with `bundleWorkflowCode({
+ *    workflowsPath, plugins: [plugin] })`, which adds Agentloom's workflows the same way;
+ *  - the telemetry sinks the workflows call (agent.run spans), merged into the worker's sinks;
+ *  - the worker's client given to the tracing (sub-agent runs join their caller's trace).
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+import { loomWorkerDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { DecodeGuardCodec } from '../codec/decode-guard';
+import { outageInterceptor } from '../activities/outages';
+import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../telemetry/tracing';
+import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from '../worker/workflow-source';
+
+export interface AgentloomPluginOptions extends ActivityDeps {
+  /**
+   * The payload codec of every payload the worker and client exchange (with failures encoded, so
+   * the codec covers their messages too). Default: the AES-256-GCM codec when LOOM_CODEC_KEY… is
+   * set, else none. Either way inside the decoding guard (src/codec/decode-guard.ts): a payload a
+   * client sends that the worker cannot decode reaches the workflow as a value its handler refuses.
+   */
+  codec?: PayloadCodec;
+  /** A whole data converter instead (wins over `codec`); `null`: Temporal's default, whatever the environment says. */
+  dataConverter?: DataConverter | null;
+  /** Extra activities, merged over Agentloom's. */
+  activities?: Record<string, (...args: any[]) => any>;
+  /** OpenTelemetry spans and metrics of the agents' `observability`; else the plugin makes one, flushed before the process exits. */
+  tracing?: AgentTracing;
+}
+
+export class AgentloomPlugin extends SimplePlugin {
+  readonly tracing: AgentTracing;
+  private readonly ownTracing: boolean;
+  private readonly converter: DataConverter | undefined;
+
+  constructor(options: AgentloomPluginOptions = {}) {
+    const converter = options.dataConverter === null
+      ? undefined
+      : options.dataConverter ?? (options.codec ? { payloadCodecs: [new DecodeGuardCodec([options.codec])], failureConverterPath: FAILURE_CONVERTER_PATH } : loomWorkerDataConverter());
+    const tracing = options.tracing ?? new AgentTracing({ store: options.store });
+    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, ...deps } = options;
+    super({
+      name: 'agentloom.AgentloomPlugin',
+      activities: { ...(createActivities(deps) as Record<string, unknown>), ...(activities ?? {}) },
+      dataConverter: converter,
+      // Spans: the activity interceptor (model, tool, guardrail spans) and, for workflows bundled by
+      // the worker, the workflow interceptor module (a bundle gets it from configureBundler).
+      // Outages: the activity presets retry without limit; outageInterceptor decides when to stop (src/activities/outages.ts).
+      workerInterceptors: { activity: [outageInterceptor(), tracing.activityInterceptor], workflowModules: [TRACING_WORKFLOW_MODULE] },
+    });
+    this.tracing = tracing;
+    this.ownTracing = options.tracing === undefined;
+    this.converter = converter;
+  }
+
+  /** The data converter this plugin sets (undefined: Temporal's default). */
+  get dataConverter(): DataConverter | undefined {
+    return this.converter;
+  }
+
+  configureWorker(options: WorkerOptions): WorkerOptions {
+    if (this.ownTracing && !this.flushHooked) {
+      this.flushHooked = true;
+      process.once('beforeExit', () => void this.tracing.shutdown());
+    }
+    const sealed = (options.dataConverter ?? this.converter)?.failureConverterPath !== undefined;
+    const configured = super.configureWorker({ ...options, ...this.workflows(options, sealed) });
+    return { ...configured, sinks: { ...this.tracing.sinks, ...(configured.sinks ?? {}) } };
+  }
+
+  configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const sealed = (options.dataConverter ?? this.converter)?.failureConverterPath !== undefined;
+    const configured = super.configureReplayWorker({ ...options, ...this.workflows(options, sealed) });
+    return { ...configured, sinks: { ...this.tracing.sinks, ...(configured.sinks ?? {}) } };
+  }
+
+  configureBundler(options: BundleOptions): BundleOptions {
+    return super.configureBundler({ ...options, workflowsPath: withAgentloomWorkflows(options.workflowsPath) });
+  }
+
+  runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    // Sub-agent runs join their caller's trace: the tracing sinks describe the caller with the worker's client.
+    this.tracing.useClient(worker.client);
+    return super.runWorker(worker, next);
+  }
+
+  private flushHooked = false;
+
+  private workflows(options: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>, sealed: boolean): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+    if (options.workflowBundle) return {};
+    if (options.workflowsPath) return { workflowsPath: withAgentloomWorkflows(options.workflowsPath) };
+    return workflowSource(sealed);
+  }
+}
+
+/**
+ * A workflows module that re-exports the user's workflows and Agentloom's, written once per user
+ * module (named by both paths, atomically) under `node_modules/.cache/agentloom-workflows/` of the
+ * node_modules that resolves `@temporalio/workflow` for the user's module: the bundler resolves
+ * the SDK from the entry's folder, so the module cannot live in an unrelated temporary folder
+ * (a read-only node_modules is refused with what to do instead). Agentloom's own module and a
+ * module already combined are returned as they are.
+ */
+export function withAgentloomWorkflows(userPath: string): string {
+  const user = path.resolve(userPath);
+  if (user === AGENTLOOM_WORKFLOWS_PATH || path.basename(path.dirname(path.dirname(user))) === 'agentloom-workflows') return user;
+  const hash = createHash('sha256').update(`${user}\n${AGENTLOOM_WORKFLOWS_PATH}`).digest('hex').slice(0, 16);
+  const code = `// Written by AgentloomPlugin: the worker's workflows and Agentloom's.\nexport * from ${JSON.stringify(user)};\nexport * from ${JSON.stringify(AGENTLOOM_WORKFLOWS_PATH)};\n`;
+  const sdk = require.resolve('@temporalio/workflow', { paths: [path.dirname(user)] });
+  const nodeModules = sdk.slice(0, sdk.lastIndexOf(`${path.sep}node_modules${path.sep}`) + `${path.sep}node_modules`.length);
+  const file = path.join(nodeModules, '.cache', 'agentloom-workflows', hash, 'index.js');
+  try {
+    if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== code) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, code);
+      fs.renameSync(tmp, file);
+    }
+  } catch (err) {
+    throw new Error(`AgentloomPlugin cannot write ${file} (${(err as Error).message}): give the worker a workflows module that also re-exports Agentloom's (export * from the package's /workflows entry)`);
+  }
+  return file;
+}
