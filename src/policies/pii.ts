@@ -113,7 +113,7 @@ function nirValid(id: string): boolean {
  * no. 9981234567", "ticket #44001234", "version 10.0.0.1". Applies to the shape-only rules
  * (long digit runs, phones without a + prefix, IPv4).
  */
-const REFERENCE_BEFORE = /(?:\b(?:order|invoice|ticket|tracking|ref|reference|case|sku|po|item|part|serial|model|version|ver|build|release|batch|lot|shipment|parcel|confirmation|booking|reservation|transaction|txn|request|job|issue|bug|pr)\b\.?\s*(?:number|no\.?|num|#|id|code)?\s*[:#]?\s*|#|\bv)$/i;
+const REFERENCE_BEFORE = /(?:\b(?:order|invoice|ticket|tracking|ref|reference|case|sku|po|item|part|serial|model|version|ver|build|release|batch|lot|shipment|parcel|confirmation|booking|reservation|transaction|txn|request|job|issue|bug|pr)\b\.?\s*(?:number|no\.?|num|#|id|code)?\s*(?:is\s*)?[:#]?\s*|#|\bv)$/i;
 const notReference = (_v: string, ctx: RuleContext): boolean => !REFERENCE_BEFORE.test(ctx.text.slice(Math.max(0, ctx.start - 40), ctx.start));
 
 /** A phone cue close before a short local number ("call ... at 555 0100"). */
@@ -146,13 +146,14 @@ const UNIT = "(?:,?\\s(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl)\\.?\\s?#?[A
 const WORD = "\\p{Lu}[\\p{L}'’.-]*";
 /** ", Springfield, IL 62704" / ", London NW1 6XE" / ", 75001 Paris" after a street line. */
 const CITY_TAIL = `(?:,\\s(?:\\d{4,5}\\s)?${WORD}(?:\\s${WORD}){0,2}(?:,?\\s(?:[A-Z]{2}\\s\\d{5}(?:-\\d{4})?|[A-Z]{1,2}\\d[A-Z\\d]?\\s?\\d[A-Z]{2}))?)?`;
+const ROMANCE_STREET = `(?:Rue|rue|Avenue|avenue|Boulevard|boulevard|Calle|calle|Avenida|avenida|Via|via|Viale|viale|Piazza|piazza|Rua|rua|Plaza|plaza|Paseo|paseo|Carrer|carrer|Place|place)\\s(?:(?:de|del|de la|des|du|di|da|do|dos|das|della|dei|la|las|los|le)\\s)*${WORD}(?:\\s${WORD}){0,3}`;
 const ADDRESS_RES = [
   // 221B Baker Street, 1600 Pennsylvania Avenue NW, Apt 4
   new RegExp(`\\b\\d{1,5}[A-Za-z]?,?\\s(?:${WORD}\\s){1,3}${STREET}(?:\\s(?:NW|NE|SW|SE|N|S|E|W))?(?![\\p{L}])${UNIT}${CITY_TAIL}`, 'gu'),
   // Hauptstraße 5, Keizersgracht 123, Storgatan 12
   new RegExp(`\\b\\p{Lu}[\\p{L}-]*(?:straße|strasse|str\\.|weg|gasse|platz|allee|damm|ring|laan|straat|gracht|plein|vej|gade|gatan|gata|veien|katu)\\s\\d{1,4}[a-z]?(?![\\p{L}\\d])${CITY_TAIL}`, 'gu'),
-  // 12 rue de Rivoli / Calle Mayor 10 / Via Roma 1 / Avenida da Liberdade 245
-  new RegExp(`(?:\\b\\d{1,4},?\\s)?\\b(?:Rue|rue|Avenue|avenue|Boulevard|boulevard|Calle|calle|Avenida|avenida|Via|via|Viale|viale|Piazza|piazza|Rua|rua|Plaza|plaza|Paseo|paseo|Carrer|carrer|Place|place)\\s(?:(?:de|del|de la|des|du|di|da|do|dos|das|della|dei|la|las|los|le)\\s)*${WORD}(?:\\s${WORD}){0,3}(?:,?\\s\\d{1,4}[a-zA-Z]?(?![\\p{L}\\d]))?${CITY_TAIL}`, 'gu'),
+  // 12 rue de Rivoli / Calle Mayor 10 / Via Roma 1 / Avenida da Liberdade 245 (a house number before or after)
+  new RegExp(`\\b\\d{1,4},?\\s${ROMANCE_STREET}${CITY_TAIL}|\\b${ROMANCE_STREET},?\\s\\d{1,4}[a-zA-Z]?(?![\\p{L}\\d])${CITY_TAIL}`, 'gu'),
   /\bP\.?\s?O\.?\s?Box\s\d{1,6}\b/gi,
 ];
 
@@ -192,7 +193,7 @@ export const PII_RULES: PiiRule[] = [
   {
     id: 'phone',
     kind: 'PHONE',
-    re: /(?<![\w+])(?<![A-Za-z][-/])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(0\)[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,5}){1,5}(?![\w]|-[A-Za-z])/g,
+    re: /(?<![\w+.])(?<![A-Za-z\d][-/.])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(0\)[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,5}){1,5}(?![\w]|[-.][A-Za-z\d])/g,
     // 9–15 digits with a leading + / 00 / (area) or separators; a bare digit run is an account number below.
     accept: (m, ctx) => {
       const d = digitsOf(m);
