@@ -141,11 +141,13 @@ function cuedName(part: string): string {
   return n === 0 ? '' : words.slice(0, n - 1).join('');
 }
 
-const STREET = "(?:Street|St|Road|Rd|Avenue|Ave|Boulevard|Blvd|Lane|Ln|Drive|Court|Ct|Way|Place|Pl|Square|Sq|Terrace|Parkway|Pkwy|Highway|Hwy|Close|Crescent|Row|Walk|Gardens|Circle|Cir|Trail)\\.?";
+const STREET = "(?:Street|Road|Avenue|Boulevard|Lane|Drive|Court|Way|Place|Square|Terrace|Parkway|Highway|Close|Crescent|Row|Walk|Gardens|Circle|Trail|(?:St|Rd|Ave|Blvd|Ln|Ct|Pl|Sq|Pkwy|Hwy|Cir)\\.?)";
 const UNIT = "(?:,?\\s(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl)\\.?\\s?#?[A-Z0-9-]+)?";
 const WORD = "\\p{Lu}[\\p{L}'’.-]*";
+/** A capitalised word of a city name (not an all-caps postcode, no trailing period). */
+const CITY_WORD = "\\p{Lu}\\p{Ll}[\\p{L}'’-]*";
 /** ", Springfield, IL 62704" / ", London NW1 6XE" / ", 75001 Paris" after a street line. */
-const CITY_TAIL = `(?:,\\s(?:\\d{4,5}\\s)?${WORD}(?:\\s${WORD}){0,2}(?:,?\\s(?:[A-Z]{2}\\s\\d{5}(?:-\\d{4})?|[A-Z]{1,2}\\d[A-Z\\d]?\\s?\\d[A-Z]{2}))?)?`;
+const CITY_TAIL = `(?:,\\s(?:\\d{4,5}\\s)?${CITY_WORD}(?:\\s${CITY_WORD}){0,2}(?:,?\\s(?:[A-Z]{2}\\s\\d{5}(?:-\\d{4})?|[A-Z]{1,2}\\d[A-Z\\d]?\\s?\\d[A-Z]{2}))?)?`;
 const ROMANCE_STREET = `(?:Rue|rue|Avenue|avenue|Boulevard|boulevard|Calle|calle|Avenida|avenida|Via|via|Viale|viale|Piazza|piazza|Rua|rua|Plaza|plaza|Paseo|paseo|Carrer|carrer|Place|place)\\s(?:(?:de|del|de la|des|du|di|da|do|dos|das|della|dei|la|las|los|le)\\s)*${WORD}(?:\\s${WORD}){0,3}`;
 const ADDRESS_RES = [
   // 221B Baker Street, 1600 Pennsylvania Avenue NW, Apt 4
@@ -179,7 +181,7 @@ export const PII_RULES: PiiRule[] = [
   {
     id: 'national_id',
     kind: 'NATIONAL_ID',
-    re: /\b(?:passport|national id|national identity|id card|identity card|id number|identity number|ssn|social security(?: number)?|social insurance(?: number)?|sin|tax id|tin|nino|ni number|bsn|dni|nie|nif|cpf|curp|personnummer|aadhaar|steuer-?id|codice fiscale|insee|nir)(?:\s*(?:number|no\.?|#))?\s*(?:is\s*)?[:#]?\s*((?:[A-Z]*\d[A-Z0-9]*)(?:[ .\/-](?:[A-Z]*\d[A-Z0-9]*)){0,4})\b/gi,
+    re: /\b(?:passport|national id|national identity|id card|identity card|id number|identity number|ssn|social security(?: number)?|social insurance(?: number)?|sin|tax id|tin|nino|ni number|bsn|dni|nie|nif|cpf|curp|personnummer|aadhaar|steuer-?id|codice fiscale|insee|nir)(?:\s*(?:number|no\.?|#))?\s*(?:is\s*)?[:#]?\s*((?:[A-Z]*\d[A-Z0-9]*)(?:[ .\/-](?:[A-Z]*\d[A-Z0-9]*)){0,7})\b/gi,
     group: 1,
     accept: (v) => digitsOf(v).length >= 5 && v.replace(/[ .\/-]/g, '').length <= 20,
   },
