@@ -36,19 +36,63 @@ const ORG_OR_PLACE_NEXT = /^[\s,]*(?:&\s*(?:Co|Sons|Partners)\b|(?:Inc|Ltd|LLC|L
 
 const JSON_PUNCT = /["{}[\]\\]/g;
 
+/**
+ * Cities that are also first names: alone, right after a place word ("offices in Paris, Austin
+ * and Victoria", "flew to Florence"), they are places.
+ */
+const PLACE_NAMES = new Set(['Austin', 'Victoria', 'Florence', 'Charlotte', 'Chelsea', 'Jackson', 'Madison', 'Savannah', 'Phoenix', 'Orlando', 'Houston', 'Eugene', 'Sydney', 'Adelaide', 'Regina', 'Lincoln', 'Columbus', 'Sofia', 'Santiago', 'Georgia', 'Paris', 'Lyon', 'Jordan', 'Chad', 'Kingston', 'Hamilton', 'Wellington', 'Darwin', 'Beverly', 'Aurora', 'Alexandria', 'Valencia', 'Florida', 'Virginia', 'Carolina', 'Luzern', 'Lourdes']);
+const PLACE_BEFORE = /\b(?:in|to|from|near|at|via|visit(?:ed|ing)?|offices?|branch(?:es)?|city of|based|flew|moved|travel(?:led|ed)?)\b[^.!?;\n]{0,40}$/i;
+
 interface TaggedPerson {
   offset: { start: number; length: number };
+}
+interface TaggedTerm {
+  text: string;
+  tags: string[];
+  offset: { start: number; length: number };
+}
+
+const LEXICON = (nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }).model().one.lexicon;
+/** Words before a name that the tagger does not know ("signed by Oluwaseun Adeyemi", "to Priya Raman"). */
+const NAME_BEFORE = new Set(['by', 'to', 'with', 'from', 'for', 'and', 'ask', 'asked', 'contact', 'contacted', 'call', 'called', 'cc', 'thank', 'thanks', 'met', 'meet', 'told', 'tell', 'email', 'emailed', 'told', 'named', 'dear', 'hi', 'hello', 'mr', 'mrs', 'ms', 'dr']);
+
+/**
+ * Two or three capitalised words the tagger's lexicon does not know (so not a dictionary word, a
+ * place or a brand it has), tagged as a proper noun, right after a word that introduces a person:
+ * names the lexicon lacks, which the tagger leaves as plain proper nouns.
+ */
+function unknownNameRuns(sentences: Array<{ terms: TaggedTerm[] }>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const { terms } of sentences) {
+    for (let i = 1; i < terms.length; i++) {
+      if (!NAME_BEFORE.has(terms[i - 1].text.toLowerCase().replace(/[^\p{L}]/gu, ''))) continue;
+      let j = i;
+      while (j < terms.length && j - i < 3) {
+        const t = terms[j];
+        const word = t.text.replace(/[^\p{L}'’-]/gu, '');
+        if (!/^\p{Lu}\p{Ll}/u.test(word) || !t.tags.includes('ProperNoun') || t.tags.some((g) => g === 'Place' || g === 'Organization' || g === 'Plural' || g === 'Acronym')) break;
+        if (LEXICON[word.toLowerCase()] !== undefined) break;
+        j++;
+        if (/[^\p{L}'’-]$/u.test(t.text)) break; // a comma or period ends the name
+      }
+      if (j - i >= 2) out.push([terms[i].offset.start, terms[j - 1].offset.start + terms[j - 1].offset.length]);
+      i = Math.max(i, j);
+    }
+  }
+  return out;
 }
 
 /** [start, end) spans of person names in `text` (offsets into `text`). */
 export function personSpans(text: string): Array<[number, number]> {
   if (!/\p{Lu}/u.test(text)) return [];
-  const tagged = nlp(text.replace(JSON_PUNCT, '\n')).people().json({ offset: true }) as TaggedPerson[];
+  const doc = nlp(text.replace(JSON_PUNCT, '\n'));
+  const tagged = (doc.people().json({ offset: true }) as TaggedPerson[]).map((p) => p.offset);
+  tagged.push(...unknownNameRuns(doc.json({ offset: true }) as Array<{ terms: TaggedTerm[] }>).map(([a, b]) => ({ start: a, length: b - a })));
   if (!tagged.length) return [];
   const orgs: Array<[number, number]> = [];
   for (const m of text.matchAll(ORG_RE)) orgs.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
   const out: Array<[number, number]> = [];
-  for (const { offset } of tagged) {
+  for (const offset of tagged) {
     let start = offset.start;
     let end = offset.start + offset.length;
     const trim = (): string => {
@@ -70,6 +114,7 @@ export function personSpans(text: string): Array<[number, number]> {
     if (!s || !/^\p{Lu}/u.test(s)) continue;
     if (orgs.some(([a, b]) => start < b && end > a)) continue;
     if (ORG_OR_PLACE_NEXT.test(text.slice(end, end + 40))) continue;
+    if (PLACE_NAMES.has(s) && PLACE_BEFORE.test(text.slice(Math.max(0, start - 60), start))) continue;
     out.push([start, end]);
   }
   return out;

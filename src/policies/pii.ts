@@ -113,7 +113,7 @@ function nirValid(id: string): boolean {
  * no. 9981234567", "ticket #44001234", "version 10.0.0.1". Applies to the shape-only rules
  * (long digit runs, phones without a + prefix, IPv4).
  */
-const REFERENCE_BEFORE = /(?:\b(?:order|invoice|ticket|tracking|ref|reference|case|sku|po|item|part|serial|model|version|ver|build|release|batch|lot|shipment|parcel|confirmation|booking|reservation|transaction|txn|request|job|issue|bug|pr)\b\.?\s*(?:number|no\.?|num|#|id|code)?\s*[:#]?\s*|#|\bv)$/i;
+const REFERENCE_BEFORE = /(?:\b(?:order|invoice|ticket|tracking|ref|reference|case|sku|po|item|part|serial|model|version|ver|build|release|batch|lot|shipment|parcel|confirmation|booking|reservation|transaction|txn|request|job|issue|bug|pr)\b\.?\s*(?:number|no\.?|num|#|id|code)?\s*(?:is\s*)?[:#]?\s*|#|\bv)$/i;
 const notReference = (_v: string, ctx: RuleContext): boolean => !REFERENCE_BEFORE.test(ctx.text.slice(Math.max(0, ctx.start - 40), ctx.start));
 
 /** A phone cue close before a short local number ("call ... at 555 0100"). */
@@ -141,18 +141,21 @@ function cuedName(part: string): string {
   return n === 0 ? '' : words.slice(0, n - 1).join('');
 }
 
-const STREET = "(?:Street|St|Road|Rd|Avenue|Ave|Boulevard|Blvd|Lane|Ln|Drive|Court|Ct|Way|Place|Pl|Square|Sq|Terrace|Parkway|Pkwy|Highway|Hwy|Close|Crescent|Row|Walk|Gardens|Circle|Cir|Trail)\\.?";
+const STREET = "(?:Street|Road|Avenue|Boulevard|Lane|Drive|Court|Way|Place|Square|Terrace|Parkway|Highway|Close|Crescent|Row|Walk|Gardens|Circle|Trail|(?:St|Rd|Ave|Blvd|Ln|Ct|Pl|Sq|Pkwy|Hwy|Cir)\\.?)";
 const UNIT = "(?:,?\\s(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl)\\.?\\s?#?[A-Z0-9-]+)?";
 const WORD = "\\p{Lu}[\\p{L}'’.-]*";
+/** A capitalised word of a city name (not an all-caps postcode, no trailing period). */
+const CITY_WORD = "\\p{Lu}\\p{Ll}[\\p{L}'’-]*";
 /** ", Springfield, IL 62704" / ", London NW1 6XE" / ", 75001 Paris" after a street line. */
-const CITY_TAIL = `(?:,\\s(?:\\d{4,5}\\s)?${WORD}(?:\\s${WORD}){0,2}(?:,?\\s(?:[A-Z]{2}\\s\\d{5}(?:-\\d{4})?|[A-Z]{1,2}\\d[A-Z\\d]?\\s?\\d[A-Z]{2}))?)?`;
+const CITY_TAIL = `(?:,\\s(?:\\d{4,5}\\s)?${CITY_WORD}(?:\\s${CITY_WORD}){0,2}(?:,?\\s(?:[A-Z]{2}\\s\\d{5}(?:-\\d{4})?|[A-Z]{1,2}\\d[A-Z\\d]?\\s?\\d[A-Z]{2}))?)?`;
+const ROMANCE_STREET = `(?:Rue|rue|Avenue|avenue|Boulevard|boulevard|Calle|calle|Avenida|avenida|Via|via|Viale|viale|Piazza|piazza|Rua|rua|Plaza|plaza|Paseo|paseo|Carrer|carrer|Place|place)\\s(?:(?:de|del|de la|des|du|di|da|do|dos|das|della|dei|la|las|los|le)\\s)*${WORD}(?:\\s${WORD}){0,3}`;
 const ADDRESS_RES = [
   // 221B Baker Street, 1600 Pennsylvania Avenue NW, Apt 4
   new RegExp(`\\b\\d{1,5}[A-Za-z]?,?\\s(?:${WORD}\\s){1,3}${STREET}(?:\\s(?:NW|NE|SW|SE|N|S|E|W))?(?![\\p{L}])${UNIT}${CITY_TAIL}`, 'gu'),
   // Hauptstraße 5, Keizersgracht 123, Storgatan 12
   new RegExp(`\\b\\p{Lu}[\\p{L}-]*(?:straße|strasse|str\\.|weg|gasse|platz|allee|damm|ring|laan|straat|gracht|plein|vej|gade|gatan|gata|veien|katu)\\s\\d{1,4}[a-z]?(?![\\p{L}\\d])${CITY_TAIL}`, 'gu'),
-  // 12 rue de Rivoli / Calle Mayor 10 / Via Roma 1 / Avenida da Liberdade 245
-  new RegExp(`(?:\\b\\d{1,4},?\\s)?\\b(?:Rue|rue|Avenue|avenue|Boulevard|boulevard|Calle|calle|Avenida|avenida|Via|via|Viale|viale|Piazza|piazza|Rua|rua|Plaza|plaza|Paseo|paseo|Carrer|carrer|Place|place)\\s(?:(?:de|del|de la|des|du|di|da|do|dos|das|della|dei|la|las|los|le)\\s)*${WORD}(?:\\s${WORD}){0,3}(?:,?\\s\\d{1,4}[a-zA-Z]?(?![\\p{L}\\d]))?${CITY_TAIL}`, 'gu'),
+  // 12 rue de Rivoli / Calle Mayor 10 / Via Roma 1 / Avenida da Liberdade 245 (a house number before or after)
+  new RegExp(`\\b\\d{1,4},?\\s${ROMANCE_STREET}${CITY_TAIL}|\\b${ROMANCE_STREET},?\\s\\d{1,4}[a-zA-Z]?(?![\\p{L}\\d])${CITY_TAIL}`, 'gu'),
   /\bP\.?\s?O\.?\s?Box\s\d{1,6}\b/gi,
 ];
 
@@ -178,7 +181,7 @@ export const PII_RULES: PiiRule[] = [
   {
     id: 'national_id',
     kind: 'NATIONAL_ID',
-    re: /\b(?:passport|national id|national identity|id card|identity card|id number|identity number|ssn|social security(?: number)?|social insurance(?: number)?|sin|tax id|tin|nino|ni number|bsn|dni|nie|nif|cpf|curp|personnummer|aadhaar|steuer-?id|codice fiscale|insee|nir)(?:\s*(?:number|no\.?|#))?\s*(?:is\s*)?[:#]?\s*((?:[A-Z]*\d[A-Z0-9]*)(?:[ .\/-](?:[A-Z]*\d[A-Z0-9]*)){0,4})\b/gi,
+    re: /\b(?:passport|national id|national identity|id card|identity card|id number|identity number|ssn|social security(?: number)?|social insurance(?: number)?|sin|tax id|tin|nino|ni number|bsn|dni|nie|nif|cpf|curp|personnummer|aadhaar|steuer-?id|codice fiscale|insee|nir)(?:\s*(?:number|no\.?|#))?\s*(?:is\s*)?[:#]?\s*((?:[A-Z]*\d[A-Z0-9]*)(?:[ .\/-](?:[A-Z]*\d[A-Z0-9]*)){0,7})\b/gi,
     group: 1,
     accept: (v) => digitsOf(v).length >= 5 && v.replace(/[ .\/-]/g, '').length <= 20,
   },
@@ -192,7 +195,7 @@ export const PII_RULES: PiiRule[] = [
   {
     id: 'phone',
     kind: 'PHONE',
-    re: /(?<![\w+])(?<![A-Za-z][-/])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(0\)[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,5}){1,5}(?![\w]|-[A-Za-z])/g,
+    re: /(?<![\w+.])(?<![A-Za-z\d][-/.])(?:(?:\+|00)\d{1,3}[ .-]?)?(?:\(0\)[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,5}){1,5}(?![\w]|[-.][A-Za-z\d])/g,
     // 9–15 digits with a leading + / 00 / (area) or separators; a bare digit run is an account number below.
     accept: (m, ctx) => {
       const d = digitsOf(m);

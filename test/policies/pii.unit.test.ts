@@ -1,5 +1,5 @@
-/** The platform PII pass (policies.pii_redaction): typed placeholders, no false positives on plain prose. */
-import { describeFound, redactJson, redactReply, redactText } from '../../src/policies/pii';
+/** The platform PII engine (policies.pii_redaction, the pii-regex guardrail, the audit log): typed placeholders, no false positives on plain prose. */
+import { describeFound, detectPii, redactJson, redactReply, redactText } from '../../src/policies/pii';
 
 describe('redactText', () => {
   it.each([
@@ -46,5 +46,74 @@ describe('redactJson / redactReply', () => {
     expect(JSON.parse(json.text)).toEqual({ answer: 'mail [EMAIL]', ok: true });
     expect(redactReply('no PII here {').text).toBe('no PII here {');
     expect(redactReply('{"a": 1}').text).toBe('{"a": 1}');
+  });
+});
+
+describe('names without cue phrases and the other kinds', () => {
+  it("the issue's sentence: the name is redacted next to the phone and the e-mail", () => {
+    const r = redactText('Please call Jane Doe at 555 0100 or write to jane.doe@example.com');
+    expect(r.text).toBe('Please call [PERSON] at [PHONE] or write to [EMAIL]');
+    expect(r.found).toEqual({ EMAIL: 1, PHONE: 1, PERSON: 1 });
+  });
+
+  it.each([
+    ['Yesterday Michael Chen approved the refund.', 'Yesterday [PERSON] approved the refund.'],
+    ['Escalated by Sarah O\'Connor; assigned to Kenji Watanabe.', 'Escalated by [PERSON]; assigned to [PERSON].'],
+    ['The contract was signed by Oluwaseun Adeyemi yesterday.', 'The contract was signed by [PERSON] yesterday.'],
+    ['CUSTOMER JOHN SMITH REPORTED THE OUTAGE.', 'CUSTOMER [PERSON] REPORTED THE OUTAGE.'],
+    ['Ms. Anna Kowalski asked for an update.', 'Ms. [PERSON] asked for an update.'],
+  ])('names mid-sentence, all-caps, after an honorific: %s', (input, expected) => {
+    expect(redactText(input).text).toBe(expected);
+  });
+
+  it('names in a JSON tool result, as text and as a JSON value', () => {
+    const tool = '{"ticket": 4411, "customer": {"name": "Maria Garcia", "email": "m.garcia@example.es"}, "agent": "Tom Baker"}';
+    expect(redactText(tool).text).toBe('{"ticket": 4411, "customer": {"name": "[PERSON]", "email": "[EMAIL]"}, "agent": "[PERSON]"}');
+    expect(redactText('{"contact":{"first_name":"Aisha","last_name":"Bello"}}').text).toBe('{"contact":{"first_name":"[PERSON]","last_name":"[PERSON]"}}');
+    const r = redactJson({ results: [{ full_name: 'Lars Eriksson', phone: '+46 8 123 456 78' }], product: { name: 'Aurora Desk Lamp', sku: 'LMP-00421' } });
+    expect(r.value).toEqual({ results: [{ full_name: '[PERSON]', phone: '[PHONE]' }], product: { name: 'Aurora Desk Lamp', sku: 'LMP-00421' } });
+    expect(r.found).toEqual({ PERSON: 1, PHONE: 1 });
+    expect(JSON.parse(redactReply('{"answer": "Ask Claire Dubois", "ok": true}').text)).toEqual({ answer: 'Ask [PERSON]', ok: true });
+  });
+
+  it.each([
+    ['Reach Berlin on +49 30 901820 or Tokyo at +81 3-1234-5678.', 'Reach Berlin on [PHONE] or Tokyo at [PHONE].'],
+    ['His mobile is +91 98765 43210, from abroad dial 0044 20 7946 0321.', 'His mobile is [PHONE], from abroad dial [PHONE].'],
+    ['Ship it to 221B Baker Street, London NW1 6XE.', 'Ship it to [ADDRESS].'],
+    ['Deliver to 42 Elm Street, Apt 4B, Springfield, IL 62704 on Monday.', 'Deliver to [ADDRESS] on Monday.'],
+    ['The invoice goes to Hauptstraße 5, 10115 Berlin.', 'The invoice goes to [ADDRESS].'],
+    ['Pay GB82 WEST 1234 5698 7654 32 or NL91ABNA0417164300.', 'Pay [ACCOUNT_NUMBER] or [ACCOUNT_NUMBER].'],
+    ['DNI 12345678Z, NIE X1234567L, codice fiscale RSSMRA85T10A562S.', 'DNI [NATIONAL_ID], NIE [NATIONAL_ID], codice fiscale [NATIONAL_ID].'],
+    ['Aadhaar 2345 6789 0124 and NIR 1 84 12 76 451 089 46.', 'Aadhaar [NATIONAL_ID] and NIR [NATIONAL_ID].'],
+    ['From 203.0.113.42 and 2001:db8:85a3::8a2e:370:7334.', 'From [IP_ADDRESS] and [IP_ADDRESS].'],
+  ])('international phones, addresses, IBANs, national ids, IPs: %s', (input, expected) => {
+    expect(redactText(input).text).toBe(expected);
+  });
+
+  it('leaves look-alikes alone: product codes, order numbers, versions, cities, companies, invalid checksums', () => {
+    for (const s of [
+      'Order ORD-2024-5531 ships via DHL Express from Rotterdam.',
+      'SKU AB-1234-XY is back in stock; part no. 7781-2290-11 is discontinued.',
+      'Your order number is 2024113055 and the tracking code 1Z999AA10123456784.',
+      'Upgrade to version 10.0.19045.3693 or v2.14.3 of the agent.',
+      'We opened offices in Paris, Austin, Florence and Victoria this year.',
+      'Our suppliers are Morgan Stanley, Wells Fargo and Johnson & Johnson.',
+      'Ford, Dell and Tesla reported earnings above expectations.',
+      'ISBN 978-3-16-148410-0 is out of print.',
+      'Invoice #88234571 was paid in 3 instalments of 450 EUR.',
+      'The warehouse on Victoria Street handles returns for Amazon.',
+      'Form field 12345678A has a DNI shape and the wrong letter.',
+    ]) {
+      expect({ s, spans: detectPii(s) }).toEqual({ s, spans: [] });
+    }
+    // an IBAN whose check digits fail is not an account number (its digit groups may still read as a phone)
+    expect(detectPii('IBAN-shaped GB12 ABCD 1234 5678 9012 34 fails its check digits.').filter((x) => x.kind === 'ACCOUNT_NUMBER')).toEqual([]);
+  });
+
+  it('spans never overlap and each has one kind (first rule claims)', () => {
+    const spans = detectPii('Mr. Jane Doe (jane@doe.io), account 12345678, 4111 1111 1111 1111');
+    expect(spans.map((x) => x.kind).sort()).toEqual(['ACCOUNT_NUMBER', 'CARD_NUMBER', 'EMAIL', 'PERSON']);
+    const sorted = [...spans].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i].start).toBeGreaterThanOrEqual(sorted[i - 1].end);
   });
 });
