@@ -60,7 +60,7 @@ function alive(pid: number): boolean {
   }
 }
 
-test('the server SIGKILLed under loom dev: a stderr line at once, dev.json removed, the server restarted on the same SQLite file, and a waiting run resumes', async () => {
+test('the server SIGKILLed under loom dev: a stderr line at once, the server restarted on the same SQLite file and address (dev.json back), and a waiting run resumes', async () => {
   const { env, home } = await devEnv();
   const loom = (args: string[]) => spawnCli(args, env).done;
   const dev = await startDev(env);

@@ -19,9 +19,14 @@ afterAll(async () => {
   await h.close();
 });
 
-/** An event as text, its payload bytes decoded. */
+/** An event's payloads as text (payload bytes serialise as base64 `data`), then the event itself. */
 function eventText(e: HistoryEvent): string {
-  return JSON.stringify(e, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
+  const payloads: string[] = [];
+  const raw = JSON.stringify(e, (k, v: unknown) => {
+    if (k === 'data' && typeof v === 'string') payloads.push(Buffer.from(v, 'base64').toString('utf8'));
+    return v;
+  });
+  return [...payloads, raw].join('\n');
 }
 
 function inputFile(name: string, text: string): string {
@@ -46,6 +51,8 @@ test('a 3 MB input to an agf.react agent is stored by claim check: the run compl
   const events = await historyEvents(h.handle(id));
   const texts = events.map(eventText);
   expect(texts.filter((t) => t.includes(marker))).toEqual([]);
+  // The decoding works: the destination the model answered with is in the history's payloads.
+  expect(texts.some((t) => t.includes('"destination":"Lisbon"'))).toBe(true);
   const started = events[0].workflowExecutionStartedEventAttributes;
   const startInput = JSON.parse(Buffer.from(started!.input!.payloads![0].data!).toString('utf8')) as { input?: unknown; options?: { input_ref?: { hash: string } } };
   expect(startInput.input).toBeUndefined();

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { compileBundle, publishBundle } from '../../src/compiler';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MAX_INPUT_DEPTH } from '../../src/cli/input-limits';
 import { CliHarness, DEMO_REGISTRY, EXAMPLES, LOOM_BIN, ROOT, spawnCli, startCliHarness, until } from '../cli/harness';
 
 let h: CliHarness;
@@ -87,6 +88,38 @@ test('an ephemeral agent\'s output is collected once by get_result; the run\'s r
   const again = await call('get_result', { workflow_id: id, wait: true });
   expect(again.isError).toBe(true);
   expect(again.content[0].text).toMatch(/is an ephemeral run and its output is no longer in the store: it was already collected/);
+});
+
+test('start_run: an input nested past the depth limit is refused naming it; a 3 MB input is taken by claim check', async () => {
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < MAX_INPUT_DEPTH + 50; i++) deep = [deep];
+  const refused = await call('start_run', { agent_id: 'trip-planner', input: { destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50, notes: deep } });
+  expect(refused.isError).toBe(true);
+  expect(refused.content[0].text).toBe(`error: input nests deeper than ${MAX_INPUT_DEPTH} levels of arrays/objects, the most a run input may have: flatten it, or pass the data as a file (a field with widget: file)`);
+
+  const marker = `MCP-BULK-${Date.now()}`;
+  const big = await call('start_run', { agent_id: 'trip-planner', input: { destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50, notes: `${marker} ${'z'.repeat(3 * 1024 * 1024)}` } });
+  expect(big.isError).toBeFalsy();
+  const id = String(big.structuredContent!.workflow_id);
+  const handle = h.handle(id);
+  // It reaches the approval (the model read the stored input), and no event holds the text.
+  await until('the claim-checked run to wait for approval', async () => {
+    const r = await call('get_run', { workflow_id: id });
+    return r.structuredContent?.state === 'waiting_for_approval' ? true : undefined;
+  });
+  const events = (await handle.fetchHistory()).events ?? [];
+  // Payload bytes serialise as base64 `data`: every payload of every event, decoded.
+  const payloads: string[] = [];
+  JSON.stringify(events, (k, v: unknown) => {
+    if (k === 'data' && typeof v === 'string') payloads.push(Buffer.from(v, 'base64').toString('utf8'));
+    return v;
+  });
+  const text = payloads.join('\n');
+  expect(text).not.toContain(marker);
+  expect(text).toContain('"input_ref":{"hash":"sha256:');
+  // The model read the stored input: its calculator call has the nights and rates given.
+  expect(text).toContain('"expression":"2 * 100 + (2 + 1) * 50"');
+  await handle.cancel();
 });
 
 test('an agent that is not published is refused with what to run', async () => {
