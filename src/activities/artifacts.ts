@@ -17,6 +17,7 @@ import { seal } from '../codec/encrypted-store';
 import type { BundleCache } from './agent-loader';
 import type { MessageStore } from './message-store';
 import { expiresAt, planArtifacts, retentionDaysFromEnv } from '../runtime/artifacts';
+import { redactJson } from '../policies/pii';
 import { sweepEphemeralOutputs } from './ephemeral';
 
 export interface SaveRunArtifactsInput {
@@ -35,7 +36,7 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
       const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
       const cls = agent.artifacts.retention_class;
       // policies.pii_redaction: every artifact is redacted here, as the audit log is (decision 330).
-      const planned = planArtifacts(agent.artifacts, await deps.messages.conversation(inp.head), inp.output, { redactPii: agent.policies.pii_redaction === true });
+      const planned = planArtifacts(agent.artifacts, await deps.messages.conversation(inp.head), inp.output, agent.policies.pii_redaction === true ? { redact: (v) => redactJson(v).value } : {});
       if (!planned.length || cls === 'ephemeral') return { saved: [] };
       const keys = codecKeysFromEnv();
       const target = artifactTarget(agent.tenant);

@@ -9,7 +9,6 @@ import type { CompiledAgent } from '../compiler/types';
 import type { Message } from './messages';
 import type { ArtifactInfo } from '../store/types';
 import type { JsonValue } from '../compiler/types';
-import { redactJson } from '../policies/pii';
 
 export type RetentionClass = CompiledAgent['artifacts']['retention_class'];
 
@@ -43,16 +42,17 @@ export interface PlannedArtifact { name: string; kind: ArtifactInfo['kind']; con
 
 /**
  * The artifacts of a run: the first user message, the final output, and every tool call with its
- * result, in order. With `redactPii` (the agent's policies.pii_redaction) each artifact is redacted
- * as a whole by the engine the audit log uses (redactJson: every string, JSON text inside a tool
- * result included, with the same `[EMAIL]`/`[PHONE]`/`[CARD_NUMBER]`… placeholders): the Agent
- * Format scrubs PII from any artifact stored for the run, and tool results are kept in the
- * conversation as the tool returned them.
+ * result, in order. With `redact` (the artifact activity passes the PII engine's redactJson when the
+ * agent's policies.pii_redaction is on: every string, JSON text inside a tool result included, with
+ * the audit log's `[EMAIL]`/`[PHONE]`/`[CARD_NUMBER]`… placeholders) each artifact is redacted as a
+ * whole: the Agent Format scrubs PII from any artifact stored for the run, and tool results are kept
+ * in the conversation as the tool returned them. The engine is passed in, not imported: workflow
+ * code imports this module, and the engine (with its name tagger) stays out of the workflow sandbox.
  */
-export function planArtifacts(a: CompiledAgent['artifacts'], conversation: readonly Message[], output: unknown, opts: { redactPii?: boolean } = {}): PlannedArtifact[] {
+export function planArtifacts(a: CompiledAgent['artifacts'], conversation: readonly Message[], output: unknown, opts: { redact?: (v: JsonValue) => JsonValue } = {}): PlannedArtifact[] {
   if (!writesArtifacts(a)) return [];
   const out: PlannedArtifact[] = [];
-  const json = (v: unknown) => JSON.stringify(opts.redactPii ? redactJson(v as JsonValue).value : v, null, 2);
+  const json = (v: unknown) => JSON.stringify(opts.redact ? opts.redact(v as JsonValue) : v, null, 2);
   if (a.save_input) {
     const first = conversation.find((m) => m.role === 'user');
     out.push({ name: 'input.json', kind: 'input', content: json({ message: first?.content ?? null }) });

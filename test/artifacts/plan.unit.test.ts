@@ -1,6 +1,7 @@
 /** The pure artifact plan: which artifacts a run writes, their content, and each class's expiry. */
 import { expiresAt, planArtifacts, retentionDaysFromEnv, writesArtifacts } from '../../src/runtime/artifacts';
 import type { Message } from '../../src/runtime/messages';
+import { redactJson } from '../../src/policies/pii';
 
 const on = { enabled: true, save_input: true, save_output: true, save_intermediate: true, retention_class: 'standard' as const };
 const conv: Message[] = [
@@ -49,7 +50,7 @@ test('redactPii: every artifact through the audit log engine, a tool result and 
     { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'lookup', arguments: { who: 'maria.lopez@example.com' } }] },
     { role: 'tool', tool_call_id: 'c1', name: 'lookup', content: '{"phone":"+1 415 555 0134","card":"4111 1111 1111 1111"}' },
   ];
-  const p = planArtifacts(on, pii, { answer: 'mail maria.lopez@example.com' }, { redactPii: true });
+  const p = planArtifacts(on, pii, { answer: 'mail maria.lopez@example.com' }, { redact: (v) => redactJson(v).value });
   expect(p.map((a) => JSON.parse(a.content))).toEqual([
     { message: 'write to [EMAIL]' },
     { output: { answer: 'mail [EMAIL]' } },
