@@ -61,7 +61,8 @@ const PLACE_NAMES = new Set(['Austin', 'Victoria', 'Florence', 'Charlotte', 'Che
 const PLACE_BEFORE = /\b(?:in|to|from|near|at|via|visit(?:ed|ing)?|offices?|branch(?:es)?|city of|based|flew|moved|travel(?:led|ed)?)\b[^.!?;\n]{0,40}$/i;
 
 interface TaggedPerson {
-  offset: { start: number; length: number };
+  /** The match's own offset counts punctuation before the first term in its length: the terms' offsets are exact. */
+  terms: Array<{ offset: { start: number; length: number } }>;
 }
 interface TaggedTerm {
   text: string;
@@ -103,7 +104,9 @@ export function personSpans(text: string): Array<[number, number]> {
   // no capitalised word of two letters or more: no name the rules below would keep
   if (!/\p{Lu}[\p{L}'’-]*\p{L}/u.test(text)) return [];
   const doc = nlp(text.replace(JSON_PUNCT, '\n'));
-  const tagged = (doc.people().json({ offset: true }) as TaggedPerson[]).map((p) => p.offset);
+  const tagged = (doc.people().json({ offset: true }) as TaggedPerson[])
+    .filter((p) => p.terms.length)
+    .map(({ terms }) => ({ start: terms[0].offset.start, length: terms[terms.length - 1].offset.start + terms[terms.length - 1].offset.length - terms[0].offset.start }));
   tagged.push(...unknownNameRuns(doc.json({ offset: true }) as Array<{ terms: TaggedTerm[] }>).map(([a, b]) => ({ start: a, length: b - a })));
   if (!tagged.length) return [];
   const orgs: Array<[number, number]> = [];
