@@ -58,7 +58,15 @@ const JSON_PUNCT = /["{}[\]\\]/g;
  * and Victoria", "flew to Florence"), they are places.
  */
 const PLACE_NAMES = new Set(['Austin', 'Victoria', 'Florence', 'Charlotte', 'Chelsea', 'Jackson', 'Madison', 'Savannah', 'Phoenix', 'Orlando', 'Houston', 'Eugene', 'Sydney', 'Adelaide', 'Regina', 'Lincoln', 'Columbus', 'Sofia', 'Santiago', 'Georgia', 'Paris', 'Lyon', 'Jordan', 'Chad', 'Kingston', 'Hamilton', 'Wellington', 'Darwin', 'Beverly', 'Aurora', 'Alexandria', 'Valencia', 'Florida', 'Virginia', 'Carolina', 'Luzern', 'Lourdes']);
-const PLACE_BEFORE = /\b(?:in|to|from|near|at|via|visit(?:ed|ing)?|offices?|branch(?:es)?|city of|based|flew|moved|travel(?:led|ed)?)\b[^.!?;\n]{0,40}$/i;
+const PLACE_BEFORE = /\b(?:in|to|from|near|at|via|visit(?:ed|ing)?|offices?|branch(?:es)?|city(?: of)?|town|destination|origin|location|based|flew|moved|travel(?:led|ed)?)\b[^.!?;\n]{0,40}$/i;
+
+/** JSON keys whose value is a place: a city that is also a first name there is the city. */
+const PLACE_KEY = /(?:^|_)(?:city|town|country|state|region|location|place|destination|origin|county|province)$/i;
+
+/** Whether a JSON string under `key` is one of the cities that are also first names ({"city": "Austin"}). */
+export function isPlaceValue(key: string, value: string): boolean {
+  return PLACE_KEY.test(key) && PLACE_NAMES.has(value.trim());
+}
 
 interface TaggedPerson {
   /** The match's own offset counts punctuation before the first term in its length: the terms' offsets are exact. */

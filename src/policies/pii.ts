@@ -16,7 +16,7 @@
  */
 import type { JsonValue } from '../compiler/types';
 import { PII_KIND_ALIASES, PII_KINDS, placeholder, type PiiKind } from './pii-kinds';
-import { personSpans } from './pii-names';
+import { isPlaceValue, personSpans } from './pii-names';
 
 export type { PiiKind } from './pii-kinds';
 
@@ -131,7 +131,7 @@ const NAME_CUES = [
   '(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?',
 ];
 /** Words that follow a cue but are not names ("I am Happy to help" is still not a name). */
-const NOT_NAMES = new Set(['I', 'The', 'This', 'That', 'It', 'We', 'You', 'Here', 'There', 'Not', 'Sorry', 'Happy', 'Glad', 'Writing', 'Calling', 'Looking', 'Trying', 'Team', 'Support', 'Customer', 'Sir', 'Madam', 'All', 'Everyone']);
+const NOT_NAMES = new Set(['I', 'The', 'This', 'That', 'It', 'We', 'You', 'Here', 'There', 'Not', 'Sorry', 'Happy', 'Glad', 'Writing', 'Calling', 'Looking', 'Trying', 'Team', 'Support', 'Customer', 'Sir', 'Madam', 'All', 'Everyone', 'World', 'Folks', 'Again', 'Friend', 'Friends']);
 
 /** The leading run of capitalised words of a cue's match that are not NOT_NAMES ("" when none). */
 function cuedName(part: string): string {
@@ -325,6 +325,7 @@ export function redactJsonWith(
         addFound(found, { PERSON: 1 });
         return placeholder('PERSON');
       }
+      if (key !== undefined && isPlaceValue(key, x)) return x;
       const r = redact(x);
       addFound(found, r.found);
       return r.text;

@@ -123,6 +123,12 @@ describe('names without cue phrases and the other kinds', () => {
     expect(redactJson({ assignee: 'Alice' }, {}, { keep: ['Alice'] }).value).toEqual({ assignee: 'Alice' });
   });
 
+  it('a city that is also a first name stays under a place key or after a place word', () => {
+    expect(redactJson({ city: 'Austin', destination: 'Victoria', assignee: 'Austin' }).value).toEqual({ city: 'Austin', destination: 'Victoria', assignee: '[PERSON]' });
+    expect(redactText('Status: Delivered. Destination: Austin, TX.').text).toBe('Status: Delivered. Destination: Austin, TX.');
+    expect(redactText('Hello World, from the Support Team').text).toBe('Hello World, from the Support Team');
+  });
+
   it('spans never overlap and each has one kind (first rule claims)', () => {
     const spans = detectPii('Mr. Jane Doe (jane@doe.io), account 12345678, 4111 1111 1111 1111');
     expect(spans.map((x) => x.kind).sort()).toEqual(['ACCOUNT_NUMBER', 'CARD_NUMBER', 'EMAIL', 'PERSON']);
