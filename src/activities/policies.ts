@@ -14,7 +14,7 @@ import { log } from '@temporalio/activity';
 import type { CompiledAgent, JsonValue } from '../compiler/types';
 import type { BlobRef } from '../shared/contract';
 import type { AppendItem, Message } from '../runtime/messages';
-import { describeFound, redactJson, redactReply, redactText, PiiKind } from '../policies/pii';
+import { describeFound, redactJson, redactReply, redactText, PiiKind, type RedactOptions } from '../policies/pii';
 import { classifyContent, refusalReason, ContentClassifier } from '../policies/content';
 import { BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
@@ -61,9 +61,9 @@ export function redactModelTurn(agent: CompiledAgent, append: AppendItem[], inpu
 }
 
 /** pii_redaction on a provider reply, before it is stored, checked or returned. */
-export function redactModelReply<R extends { content?: string }>(agent: CompiledAgent, reply: R): R {
+export function redactModelReply<R extends { content?: string }>(agent: CompiledAgent, reply: R, opts: RedactOptions = {}): R {
   if (!agent.policies.pii_redaction || reply.content === undefined) return reply;
-  const r = redactReply(reply.content);
+  const r = redactReply(reply.content, opts);
   if (!Object.keys(r.found).length) return reply;
   logInfo('pii redacted from model reply', { agent_id: agent.agent_id, found: describeFound(r.found) });
   return { ...reply, content: r.text };

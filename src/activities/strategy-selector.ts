@@ -50,7 +50,9 @@ export function createStrategySelectorActivities(deps: { bundles: BundleCache; p
       const full = inp.correction ? `${prompt}\n\n${inp.correction}` : prompt;
       // The strategies agent's policies.pii_redaction covers its own model calls as it does a react
       // run's: the selector/manager model never receives the task's or the transcript's raw PII.
-      const content = agent.policies.pii_redaction ? redactText(full).text : full;
+      // The team's agent names are configuration the model must read and answer with, not PII.
+      const keep = { keep: pattern.agents.map((a) => a.name) };
+      const content = agent.policies.pii_redaction ? redactText(full, keep).text : full;
       const reply = await provider({
         model,
         agent,
@@ -61,7 +63,7 @@ export function createStrategySelectorActivities(deps: { bundles: BundleCache; p
         turn: inp.turn,
         input: content,
       });
-      return { reply: redactModelReply(agent, reply).content ?? '', usage: reply.usage, model: model.model_id };
+      return { reply: redactModelReply(agent, reply, keep).content ?? '', usage: reply.usage, model: model.model_id };
     },
   };
 }

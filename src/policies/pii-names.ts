@@ -11,9 +11,26 @@
  *  - a company named after people ("Morgan Stanley", "Wells Fargo") or a span followed by a
  *    company, street or place word ("Jackson Hewitt Inc", "Victoria Street") is not a person.
  * Pure and deterministic (no model file, no I/O), but it loads ~2 MB of lexicon and costs
- * milliseconds per text: it runs in activities only (no workflow code imports the engine).
+ * milliseconds per text: it runs in activities only (no workflow code imports the engine), and
+ * compromise is loaded on first use.
  */
-import nlp from 'compromise';
+import type Nlp from 'compromise';
+
+let tagger: typeof Nlp | undefined;
+let lexicon: Record<string, unknown> | undefined;
+/**
+ * compromise, loaded on the first text that may hold a name: its lexicon takes from a few hundred
+ * ms to seconds to load, which a process that never redacts (the CLI, a worker without
+ * pii_redaction or a pii-regex guardrail) should not pay.
+ */
+function nlp(text: string): ReturnType<typeof Nlp> {
+  tagger ??= require('compromise') as typeof Nlp;
+  return tagger(text);
+}
+function inLexicon(word: string): boolean {
+  lexicon ??= (tagger as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }).model().one.lexicon;
+  return lexicon[word] !== undefined;
+}
 
 const HONORIFIC = /^(?:(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof|Sir|Dame|Lord|Lady|Herr|Frau|Mme|Mlle|Sr|Sra|Srta)(?:\.?\s+|\.?$))+/i;
 
@@ -41,10 +58,19 @@ const JSON_PUNCT = /["{}[\]\\]/g;
  * and Victoria", "flew to Florence"), they are places.
  */
 const PLACE_NAMES = new Set(['Austin', 'Victoria', 'Florence', 'Charlotte', 'Chelsea', 'Jackson', 'Madison', 'Savannah', 'Phoenix', 'Orlando', 'Houston', 'Eugene', 'Sydney', 'Adelaide', 'Regina', 'Lincoln', 'Columbus', 'Sofia', 'Santiago', 'Georgia', 'Paris', 'Lyon', 'Jordan', 'Chad', 'Kingston', 'Hamilton', 'Wellington', 'Darwin', 'Beverly', 'Aurora', 'Alexandria', 'Valencia', 'Florida', 'Virginia', 'Carolina', 'Luzern', 'Lourdes']);
-const PLACE_BEFORE = /\b(?:in|to|from|near|at|via|visit(?:ed|ing)?|offices?|branch(?:es)?|city of|based|flew|moved|travel(?:led|ed)?)\b[^.!?;\n]{0,40}$/i;
+const PLACE_BEFORE = /\b(?:in|to|from|near|at|via|visit(?:ed|ing)?|offices?|branch(?:es)?|city(?: of)?|town|destination|origin|location|based|flew|moved|travel(?:led|ed)?)\b[^.!?;\n]{0,40}$/i;
+
+/** JSON keys whose value is a place: a city that is also a first name there is the city. */
+const PLACE_KEY = /(?:^|_)(?:city|town|country|state|region|location|place|destination|origin|county|province)$/i;
+
+/** Whether a JSON string under `key` is one of the cities that are also first names ({"city": "Austin"}). */
+export function isPlaceValue(key: string, value: string): boolean {
+  return PLACE_KEY.test(key) && PLACE_NAMES.has(value.trim());
+}
 
 interface TaggedPerson {
-  offset: { start: number; length: number };
+  /** The match's own offset counts punctuation before the first term in its length: the terms' offsets are exact. */
+  terms: Array<{ offset: { start: number; length: number } }>;
 }
 interface TaggedTerm {
   text: string;
@@ -52,7 +78,6 @@ interface TaggedTerm {
   offset: { start: number; length: number };
 }
 
-const LEXICON = (nlp as unknown as { model(): { one: { lexicon: Record<string, unknown> } } }).model().one.lexicon;
 /** Words before a name that the tagger does not know ("signed by Oluwaseun Adeyemi", "to Priya Raman"). */
 const NAME_BEFORE = new Set(['by', 'to', 'with', 'from', 'for', 'and', 'ask', 'asked', 'contact', 'contacted', 'call', 'called', 'cc', 'thank', 'thanks', 'met', 'meet', 'told', 'tell', 'email', 'emailed', 'told', 'named', 'dear', 'hi', 'hello', 'mr', 'mrs', 'ms', 'dr']);
 
@@ -71,7 +96,7 @@ function unknownNameRuns(sentences: Array<{ terms: TaggedTerm[] }>): Array<[numb
         const t = terms[j];
         const word = t.text.replace(/[^\p{L}'’-]/gu, '');
         if (!/^\p{Lu}\p{Ll}/u.test(word) || !t.tags.includes('ProperNoun') || t.tags.some((g) => g === 'Place' || g === 'Organization' || g === 'Plural' || g === 'Acronym')) break;
-        if (LEXICON[word.toLowerCase()] !== undefined) break;
+        if (inLexicon(word.toLowerCase())) break;
         j++;
         if (/[^\p{L}'’-]$/u.test(t.text)) break; // a comma or period ends the name
       }
@@ -84,9 +109,12 @@ function unknownNameRuns(sentences: Array<{ terms: TaggedTerm[] }>): Array<[numb
 
 /** [start, end) spans of person names in `text` (offsets into `text`). */
 export function personSpans(text: string): Array<[number, number]> {
-  if (!/\p{Lu}/u.test(text)) return [];
+  // no capitalised word of two letters or more: no name the rules below would keep
+  if (!/\p{Lu}[\p{L}'’-]*\p{L}/u.test(text)) return [];
   const doc = nlp(text.replace(JSON_PUNCT, '\n'));
-  const tagged = (doc.people().json({ offset: true }) as TaggedPerson[]).map((p) => p.offset);
+  const tagged = (doc.people().json({ offset: true }) as TaggedPerson[])
+    .filter((p) => p.terms.length)
+    .map(({ terms }) => ({ start: terms[0].offset.start, length: terms[terms.length - 1].offset.start + terms[terms.length - 1].offset.length - terms[0].offset.start }));
   tagged.push(...unknownNameRuns(doc.json({ offset: true }) as Array<{ terms: TaggedTerm[] }>).map(([a, b]) => ({ start: a, length: b - a })));
   if (!tagged.length) return [];
   const orgs: Array<[number, number]> = [];

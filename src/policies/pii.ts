@@ -16,7 +16,7 @@
  */
 import type { JsonValue } from '../compiler/types';
 import { PII_KIND_ALIASES, PII_KINDS, placeholder, type PiiKind } from './pii-kinds';
-import { personSpans } from './pii-names';
+import { isPlaceValue, personSpans } from './pii-names';
 
 export type { PiiKind } from './pii-kinds';
 
@@ -131,7 +131,7 @@ const NAME_CUES = [
   '(?:Mr|Mrs|Ms|Miss|Dr|Prof)\\.?',
 ];
 /** Words that follow a cue but are not names ("I am Happy to help" is still not a name). */
-const NOT_NAMES = new Set(['I', 'The', 'This', 'That', 'It', 'We', 'You', 'Here', 'There', 'Not', 'Sorry', 'Happy', 'Glad', 'Writing', 'Calling', 'Looking', 'Trying', 'Team', 'Support', 'Customer', 'Sir', 'Madam', 'All', 'Everyone']);
+const NOT_NAMES = new Set(['I', 'The', 'This', 'That', 'It', 'We', 'You', 'Here', 'There', 'Not', 'Sorry', 'Happy', 'Glad', 'Writing', 'Calling', 'Looking', 'Trying', 'Team', 'Support', 'Customer', 'Sir', 'Madam', 'All', 'Everyone', 'World', 'Folks', 'Again', 'Friend', 'Friends']);
 
 /** The leading run of capitalised words of a cue's match that are not NOT_NAMES ("" when none). */
 function cuedName(part: string): string {
@@ -231,10 +231,25 @@ export function selectRules(kinds?: readonly string[]): PiiRule[] {
   return PII_RULES.filter((r) => ids.has(r.id) || kindsWanted.has(r.kind));
 }
 
+export interface RedactOptions {
+  /**
+   * Words or phrases never redacted, as whole words (any case): names that are configuration, not
+   * PII — a strategies team's agent names ("Alice", "Planner") the selection model must read and answer with.
+   */
+  keep?: readonly string[];
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Every entity `rules` find in `text`, in rule order (first claim wins; spans never overlap). */
-export function detectPii(text: string, rules: readonly PiiRule[] = PII_RULES): PiiSpan[] {
+export function detectPii(text: string, rules: readonly PiiRule[] = PII_RULES, opts: RedactOptions = {}): PiiSpan[] {
   const spans: PiiSpan[] = [];
   let masked = text;
+  const keep = (opts.keep ?? []).map((k) => k.trim()).filter(Boolean);
+  if (keep.length) {
+    const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${keep.map(escapeRe).join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+    masked = masked.replace(re, (m) => ' '.repeat(m.length));
+  }
   for (const rule of rules) {
     const found: Array<[number, number]> = [];
     if (rule.find) found.push(...rule.find(masked));
@@ -273,8 +288,8 @@ function applySpans(text: string, spans: PiiSpan[]): { text: string; found: Reco
 }
 
 /** Redact `text` with a chosen rule set (the guardrail's `kinds` / `patterns`). */
-export function redactWith(text: string, rules: readonly PiiRule[]): { text: string; found: Record<string, number> } {
-  return applySpans(text, detectPii(text, rules));
+export function redactWith(text: string, rules: readonly PiiRule[], opts: RedactOptions = {}): { text: string; found: Record<string, number> } {
+  return applySpans(text, detectPii(text, rules, opts));
 }
 
 export interface Redaction {
@@ -284,8 +299,8 @@ export interface Redaction {
 }
 
 /** Replace every detected entity in `text` by its typed placeholder. */
-export function redactText(text: string): Redaction {
-  return applySpans(text, detectPii(text)) as Redaction;
+export function redactText(text: string, opts: RedactOptions = {}): Redaction {
+  return applySpans(text, detectPii(text, PII_RULES, opts)) as Redaction;
 }
 
 function addFound(into: Record<string, number>, from: Record<string, number | undefined>): void {
@@ -301,13 +316,16 @@ export function redactJsonWith(
   redact: (s: string) => { text: string; found: Record<string, number | undefined> },
   found: Record<string, number> = {},
   personKeys = true,
+  keep: readonly string[] = [],
 ): { value: JsonValue; found: Record<string, number> } {
+  const kept = new Set(keep.map((k) => k.trim().toLowerCase()));
   const walk = (x: JsonValue, key?: string): JsonValue => {
     if (typeof x === 'string') {
-      if (personKeys && key !== undefined && PERSON_KEY.test(key) && looksLikeName(x)) {
+      if (personKeys && key !== undefined && PERSON_KEY.test(key) && looksLikeName(x) && !kept.has(x.trim().toLowerCase())) {
         addFound(found, { PERSON: 1 });
         return placeholder('PERSON');
       }
+      if (key !== undefined && isPlaceValue(key, x)) return x;
       const r = redact(x);
       addFound(found, r.found);
       return r.text;
@@ -320,26 +338,26 @@ export function redactJsonWith(
 }
 
 /** Redact every string of a JSON value (keys untouched; JSON text inside a string is redacted as text). */
-export function redactJson(v: JsonValue, found: Partial<Record<PiiKind, number>> = {}): { value: JsonValue; found: Partial<Record<PiiKind, number>> } {
-  return redactJsonWith(v, redactText, found as Record<string, number>) as { value: JsonValue; found: Partial<Record<PiiKind, number>> };
+export function redactJson(v: JsonValue, found: Partial<Record<PiiKind, number>> = {}, opts: RedactOptions = {}): { value: JsonValue; found: Partial<Record<PiiKind, number>> } {
+  return redactJsonWith(v, (s) => redactText(s, opts), found as Record<string, number>, true, opts.keep) as { value: JsonValue; found: Partial<Record<PiiKind, number>> };
 }
 
 /**
  * Redact a model reply: a JSON document keeps its shape (strings redacted inside it, so an
  * output schema still validates), any other text is redacted as text.
  */
-export function redactReply(content: string): Redaction {
+export function redactReply(content: string, opts: RedactOptions = {}): Redaction {
   const trimmed = content.trim();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       const parsed = JSON.parse(trimmed) as JsonValue;
-      const r = redactJson(parsed);
+      const r = redactJson(parsed, {}, opts);
       return { text: Object.keys(r.found).length ? JSON.stringify(r.value) : content, found: r.found };
     } catch {
       // not JSON: redact as text
     }
   }
-  return redactText(content);
+  return redactText(content, opts);
 }
 
 /** "2 EMAIL, 1 PHONE" — what a pass replaced (counts only, never values). */

@@ -110,6 +110,25 @@ describe('names without cue phrases and the other kinds', () => {
     expect(detectPii('IBAN-shaped GB12 ABCD 1234 5678 9012 34 fails its check digits.').filter((x) => x.kind === 'ACCOUNT_NUMBER')).toEqual([]);
   });
 
+  it('names in a bulleted list: the span is the name, not the bullet or what follows', () => {
+    expect(redactText('Team:\n- Alice Moreau: reviews\n- Bob Stone: tests').text).toBe('Team:\n- [PERSON]: reviews\n- [PERSON]: tests');
+  });
+
+  it('keep: configured names (a team\'s agent names) are never redacted, the rest still is', () => {
+    const text = 'Agents: Alice, Bob Stone, Planner.\n[Alice]: Hi, my name is Maria Lopez, mail maria@example.com';
+    expect(redactText(text, { keep: ['Alice', 'Bob Stone', 'Planner'] }).text).toBe('Agents: Alice, Bob Stone, Planner.\n[Alice]: Hi, my name is [PERSON], mail [EMAIL]');
+    expect(redactText(text).text).toContain('[[PERSON]]: Hi');
+    expect(redactReply('Alice', { keep: ['alice'] }).text).toBe('Alice');
+    expect(redactReply('{"next": "Bob Stone"}', { keep: ['Bob Stone'] }).text).toBe('{"next": "Bob Stone"}');
+    expect(redactJson({ assignee: 'Alice' }, {}, { keep: ['Alice'] }).value).toEqual({ assignee: 'Alice' });
+  });
+
+  it('a city that is also a first name stays under a place key or after a place word', () => {
+    expect(redactJson({ city: 'Austin', destination: 'Victoria', assignee: 'Austin' }).value).toEqual({ city: 'Austin', destination: 'Victoria', assignee: '[PERSON]' });
+    expect(redactText('Status: Delivered. Destination: Austin, TX.').text).toBe('Status: Delivered. Destination: Austin, TX.');
+    expect(redactText('Hello World, from the Support Team').text).toBe('Hello World, from the Support Team');
+  });
+
   it('spans never overlap and each has one kind (first rule claims)', () => {
     const spans = detectPii('Mr. Jane Doe (jane@doe.io), account 12345678, 4111 1111 1111 1111');
     expect(spans.map((x) => x.kind).sort()).toEqual(['ACCOUNT_NUMBER', 'CARD_NUMBER', 'EMAIL', 'PERSON']);
