@@ -56,12 +56,18 @@ export function watchRun(
       }
     }
   };
+  let describedAt = 0;
+  let waiting: string[] = [];
   const loop = async () => {
     while (!stopped) {
       let status: RunStatus | undefined;
       try {
         status = await handle.query(statusQuery);
-        const waiting = await waitingFor(handle);
+        // What the run waits on (a describe() call): at most every 2 s, the last answer in between.
+        if (Date.now() - describedAt >= 2000) {
+          describedAt = Date.now();
+          waiting = await waitingFor(handle);
+        }
         if (waiting.length) status = { ...status, waiting_for: waiting };
       } catch {
         // Not an error of the run: it may not have taken its first workflow task yet, or has just

@@ -28,7 +28,7 @@ export const run = defineCommand(
       // A dependency the run waits on (store, model endpoint): from its pending activities.
       const waiting = waitingFromDescription(desc as Parameters<typeof waitingFromDescription>[0]);
       if (status && waiting.length) status = { ...status, waiting_for: waiting };
-      const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(status ?? {}) };
+      const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(waiting.length ? { waiting_for: waiting } : {}), ...(status ?? {}) };
       if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
       const lines = [`${id}  ${desc.type}  ${desc.status.name}`];
       if (status) {
