@@ -16,7 +16,6 @@ export interface StandInRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
   raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   at: number;
 }

@@ -113,9 +113,12 @@ function replyOf(text: string, calls: ToolCall[], usage: ProviderReply['usage'])
 function httpOf(e: unknown): HttpFailure | undefined {
   const x = e as { name?: string; statusCode?: number; responseHeaders?: Record<string, string>; responseBody?: string; message?: string; data?: unknown } | undefined;
   if (!x || x.name !== 'AI_APICallError') {
-    // An error event inside a stream (e.g. Anthropic's `overloaded_error`) arrives as the parsed event.
-    const ev = e as { type?: string; error?: { type?: string; message?: string } } | undefined;
-    if (ev?.type === 'error' && ev.error?.type) return { status: ev.error.type === 'overloaded_error' ? 529 : undefined, body: JSON.stringify(ev), message: ev.error.message ?? ev.error.type };
+    // An error event inside a stream (e.g. Anthropic's `overloaded_error`) arrives as the event or its `error`.
+    const ev = e as { type?: string; message?: string; error?: { type?: string; message?: string } } | undefined;
+    const inner = ev?.type === 'error' && ev.error?.type ? ev.error : ev;
+    if (inner?.type && inner.type !== 'error' && !(e instanceof Error)) {
+      return { status: inner.type === 'overloaded_error' ? 529 : undefined, body: JSON.stringify({ error: inner }), message: inner.message ?? inner.type };
+    }
     return undefined;
   }
   return { status: x.statusCode, headers: x.responseHeaders, body: x.responseBody, message: x.message ?? '' };
