@@ -18,6 +18,7 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import { anthropic, azure, bedrock, google, ollama, startStandIn, type Answer, type StandIn } from '../helpers/provider-servers';
 import { agent, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
+import { until } from '../helpers/wait';
 
 const tag = randomBytes(3).toString('hex').toUpperCase();
 const KEY_ENV = `LOOM_TEST_FAIL_KEY_${tag}`;
@@ -80,22 +81,30 @@ async function modelAttempts(h: WorkflowHandle): Promise<number[]> {
   return events.filter((e) => e.activityTaskStartedEventAttributes && ids.has(String(e.activityTaskStartedEventAttributes.scheduledEventId))).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
 }
 
-/** One direct provider call; the failure it throws. */
-async function failureOf(name: Name, stream = false): Promise<ApplicationFailure> {
+/** One direct provider call; what it throws. */
+async function thrownBy(name: Name, over: Partial<ProviderRequest> = {}, timeoutS = 10): Promise<unknown> {
   const m = model(name, srv.origin);
-  const req: ProviderRequest = { model: m, agent: agent({ model: m }), instructions: 'x', conversation: [{ role: 'user', content: 'hello' }], tools: [], prefs: { tool_choice: 'auto' }, turn: 0, input: 'hello', ...(stream ? { onText: () => undefined } : {}) };
+  (m[name] as { request_timeout_seconds?: number }).request_timeout_seconds = timeoutS;
+  const req: ProviderRequest = { model: m, agent: agent({ model: m }), instructions: 'x', conversation: [{ role: 'user', content: 'hello' }], tools: [], prefs: { tool_choice: 'auto' }, turn: 0, input: 'hello', ...over };
   try {
     await nativeProviders()[name](req);
   } catch (e) {
-    expect(e).toBeInstanceOf(ApplicationFailure);
-    return e as ApplicationFailure;
+    return e;
   }
   throw new Error('the call was expected to fail');
 }
 
+/** One direct provider call; the failure it throws. */
+async function failureOf(name: Name, stream = false): Promise<ApplicationFailure> {
+  const e = await thrownBy(name, stream ? { onText: () => undefined } : {});
+  expect(e).toBeInstanceOf(ApplicationFailure);
+  return e as ApplicationFailure;
+}
+
 describe('retry hints are honoured by the run', () => {
+  // Hints of 1.5 s and more: the server rounds the policy's 0.1 s backoff up to about 1 s.
   const cases: { name: Name; what: string; error: Answer; minGapMs: number; type: string }[] = [
-    { name: 'anthropic', what: '529 overloaded_error, retry-after: 1', error: anthropic.error(529, 'overloaded_error', 'Overloaded', { 'retry-after': '1' }), minGapMs: 900, type: 'ModelOverloaded' },
+    { name: 'anthropic', what: '529 overloaded_error, retry-after: 2', error: anthropic.error(529, 'overloaded_error', 'Overloaded', { 'retry-after': '2' }), minGapMs: 1900, type: 'ModelOverloaded' },
     {
       name: 'google',
       what: '429 RESOURCE_EXHAUSTED, RetryInfo retryDelay 2s in the body',
@@ -104,8 +113,8 @@ describe('retry hints are honoured by the run', () => {
       type: 'ModelRateLimited',
     },
     { name: 'azure', what: '429, retry-after-ms: 1500', error: azure.error(429, '429', 'Requests to the ChatCompletions_Create Operation have exceeded call rate limit.', { 'retry-after-ms': '1500', 'retry-after': '2' }), minGapMs: 1400, type: 'ModelRateLimited' },
-    { name: 'ollama', what: '429, retry-after: 1', error: ollama.error(429, 'too many requests', { 'retry-after': '1' }), minGapMs: 900, type: 'ModelRateLimited' },
-    { name: 'bedrock', what: '429 ThrottlingException, retry-after: 1', error: bedrock.error(429, 'ThrottlingException', 'Too many requests, please wait before trying again.', { 'retry-after': '1' }), minGapMs: 900, type: 'ModelRateLimited' },
+    { name: 'ollama', what: '429, retry-after: 2', error: ollama.error(429, 'too many requests', { 'retry-after': '2' }), minGapMs: 1900, type: 'ModelRateLimited' },
+    { name: 'bedrock', what: '429 ThrottlingException, retry-after: 2', error: bedrock.error(429, 'ThrottlingException', 'Too many requests, please wait before trying again.', { 'retry-after': '2' }), minGapMs: 1900, type: 'ModelRateLimited' },
   ];
   test.each(cases)('$name: $what', async (c) => {
     srv.enqueue(c.error, ok[c.name]('after the wait'));
@@ -119,6 +128,7 @@ describe('retry hints are honoured by the run', () => {
     const f = await failureOf(c.name);
     expect(f.type).toBe(c.type);
     expect(f.nonRetryable).toBe(false);
+    expect(Number(f.nextRetryDelay)).toBeGreaterThanOrEqual(c.minGapMs);
   });
 });
 
@@ -200,4 +210,25 @@ test('an unset key variable fails before any request, naming the variable', asyn
   } finally {
     process.env[KEY_ENV] = saved;
   }
+});
+
+describe('request_timeout_seconds and cancellation', () => {
+  test.each(['anthropic', 'ollama'] as Name[])('%s: no reply within the timeout is a retryable ModelTimeout', async (name) => {
+    srv.enqueue({ ...(ok[name]('late') as Extract<Answer, { kind: 'json' }>), delay_ms: 5000 });
+    const e = await thrownBy(name, {}, 1);
+    expect(e).toBeInstanceOf(ApplicationFailure);
+    expect((e as ApplicationFailure).type).toBe('ModelTimeout');
+    expect((e as ApplicationFailure).nonRetryable).toBe(false);
+    expect((e as ApplicationFailure).message).toContain('no reply within 1 s');
+  });
+
+  test.each(['google', 'ollama'] as Name[])("%s: the activity's cancellation ends the call with its own reason", async (name) => {
+    srv.enqueue({ ...(ok[name]('late') as Extract<Answer, { kind: 'json' }>), delay_ms: 5000 });
+    const ctl = new AbortController();
+    const reason = new Error('cancelled by the activity');
+    const pending = thrownBy(name, { signal: ctl.signal });
+    await until(() => (srv.requests.length ? true : undefined), 'the request to arrive');
+    ctl.abort(reason);
+    expect(await pending).toBe(reason);
+  });
 });
