@@ -234,3 +234,26 @@ describe.each(CASES)('$name', (c) => {
     expect(first.usage).toEqual({ prompt_tokens: 13, completion_tokens: 8 });
   });
 });
+
+test('supports_parallel_tool_calls: false and reasoning_effort reach Anthropic and Azure in their own fields', async () => {
+  const P = nativeProviders();
+  const ask = async (m: CompiledModel, reasoning?: 'low'): Promise<StandInRequest> => {
+    await P[m.provider as 'anthropic']({
+      model: m,
+      agent: agent({ model: m }),
+      instructions: 'x',
+      conversation: [{ role: 'user', content: 'hi' }],
+      tools: [{ name: 'arithmetic', description: 'd', parameters: builtinTool('arithmetic').input_schema }],
+      prefs: { tool_choice: 'auto', ...(reasoning ? { reasoning_effort: reasoning } : {}) },
+      turn: 0,
+      input: 'hi',
+    });
+    return srv.requests[srv.requests.length - 1];
+  };
+  const [a, az] = [CASES[0], CASES[3]];
+  srv.enqueue(a.reply([{ text: 'ok' }], { input: 1, output: 1 }), az.reply([{ text: 'ok' }], { input: 1, output: 1 }));
+  const ra = await ask({ ...a.model(srv.origin), supports_parallel_tool_calls: false });
+  expect(ra.body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+  const rz = await ask({ ...az.model(srv.origin), supports_parallel_tool_calls: false }, 'low');
+  expect(rz.body).toMatchObject({ parallel_tool_calls: false, reasoning_effort: 'low' });
+});
