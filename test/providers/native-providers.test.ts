@@ -161,10 +161,11 @@ afterEach(async () => {
   await srv.close();
 });
 
-async function run(model: CompiledModel, spec: { agent_id: string; tools?: ReturnType<typeof builtinTool>[]; output_schema?: JsonSchema }) {
+async function run(model: CompiledModel, spec: { agent_id: string; tools?: ReturnType<typeof builtinTool>[]; output_schema?: JsonSchema }, streamText = false) {
   const a = agent({ model, instructions: '# Purpose\nMultiply numbers with the tool.', runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 } }, ...spec });
   const bundle = await storeTestBundle(bundleOf(a));
-  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${spec.agent_id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'what is 6 times 7?' }] });
+  const input = { bundle, agent_id: a.agent_id, input: 'what is 6 times 7?' as const, ...(streamText ? { options: { stream_text: true } } : {}) };
+  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${spec.agent_id}-${randomBytes(4).toString('hex')}`, args: [input] });
 }
 
 /** The history as text with every payload decoded (bytes, or base64 `data` fields). */
@@ -194,6 +195,16 @@ describe.each(CASES)('$name', (c) => {
     const text = historyText(await h.fetchHistory());
     expect(text).toContain('6 times 7 is 42');
     for (const secret of [KEY, AK, SK]) expect(text).not.toContain(secret);
+  });
+
+  test('a run that streams its text (loom run --stream) reads the vendor stream for both turns', async () => {
+    srv.enqueue(c.stream([call], { input: 11, output: 7 }), c.stream([{ text: '6 times 7 is 42' }], { input: 23, output: 9 }));
+    const h = await run(c.model(srv.origin), { agent_id: `${c.name}-stream`, tools: [builtinTool('arithmetic')] }, true);
+    const res: AgentRunResult = await h.result();
+    expect(res.output).toBe('6 times 7 is 42');
+    expect(res.usage).toEqual({ prompt_tokens: 34, completion_tokens: 16, total_tokens: 50 });
+    expect(srv.requests.map((r) => c.streamPath.test(r.url))).toEqual([true, true]);
+    expect(JSON.stringify(c.toolResult(srv.requests[1], call))).toContain('42');
   });
 
   test('structured output through the vendor mechanism', async () => {

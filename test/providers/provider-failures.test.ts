@@ -232,3 +232,11 @@ describe('request_timeout_seconds and cancellation', () => {
     expect(await pending).toBe(reason);
   });
 });
+
+test('a 200 whose body is not the vendor shape is a retryable ModelCallFailed', async () => {
+  srv.enqueue({ kind: 'sse', events: [{ data: { unexpected: true } }] });
+  const f = await failureOf('google');
+  expect(f.type).toBe('ModelCallFailed');
+  expect(f.nonRetryable).toBe(false);
+  expect(f.message).toContain('could not be read');
+});
