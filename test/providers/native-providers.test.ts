@@ -268,3 +268,27 @@ test('supports_parallel_tool_calls: false and reasoning_effort reach Anthropic a
   const rz = await ask({ ...az.model(srv.origin), supports_parallel_tool_calls: false }, 'low');
   expect(rz.body).toMatchObject({ parallel_tool_calls: false, reasoning_effort: 'low' });
 });
+
+test('Gemini and Ollama get the output schema only on turns that offer no tools; Anthropic and Azure on every turn', async () => {
+  const P = nativeProviders();
+  const sent: Record<string, boolean[]> = {};
+  for (const c of CASES.filter((x) => x.name !== 'bedrock')) {
+    const m = c.model(srv.origin);
+    for (const tool_choice of ['auto', 'none'] as const) {
+      srv.enqueue(c.structuredReply({ answer: 42 }));
+      await P[c.name]({
+        model: m,
+        agent: agent({ model: m, output_schema: OUTPUT_SCHEMA }),
+        instructions: 'x',
+        conversation: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'arithmetic', description: 'd', parameters: builtinTool('arithmetic').input_schema }],
+        prefs: { tool_choice },
+        turn: 0,
+        input: 'hi',
+      });
+      const b = srv.requests[srv.requests.length - 1].body;
+      (sent[c.name] ??= []).push(Boolean(b.output_config ?? b.generationConfig?.responseSchema ?? b.response_format ?? b.format));
+    }
+  }
+  expect(sent).toEqual({ anthropic: [true, true], google: [false, true], azure: [true, true], ollama: [false, true] });
+});
