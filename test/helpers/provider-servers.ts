@@ -16,13 +16,13 @@ export interface StandInRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
   raw: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   at: number;
 }
 
 export type Answer =
-  | { kind: 'json'; status?: number; headers?: Record<string, string>; body: unknown }
+  /** `delay_ms`: answer only after this long (timeouts, cancellation). */
+  | { kind: 'json'; status?: number; headers?: Record<string, string>; body: unknown; delay_ms?: number }
   /** Server-sent events: each item is one event's data (an object is JSON); `event:` names it when given. */
   | { kind: 'sse'; events: { event?: string; data: unknown }[] }
   | { kind: 'ndjson'; lines: unknown[] }
@@ -59,8 +59,15 @@ export async function startStandIn(): Promise<StandIn> {
         return;
       }
       if (a.kind === 'json') {
-        res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...(a.headers ?? {}) });
-        res.end(JSON.stringify(a.body));
+        const answer = (): void => {
+          if (res.destroyed) return;
+          res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...(a.headers ?? {}) });
+          res.end(JSON.stringify(a.body));
+        };
+        if (a.delay_ms) {
+          const timer = setTimeout(answer, a.delay_ms);
+          res.on('close', () => clearTimeout(timer));
+        } else answer();
       } else if (a.kind === 'sse') {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         for (const e of a.events) res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);

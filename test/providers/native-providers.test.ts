@@ -161,10 +161,11 @@ afterEach(async () => {
   await srv.close();
 });
 
-async function run(model: CompiledModel, spec: { agent_id: string; tools?: ReturnType<typeof builtinTool>[]; output_schema?: JsonSchema }) {
+async function run(model: CompiledModel, spec: { agent_id: string; tools?: ReturnType<typeof builtinTool>[]; output_schema?: JsonSchema }, streamText = false) {
   const a = agent({ model, instructions: '# Purpose\nMultiply numbers with the tool.', runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 } }, ...spec });
   const bundle = await storeTestBundle(bundleOf(a));
-  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${spec.agent_id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'what is 6 times 7?' }] });
+  const input = { bundle, agent_id: a.agent_id, input: 'what is 6 times 7?' as const, ...(streamText ? { options: { stream_text: true } } : {}) };
+  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${spec.agent_id}-${randomBytes(4).toString('hex')}`, args: [input] });
 }
 
 /** The history as text with every payload decoded (bytes, or base64 `data` fields). */
@@ -194,6 +195,16 @@ describe.each(CASES)('$name', (c) => {
     const text = historyText(await h.fetchHistory());
     expect(text).toContain('6 times 7 is 42');
     for (const secret of [KEY, AK, SK]) expect(text).not.toContain(secret);
+  });
+
+  test('a run that streams its text (loom run --stream) reads the vendor stream for both turns', async () => {
+    srv.enqueue(c.stream([call], { input: 11, output: 7 }), c.stream([{ text: '6 times 7 is 42' }], { input: 23, output: 9 }));
+    const h = await run(c.model(srv.origin), { agent_id: `${c.name}-stream`, tools: [builtinTool('arithmetic')] }, true);
+    const res: AgentRunResult = await h.result();
+    expect(res.output).toBe('6 times 7 is 42');
+    expect(res.usage).toEqual({ prompt_tokens: 34, completion_tokens: 16, total_tokens: 50 });
+    expect(srv.requests.map((r) => c.streamPath.test(r.url))).toEqual([true, true]);
+    expect(JSON.stringify(c.toolResult(srv.requests[1], call))).toContain('42');
   });
 
   test('structured output through the vendor mechanism', async () => {
@@ -233,4 +244,51 @@ describe.each(CASES)('$name', (c) => {
     expect(early).toEqual(['arithmetic']);
     expect(first.usage).toEqual({ prompt_tokens: 13, completion_tokens: 8 });
   });
+});
+
+test('supports_parallel_tool_calls: false and reasoning_effort reach Anthropic and Azure in their own fields', async () => {
+  const P = nativeProviders();
+  const ask = async (m: CompiledModel, reasoning?: 'low'): Promise<StandInRequest> => {
+    await P[m.provider as 'anthropic']({
+      model: m,
+      agent: agent({ model: m }),
+      instructions: 'x',
+      conversation: [{ role: 'user', content: 'hi' }],
+      tools: [{ name: 'arithmetic', description: 'd', parameters: builtinTool('arithmetic').input_schema }],
+      prefs: { tool_choice: 'auto', ...(reasoning ? { reasoning_effort: reasoning } : {}) },
+      turn: 0,
+      input: 'hi',
+    });
+    return srv.requests[srv.requests.length - 1];
+  };
+  const [a, az] = [CASES[0], CASES[3]];
+  srv.enqueue(a.reply([{ text: 'ok' }], { input: 1, output: 1 }), az.reply([{ text: 'ok' }], { input: 1, output: 1 }));
+  const ra = await ask({ ...a.model(srv.origin), supports_parallel_tool_calls: false });
+  expect(ra.body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+  const rz = await ask({ ...az.model(srv.origin), supports_parallel_tool_calls: false }, 'low');
+  expect(rz.body).toMatchObject({ parallel_tool_calls: false, reasoning_effort: 'low' });
+});
+
+test('Gemini and Ollama get the output schema only on turns that offer no tools; Anthropic and Azure on every turn', async () => {
+  const P = nativeProviders();
+  const sent: Record<string, boolean[]> = {};
+  for (const c of CASES.filter((x) => x.name !== 'bedrock')) {
+    const m = c.model(srv.origin);
+    for (const tool_choice of ['auto', 'none'] as const) {
+      srv.enqueue(c.structuredReply({ answer: 42 }));
+      await P[c.name]({
+        model: m,
+        agent: agent({ model: m, output_schema: OUTPUT_SCHEMA }),
+        instructions: 'x',
+        conversation: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'arithmetic', description: 'd', parameters: builtinTool('arithmetic').input_schema }],
+        prefs: { tool_choice },
+        turn: 0,
+        input: 'hi',
+      });
+      const b = srv.requests[srv.requests.length - 1].body;
+      (sent[c.name] ??= []).push(Boolean(b.output_config ?? b.generationConfig?.responseSchema ?? b.response_format ?? b.format));
+    }
+  }
+  expect(sent).toEqual({ anthropic: [true, true], google: [false, true], azure: [true, true], ollama: [false, true] });
 });

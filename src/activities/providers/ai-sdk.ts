@@ -38,6 +38,11 @@ export interface OpenedModel {
   secrets: string[];
   /** Vendor options (e.g. Azure's non-strict JSON schema). */
   providerOptions?: SharedV3ProviderOptions;
+  /**
+   * False when the vendor cannot combine its structured output with function calling (Gemini's
+   * JSON response mode): the schema is then sent only on turns that offer no tools.
+   */
+  structuredWithTools?: boolean;
 }
 
 function toolResultPart(m: Message, name: string): LanguageModelV3ToolResultPart {
@@ -78,7 +83,7 @@ export function structuredOutput(schema: JsonSchema | undefined): JSONSchema7 | 
   return s.type === 'object' || (s.type === undefined && s.properties !== undefined) ? (schema as JSONSchema7) : undefined;
 }
 
-export function callOptions(req: ProviderRequest, signal: AbortSignal, providerOptions?: SharedV3ProviderOptions): LanguageModelV3CallOptions {
+export function callOptions(req: ProviderRequest, signal: AbortSignal, providerOptions?: SharedV3ProviderOptions, structuredWithTools = true): LanguageModelV3CallOptions {
   const opts: LanguageModelV3CallOptions = { prompt: toPrompt(req.instructions, req.conversation), abortSignal: signal };
   const tools = req.model.supports_tools === false ? [] : req.tools;
   if (tools.length) {
@@ -91,7 +96,7 @@ export function callOptions(req: ProviderRequest, signal: AbortSignal, providerO
   if (p.stop_sequences?.length) opts.stopSequences = p.stop_sequences;
   if (p.max_output_tokens !== undefined) opts.maxOutputTokens = p.max_output_tokens;
   const schema = structuredOutput(req.agent.interface?.output?.schema);
-  if (schema) opts.responseFormat = { type: 'json', schema, name: 'output' };
+  if (schema && (structuredWithTools || !opts.tools || req.prefs.tool_choice === 'none')) opts.responseFormat = { type: 'json', schema, name: 'output' };
   if (providerOptions) opts.providerOptions = providerOptions;
   return opts;
 }
@@ -113,9 +118,12 @@ function replyOf(text: string, calls: ToolCall[], usage: ProviderReply['usage'])
 function httpOf(e: unknown): HttpFailure | undefined {
   const x = e as { name?: string; statusCode?: number; responseHeaders?: Record<string, string>; responseBody?: string; message?: string; data?: unknown } | undefined;
   if (!x || x.name !== 'AI_APICallError') {
-    // An error event inside a stream (e.g. Anthropic's `overloaded_error`) arrives as the parsed event.
-    const ev = e as { type?: string; error?: { type?: string; message?: string } } | undefined;
-    if (ev?.type === 'error' && ev.error?.type) return { status: ev.error.type === 'overloaded_error' ? 529 : undefined, body: JSON.stringify(ev), message: ev.error.message ?? ev.error.type };
+    // An error event inside a stream (e.g. Anthropic's `overloaded_error`) arrives as the event or its `error`.
+    const ev = e as { type?: string; message?: string; error?: { type?: string; message?: string } } | undefined;
+    const inner = ev?.type === 'error' && ev.error?.type ? ev.error : ev;
+    if (inner?.type && inner.type !== 'error' && !(e instanceof Error)) {
+      return { status: inner.type === 'overloaded_error' ? 529 : undefined, body: JSON.stringify({ error: inner }), message: inner.message ?? inner.type };
+    }
     return undefined;
   }
   return { status: x.statusCode, headers: x.responseHeaders, body: x.responseBody, message: x.message ?? '' };
@@ -131,7 +139,7 @@ export function aiSdkProvider(open: (req: ProviderRequest) => Promise<OpenedMode
     const m = await open(req);
     const sig = callSignal(providerBlock(req.model) ?? {}, req.signal);
     const ctx = (): FailureContext => ({ endpoint: m.endpoint, credentialEnv: m.credentialEnv, secrets: m.secrets, outer: req.signal, timedOut: sig.timedOut(), timeoutS: sig.timeoutS });
-    const opts = callOptions(req, sig.signal, m.providerOptions);
+    const opts = callOptions(req, sig.signal, m.providerOptions, m.structuredWithTools);
     try {
       if (req.onCall || req.onText) return await streamed(m.model, opts, req, ctx);
       const res = await m.model.doGenerate(opts);

@@ -15,5 +15,12 @@ export const anthropicProvider: Provider = aiSdkProvider(async (req) => {
   const url = endpointOf(cfg, DEFAULT_ANTHROPIC_URL);
   const key = cfg.api_key_env ? envCredential(req.model, 'api_key_env', cfg.api_key_env, url) : '';
   const client = createAnthropic({ baseURL: cfg.base_url ?? DEFAULT_ANTHROPIC_URL, apiKey: key, headers: envHeaders(cfg.header_envs) });
-  return { model: client.messages(cfg.model), endpoint: `anthropic ${url} (model ${cfg.model})`, credentialEnv: cfg.api_key_env, secrets: key ? [key] : [] };
+  return {
+    model: client.messages(cfg.model),
+    endpoint: `anthropic ${url} (model ${cfg.model})`,
+    credentialEnv: cfg.api_key_env,
+    secrets: key ? [key] : [],
+    // supports_parallel_tool_calls: false, as the openai provider sends parallel_tool_calls: false.
+    ...(req.model.supports_parallel_tool_calls === false ? { providerOptions: { anthropic: { disableParallelToolUse: true } } } : {}),
+  };
 });

@@ -4,7 +4,8 @@
  * (`{base}/v1/chat/completions`, the deployment as the model); with a dated `api_version` they go
  * to the deployment's URL (`{base}/deployments/{deployment}/chat/completions?api-version=…`).
  * Structured output is a JSON-schema response format, not strict (our schemas need not list every
- * property as required).
+ * property as required). `runtime.reasoning_effort` and `supports_parallel_tool_calls: false` are
+ * sent as the `openai` provider sends them.
  */
 import { createAzure } from '@ai-sdk/azure';
 import type { Provider } from '../model';
@@ -24,6 +25,13 @@ export const azureProvider: Provider = aiSdkProvider(async (req) => {
     endpoint: `azure ${url} (deployment ${cfg.deployment})`,
     credentialEnv: cfg.api_key_env,
     secrets: key ? [key] : [],
-    providerOptions: { openai: { strictJsonSchema: false } },
+    // As the openai provider: parallel_tool_calls off when the model says so, and reasoning_effort.
+    providerOptions: {
+      openai: {
+        strictJsonSchema: false,
+        ...(req.model.supports_parallel_tool_calls === false ? { parallelToolCalls: false } : {}),
+        ...(req.prefs.reasoning_effort ? { reasoningEffort: req.prefs.reasoning_effort } : {}),
+      },
+    },
   };
 });

@@ -85,6 +85,10 @@ export function httpFailure(f: HttpFailure, ctx: FailureContext): ApplicationFai
   const all = `${f.body ?? ''} ${f.message}`;
   const status = f.status ?? 0;
   const base: FailureInput = { kind: 'http', status, headers: f.headers, message: detail, endpoint: ctx.endpoint, credentialEnv: ctx.credentialEnv, subject: 'model' };
+  // A 2xx whose body the client could not read (not the vendor's shape): retried, as the openai provider does.
+  if (status >= 200 && status < 300) {
+    return ApplicationFailure.create({ message: `model call to ${ctx.endpoint} returned a reply that could not be read (${detail})`, type: 'ModelCallFailed', nonRetryable: false });
+  }
   if (status !== 429 && status < 500 && CONTEXT_LENGTH.test(all)) {
     return ApplicationFailure.create({
       message: `${status} from ${ctx.endpoint}: the conversation no longer fits the model's context window; shorten the input or instructions, lower the turn limit, or use a model with a larger context window (${detail})`,

@@ -2,7 +2,7 @@
  * The `ollama` model provider: an Ollama server's /api/chat through the official `ollama` client
  * (default http://127.0.0.1:11434; newline-delimited JSON when streamed). Tool calls come back
  * without ids, so each gets `call_t<turn>_<i>`; tool results go back as `tool` messages naming the
- * tool (`tool_name`). Structured output is Ollama's `format` (a JSON schema). `api_key_env`, when
+ * tool (`tool_name`). Structured output is Ollama's `format` (a JSON schema), on turns without tools. `api_key_env`, when
  * given, is sent as a bearer token (Ollama's hosted service, a proxy in front of a server).
  * The client reports an HTTP failure without its headers, so the fetch it is given keeps the last
  * response's status and headers for the failure mapping (a 429's `retry-after`).
@@ -48,8 +48,10 @@ export function ollamaRequest(req: ProviderRequest, model: string): ChatRequest 
   if (p.stop_sequences?.length) options.stop = p.stop_sequences;
   if (p.max_output_tokens !== undefined) options.num_predict = p.max_output_tokens;
   if (Object.keys(options).length) body.options = options;
+  // A `format` constrains the whole reply to the schema, which leaves no room for a tool call:
+  // sent only on turns that offer no tools.
   const schema = structuredOutput(req.agent.interface?.output?.schema);
-  if (schema) body.format = schema;
+  if (schema && !body.tools) body.format = schema;
   return body;
 }
 
