@@ -1,6 +1,6 @@
 /**
  * Nothing a client sends breaks a run. An agf.react run waiting on a human (a tool call held for
- * approval) receives every signal, update and query of the run contract with each hostile payload
+ * approval), a strategies run waiting for a route approval and a chat session each receive every signal, update and query of the run contract with each hostile payload
  * — none, `null`, wrong types, unknown fields, a 1 MB string, 10,000-deep nesting, an encoding no
  * converter reads, `binary/encrypted` on a worker without the key — sent with the official
  * `temporal` CLI. The 1 MB payloads go one at a time: a rejected update's answer carries its
@@ -24,6 +24,9 @@ import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { connectTestTemporal, createTestWorker, temporalAddress, type TestTemporal } from '../helpers/temporal';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { waitForStatus } from '../runtime/harness';
+import { answers } from '../orchestration/builders';
+import { scriptedTeam } from '../strategies/team';
+import { SESSION_MESSAGE_SHAPE, SESSION_WORKFLOW_TYPE, type SessionInput } from '../../src/shared/session';
 
 const exec = promisify(execFile);
 let t: TestTemporal;
@@ -94,6 +97,47 @@ const UPDATE_SHAPES: [string, string][] = [
   [UPDATES.decide, PAYLOAD_SHAPES.decide],
 ];
 
+type Sent = { kind: 'signal' | 'update' | 'query'; name: string; payload: string; ok: boolean; out: string };
+
+/**
+ * Every hostile payload on each of `signals`, `updates` (with their expected shapes) and `queries`
+ * of the run `ID`, 4 sends at a time (the 1 MB ones alone, see above); checks what each send got:
+ * a signal is taken (exit 0), an update is refused with its shape, a query answers an error.
+ */
+async function bombard(ID: string, signals: readonly string[], updates: readonly (readonly [string, string])[], queries: readonly string[]): Promise<Sent[]> {
+  const sends: { big: boolean; send: () => Promise<Sent> }[] = [];
+  for (const p of PAYLOADS) {
+    const big = p.name === '1 MB string';
+    for (const name of signals) sends.push({ big, send: async () => ({ kind: 'signal', name, payload: p.name, ...(await temporal(['signal', '--workflow-id', ID, '--name', name, ...p.flags])) }) });
+    for (const [name] of updates) sends.push({ big, send: async () => ({ kind: 'update', name, payload: p.name, ...(await temporal(['update', 'execute', '--workflow-id', ID, '--name', name, ...p.flags])) }) });
+    for (const name of queries) sends.push({ big, send: async () => ({ kind: 'query', name, payload: p.name, ...(await temporal(['query', '--workflow-id', ID, '--name', name, ...p.flags])) }) });
+  }
+  const results = [...(await pool(sends.filter((x) => !x.big).map((x) => x.send), 4)), ...(await pool(sends.filter((x) => x.big).map((x) => x.send), 1))];
+  expect(results).toHaveLength(PAYLOADS.length * (signals.length + updates.length + queries.length));
+  for (const r of results) {
+    const where = `${r.kind} ${r.name} with ${r.payload}: ${r.out.slice(0, 300)}`;
+    expect([where, r.ok]).toEqual([where, r.kind === 'signal']);
+    if (r.kind === 'update') {
+      const shape = updates.find(([n]) => n === r.name)![1];
+      expect([where, r.out.includes(`expected ${shape}`)]).toEqual([where, true]);
+    }
+    if (r.kind === 'query') expect([where, r.out.includes(`${r.name}: `)]).toEqual([where, true]);
+  }
+  return results;
+}
+
+/** The run's warnings name every signal, each for the payloads of every kind (none, null, both undecodable ones). */
+function expectSignalWarnings(st: RunStatus, signals: readonly string[]): void {
+  for (const n of signals) {
+    const mine = st.warnings.filter((w) => w.startsWith(`${n} signal ignored: `));
+    expect([n, mine.some((w) => w.includes("could not be decoded (encoding 'binary/evil'"))]).toEqual([n, true]);
+    expect([n, mine.some((w) => w.includes("could not be decoded (encoding 'binary/encrypted'"))]).toEqual([n, true]);
+    expect([n, mine.some((w) => w.includes('got null'))]).toEqual([n, true]);
+    expect([n, mine.some((w) => w.includes('got no payload'))]).toEqual([n, true]);
+  }
+  expect(Math.max(0, ...st.warnings.map((w) => w.length))).toBeLessThanOrEqual(450);
+}
+
 test('an agf.react run waiting for approval takes every hostile payload on every handler, then completes on the correct approval', async () => {
   const a = agent({
     agent_id: 'hostile-target',
@@ -104,49 +148,13 @@ test('an agf.react run waiting for approval takes every hostile payload on every
   await waitForStatus(h, (s) => s.pending_approvals.length === 1);
   const ID = h.workflowId;
 
-  type Sent = { kind: 'signal' | 'update' | 'query'; name: string; payload: string; ok: boolean; out: string };
-  const sends: (() => Promise<Sent>)[] = [];
-  for (const p of PAYLOADS) {
-    for (const name of SIGNAL_NAMES) {
-      sends.push(async () => {
-        return { kind: 'signal', name, payload: p.name, ...(await temporal(['signal', '--workflow-id', ID, '--name', name, ...p.flags])) };
-      });
-    }
-    for (const [name] of UPDATE_SHAPES) {
-      sends.push(async () => {
-        return { kind: 'update', name, payload: p.name, ...(await temporal(['update', 'execute', '--workflow-id', ID, '--name', name, ...p.flags])) };
-      });
-    }
-    sends.push(async () => {
-      return { kind: 'query', name: QUERIES.streamedCalls, payload: p.name, ...(await temporal(['query', '--workflow-id', ID, '--name', QUERIES.streamedCalls, ...p.flags])) };
-    });
-  }
-  const isBig = (i: number): boolean => Math.floor(i / (SIGNAL_NAMES.length + UPDATE_SHAPES.length + 1)) === PAYLOADS.findIndex((p) => p.name === '1 MB string');
-  const results = [...(await pool(sends.filter((_, i) => !isBig(i)), 4)), ...(await pool(sends.filter((_, i) => isBig(i)), 1))];
-
-  for (const r of results) {
-    const where = `${r.kind} ${r.name} with ${r.payload}: ${r.out.slice(0, 300)}`;
-    if (r.kind === 'signal') expect([where, r.ok]).toEqual([where, true]);
-    else expect([where, r.ok]).toEqual([where, false]);
-    if (r.kind === 'update') {
-      const shape = UPDATE_SHAPES.find(([n]) => n === r.name)![1];
-      expect([where, r.out.includes(`expected ${shape}`)]).toEqual([where, true]);
-    }
-    if (r.kind === 'query') expect(r.out).toContain(`streamedCalls: `);
-  }
+  await bombard(ID, SIGNAL_NAMES, UPDATE_SHAPES, [QUERIES.streamedCalls]);
 
   // The run answers, still waits on the same call, and says what it ignored.
   const st: RunStatus = await waitForStatus(h, (s) => SIGNAL_NAMES.every((n) => s.warnings.some((w) => w.startsWith(`${n} signal ignored: `))));
   expect(st.state).toBe('waiting_for_approval');
   expect(st.pending_approvals.map((p) => p.call_id)).toEqual(['c1']);
-  for (const n of SIGNAL_NAMES) {
-    const mine = st.warnings.filter((w) => w.startsWith(`${n} signal ignored: `));
-    expect(mine.some((w) => w.includes("could not be decoded (encoding 'binary/evil'"))).toBe(true);
-    expect(mine.some((w) => w.includes("could not be decoded (encoding 'binary/encrypted'"))).toBe(true);
-    expect(mine.some((w) => w.includes('got null'))).toBe(true);
-    expect(mine.some((w) => w.includes('got no payload'))).toBe(true);
-  }
-  expect(Math.max(...st.warnings.map((w) => w.length))).toBeLessThanOrEqual(450);
+  expectSignalWarnings(st, SIGNAL_NAMES);
   const cli = await temporal(['query', '--workflow-id', ID, '--name', 'status']);
   expect(cli.ok).toBe(true);
   expect(cli.out).toContain('waiting_for_approval');
@@ -159,4 +167,41 @@ test('an agf.react run waiting for approval takes every hostile payload on every
   expect((await h.describe()).runId).not.toBe(h.firstExecutionRunId);
   const last = (await h.fetchHistory()).events ?? [];
   expect(last.filter((e) => e.workflowTaskFailedEventAttributes)).toHaveLength(0);
+});
+
+test('a strategies run waiting for a route approval takes every hostile payload on every handler, then completes on the correct approval', async () => {
+  const b = scriptedTeam('hostile-team', {
+    Selection: { Type: 'keyword', Routes: [
+      { Keyword: 'SHIP', Agent: 'Releaser', SourceAgents: ['Builder'], RequireHumanApproval: true },
+      { Keyword: 'RELEASED', Agent: 'Releaser', SourceAgents: ['Releaser'] },
+    ] },
+  }, { Builder: answers('Built.\nSHIP'), Releaser: answers('v1.0\nRELEASED') }, 'hostile');
+  const h = await t.client.workflow.start('strategiesWorkflow', { taskQueue: t.taskQueue, workflowId: `hostile-team-${Date.now()}`, args: [{ bundle: await storeTestBundle(b), agent_id: b.root, input: 'release' }] });
+  await waitForStatus(h, (s) => s.pending_approvals[0]?.call_id === 'route-1');
+  // The strategies workflow registers no callStreamed handler (a signal without one waits unread).
+  const signals = SIGNAL_NAMES.filter((n) => n !== SIGNALS.callStreamed);
+  await bombard(h.workflowId, signals, UPDATE_SHAPES, []);
+
+  const st = await waitForStatus(h, (s) => signals.every((n) => s.warnings.some((w) => w.startsWith(`${n} signal ignored: `))));
+  expect(st.state).toBe('waiting_for_approval');
+  expect(st.pending_approvals.map((p) => p.call_id)).toEqual(['route-1']);
+  expectSignalWarnings(st, signals);
+  const approved = await temporal(['update', 'execute', '--workflow-id', h.workflowId, '--name', UPDATES.approve, '--input', '{"call_id":"route-1"}']);
+  expect(approved.out).toContain('route route-1 approved');
+  expect(((await h.result()) as AgentRunResult).output).toBe('v1.0\nRELEASED');
+  expect(((await h.fetchHistory()).events ?? []).filter((e) => e.workflowTaskFailedEventAttributes)).toHaveLength(0);
+});
+
+test('a chat session takes every hostile payload on each of its updates, then answers the next message', async () => {
+  const a = agent({ agent_id: 'hostile-chat', model: scriptedModel({ turns: [{ content: 'hello back' }] }) });
+  const input: SessionInput = { bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id };
+  const h = await t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `hostile-chat-${Date.now()}`, args: [input] });
+  await waitForStatus(h, (s) => s.state === 'running');
+  await bombard(h.workflowId, [], [[UPDATES.approve, PAYLOAD_SHAPES.approve], [UPDATES.reject, PAYLOAD_SHAPES.reject], ['sessionMessage', SESSION_MESSAGE_SHAPE]], []);
+
+  expect((await h.query<RunStatus>('status')).state).toBe('running');
+  const reply = await temporal(['update', 'execute', '--workflow-id', h.workflowId, '--name', 'sessionMessage', '--input', '{"text":"hello"}']);
+  expect(reply.out).toContain('hello back');
+  expect(((await h.fetchHistory()).events ?? []).filter((e) => e.workflowTaskFailedEventAttributes)).toHaveLength(0);
+  await h.terminate('test over');
 });
