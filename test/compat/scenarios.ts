@@ -132,6 +132,41 @@ export const SCENARIOS: Scenario[] = [
     expected: 'product hi',
   },
   {
+    // Patch `validated-signal-payloads` (src/workflows/shell/payloads.ts signalPayload): an approve
+    // signal whose payload has a field the contract does not know. Recorded before the patch, the
+    // run approves s1 with it and waits on s2; after it, the signal only adds a run warning and s1
+    // still waits. The generic driver then approves what is left: both end with the same answer.
+    name: 'react-signal-unknown-field',
+    waitsAt: 'tool approval after an approve signal with an unknown field (s2 waits before the patch, s1 after)',
+    patches: ['validated-signal-payloads'],
+    workflowType: 'agfReactWorkflow',
+    bundle: () =>
+      single(
+        react({
+          agent_id: 'c-signal-field',
+          model: scriptedModel({
+            turns: [
+              { tool_calls: [{ id: 's1', name: 'arithmetic', arguments: { a: 2, b: 3, op: 'add' } }] },
+              { tool_calls: [{ id: 's2', name: 'arithmetic', arguments: { a: 4, b: 5, op: 'add' } }] },
+              { content: 'sums {{last_tool_result}}' },
+            ],
+          }),
+          tools: [builtinTool('arithmetic', { approval_required: true })],
+        }),
+      ),
+    input: 'add twice',
+    drive: async (client, rootId) => {
+      const h = client.workflow.getHandle(rootId);
+      const waiting = async (): Promise<boolean> => ((await h.query<{ pending_approvals: { call_id: string }[] }>(WIRE.status).catch(() => undefined))?.pending_approvals ?? []).some((p) => p.call_id === 's1');
+      await waitFor(waiting, 's1 waiting for approval');
+      await h.signal('approve', { call_id: 's1', note: 'looks fine' });
+    },
+    ready: (t) =>
+      pending(t) === 1 &&
+      ((t[0]?.status?.pending_approvals ?? []).some((p) => p.call_id === 's2') || (t[0]?.status?.warnings ?? []).some((w) => w.startsWith('approve signal ignored: '))),
+    expected: 'sums 9',
+  },
+  {
     name: 'react-corrected-args',
     waitsAt: 'tool approval on an agent with tool_input guardrails (approved with corrected arguments)',
     patches: ['guardrails', 'guard-corrected-args'],

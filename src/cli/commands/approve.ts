@@ -7,7 +7,8 @@
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun, parseJsonFlag } from '../run-control';
 import { callTarget, heldBy } from '../decisions';
-import type { ApproveArgs } from '../../shared/contract';
+import { ApproveArgsSchema, PAYLOAD_SHAPES, type ApproveArgs } from '../../shared/contract';
+import { payloadToSend } from '../payloads';
 
 export const run = defineCommand(
   'approve',
@@ -20,10 +21,13 @@ export const run = defineCommand(
     if (corrected !== undefined && (corrected === null || typeof corrected !== 'object' || Array.isArray(corrected))) {
       throw new UsageError(`--args must be a JSON object of the tool's arguments, e.g. --args '{"path":"a.md"}'`);
     }
+    const fields = { ...(corrected ? { args: corrected } : {}), ...(tool ? { tool } : {}), by: process.env.USER };
+    // The run checks the payload with the same schema: a misfit is said here, before anything is sent.
+    payloadToSend(ApproveArgsSchema, { call_id: callId, ...fields }, PAYLOAD_SHAPES.approve, 'approveCall');
     return withRun(id, { command: 'approve', action: 'approve' }, async (s, wid) => {
       const { approveUpdate } = await import('../../shared/handlers');
       const t = await callTarget(s, wid, callId);
-      const payload: ApproveArgs = { call_id: t.callId, ...(corrected ? { args: corrected } : {}), ...(tool ? { tool } : {}), by: process.env.USER };
+      const payload: ApproveArgs = payloadToSend(ApproveArgsSchema, { call_id: t.callId, ...fields }, PAYLOAD_SHAPES.approve, 'approveCall');
       await s.client.workflow.getHandle(t.workflowId).executeUpdate(approveUpdate, { args: [payload] });
       process.stdout.write(`approved ${t.callId}${heldBy(t, wid)}${tool ? ` replaced by ${tool}` : payload.args ? ' with corrected arguments' : ''}\n`);
       return 0;

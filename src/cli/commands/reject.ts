@@ -2,7 +2,8 @@
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
 import { callTarget, heldBy } from '../decisions';
-import type { RejectArgs } from '../../shared/contract';
+import { PAYLOAD_SHAPES, RejectArgsSchema, type RejectArgs } from '../../shared/contract';
+import { payloadToSend } from '../payloads';
 
 export const run = defineCommand(
   'reject',
@@ -11,10 +12,12 @@ export const run = defineCommand(
     const [id, callId] = args.positionals;
     const reason = flagString(args, 'reason');
     if (!reason) throw new UsageError('--reason is required: the model sees it');
+    // The run checks the payload with the same schema: a misfit is said here, before anything is sent.
+    payloadToSend(RejectArgsSchema, { call_id: callId, reason, by: process.env.USER }, PAYLOAD_SHAPES.reject, 'rejectCall');
     return withRun(id, { command: 'reject', action: 'reject' }, async (s, wid) => {
       const { rejectUpdate } = await import('../../shared/handlers');
       const t = await callTarget(s, wid, callId);
-      const payload: RejectArgs = { call_id: t.callId, reason, by: process.env.USER };
+      const payload: RejectArgs = payloadToSend(RejectArgsSchema, { call_id: t.callId, reason, by: process.env.USER }, PAYLOAD_SHAPES.reject, 'rejectCall');
       await s.client.workflow.getHandle(t.workflowId).executeUpdate(rejectUpdate, { args: [payload] });
       process.stdout.write(`rejected ${t.callId}${heldBy(t, wid)}\n`);
       return 0;

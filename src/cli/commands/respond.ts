@@ -8,7 +8,8 @@ import * as fs from 'fs';
 import { defineCommand, flagString, UsageError } from '../args';
 import { withRun } from '../run-control';
 import { escalationTarget, heldBy, RefusedError } from '../decisions';
-import type { RespondArgs } from '../../shared/contract';
+import { PAYLOAD_SHAPES, RespondArgsSchema, type RespondArgs } from '../../shared/contract';
+import { payloadToSend } from '../payloads';
 
 export const run = defineCommand(
   'respond',
@@ -37,12 +38,14 @@ export const run = defineCommand(
       try { output = JSON.parse(text); } catch (e) { throw new UsageError(`--output is not valid JSON (${(e as Error).message})`); }
     }
     const answer = { ...(close ? { close: true, ...(reason ? { reason } : {}) } : { output }), by: process.env.USER };
+    // The run checks the payload with the same schema: a misfit is said here, before anything is sent.
+    payloadToSend(RespondArgsSchema, { queue: queue ?? ref ?? '', ...answer }, PAYLOAD_SHAPES.respond, 'respondEscalation');
     return withRun(id, { command: 'respond', action: 'respond to' }, async (s, wid) => {
       const { respondEscalationUpdate } = await import('../../shared/handlers');
       // REF (or the queue) names the run of the tree that waits; --queue with a REF must be its queue.
       const t = await escalationTarget(s, wid, ref ?? queue!);
       if (ref && queue && t.queue !== queue) throw new RefusedError(`${ref} waits on queue '${t.queue}', not '${queue}'`);
-      const payload: RespondArgs = { queue: t.queue, ...answer };
+      const payload: RespondArgs = payloadToSend(RespondArgsSchema, { queue: t.queue, ...answer }, PAYLOAD_SHAPES.respond, 'respondEscalation');
       await s.client.workflow.getHandle(t.workflowId).executeUpdate(respondEscalationUpdate, { args: [payload] });
       process.stdout.write(close ? `escalation on '${t.queue}' closed for ${wid}${heldBy(t, wid)}\n` : `response delivered to ${wid}${heldBy(t, wid)} on '${t.queue}'\n`);
       return 0;

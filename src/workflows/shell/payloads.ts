@@ -8,12 +8,6 @@ import { patched } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { checkPayload, isUndecodable, UNDECODABLE } from '../../shared/payload-check';
 
-/**
- * Runs from before signal payloads were checked acted on some payloads the schemas now refuse (an
- * unknown field, `args` not an object, a blank reason…); a replay of such a run acts on them the
- * old way, a new run ignores them with a warning.
- */
-export const VALIDATED_SIGNALS_PATCH = 'validated-signal-payloads';
 
 /** For an update validator: the checked payload, or an Error naming the update, the problem and the expected shape. */
 export function validatedPayload<T>(schema: z.ZodType<T>, raw: unknown, expected: string, update: string): T {
@@ -25,12 +19,14 @@ export function validatedPayload<T>(schema: z.ZodType<T>, raw: unknown, expected
 /**
  * For a signal handler: the checked payload, or undefined once `warn` has been told why it was
  * ignored. `legacyActs(raw)`: the handler before the check acted on `raw` without failing; a run
- * replayed from before VALIDATED_SIGNALS_PATCH then gets it unchecked, as it did.
+ * replayed from before patch `validated-signal-payloads` then gets it unchecked, as it did.
  */
 export function signalPayload<T>(schema: z.ZodType<T>, raw: unknown, expected: string, signal: string, warn: (m: string) => void, legacyActs: (raw: unknown) => boolean): T | undefined {
   const c = checkPayload(schema, raw, expected);
   if (c.ok) return c.value;
-  if (legacyActs(raw) && !patched(VALIDATED_SIGNALS_PATCH)) return raw as T;
+  // Runs from before signal payloads were checked acted on some payloads the schemas now refuse (an
+  // unknown field, `args` not an object, a blank reason…): their replay acts on them the old way.
+  if (legacyActs(raw) && !patched('validated-signal-payloads')) return raw as T;
   warn(`${signal} signal ignored: ${c.problem}`);
   return undefined;
 }
