@@ -16,22 +16,15 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
-import { loomDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { agentloomDataConverter, type DataConverterChoice } from './client-plugin';
 import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../telemetry/tracing';
 import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from '../worker/workflow-source';
 
-export interface AgentloomPluginOptions extends ActivityDeps {
-  /**
-   * The payload codec of every payload the worker and client exchange (with failures encoded, so
-   * the codec covers their messages too). Default: the AES-256-GCM codec when LOOM_CODEC_KEY… is
-   * set, else none.
-   */
-  codec?: PayloadCodec;
-  /** A whole data converter instead (wins over `codec`); `null`: Temporal's default, whatever the environment says. */
-  dataConverter?: DataConverter | null;
+/** `codec` / `dataConverter`: the data converter of worker and client (default: the AES-256-GCM codec when LOOM_CODEC_KEY… is set). */
+export interface AgentloomPluginOptions extends ActivityDeps, DataConverterChoice {
   /** Extra activities, merged over Agentloom's. */
   activities?: Record<string, (...args: any[]) => any>;
   /** OpenTelemetry spans and metrics of the agents' `observability`; else the plugin makes one, flushed before the process exits. */
@@ -44,9 +37,7 @@ export class AgentloomPlugin extends SimplePlugin {
   private readonly converter: DataConverter | undefined;
 
   constructor(options: AgentloomPluginOptions = {}) {
-    const converter = options.dataConverter === null
-      ? undefined
-      : options.dataConverter ?? (options.codec ? { payloadCodecs: [options.codec], failureConverterPath: FAILURE_CONVERTER_PATH } : loomDataConverter());
+    const converter = agentloomDataConverter(options);
     const tracing = options.tracing ?? new AgentTracing({ store: options.store });
     const { codec: _codec, dataConverter: _dc, activities, tracing: _t, ...deps } = options;
     super({
