@@ -14,6 +14,8 @@ export type { CompiledBundle, CompiledAgent, Diagnostic, JsonValue, JsonObject }
 export { loadTemporalConfig, describeConnection } from './connection/config';
 export type { ConnectionOverrides, TemporalConnectConfig } from './connection/config';
 export { AgentloomClientPlugin, agentloomDataConverter } from './plugin/client-plugin';
+export { defineTool, toolFile } from './plugin/define-tool';
+export type { AgentloomTool, ToolDefinition } from './plugin/define-tool';
 export type { DataConverterChoice } from './plugin/client-plugin';
 export { loomDataConverter } from './codec/data-converter';
 export { AesGcmPayloadCodec } from './codec/payload-codec';

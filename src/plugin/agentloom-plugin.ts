@@ -1,5 +1,6 @@
 /**
- * Agentloom as a Temporal plugin: `new AgentloomPlugin({ store, tools, codec, … })` in a user's own
+ * Agentloom as a Temporal plugin: `new AgentloomPlugin({ store, tools, codec, … })` (tools from
+ * defineTool, src/plugin/define-tool.ts) in a user's own
  * `Worker.create({ plugins: [...] })` registers Agentloom's activities and workflows beside the
  * user's own on their task queue, and on a Client (`new Client({ plugins })`) sets the data
  * converter its workers use. Built on `@temporalio/plugin`'s SimplePlugin, as `@temporalio/ai-sdk`'s
@@ -20,11 +21,15 @@ import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { agentloomDataConverter, type DataConverterChoice } from './client-plugin';
+import { executorWithTools, type AgentloomTool } from './define-tool';
+import { executeTool } from '../activities/tools';
 import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../telemetry/tracing';
 import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from '../worker/workflow-source';
 
 /** `codec` / `dataConverter`: the data converter of worker and client (default: the AES-256-GCM codec when LOOM_CODEC_KEY… is set). */
 export interface AgentloomPluginOptions extends ActivityDeps, DataConverterChoice {
+  /** Tools defined in code (defineTool): a registry's `kind: builtin` tool with their name runs them (toolFile writes its declaration). */
+  tools?: AgentloomTool[];
   /** Extra activities, merged over Agentloom's. */
   activities?: Record<string, (...args: any[]) => any>;
   /** OpenTelemetry spans and metrics of the agents' `observability`; else the plugin makes one, flushed before the process exits. */
@@ -39,7 +44,8 @@ export class AgentloomPlugin extends SimplePlugin {
   constructor(options: AgentloomPluginOptions = {}) {
     const converter = agentloomDataConverter(options);
     const tracing = options.tracing ?? new AgentTracing({ store: options.store });
-    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, ...deps } = options;
+    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, tools, ...deps } = options;
+    if (tools?.length) deps.toolExecutor = executorWithTools(tools, deps.toolExecutor ?? executeTool);
     super({
       name: 'agentloom.AgentloomPlugin',
       activities: { ...(createActivities(deps) as Record<string, unknown>), ...(activities ?? {}) },

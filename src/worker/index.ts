@@ -6,6 +6,9 @@
 export { AgentloomPlugin, withAgentloomWorkflows } from '../plugin/agentloom-plugin';
 export type { AgentloomPluginOptions } from '../plugin/agentloom-plugin';
 export { AgentloomClientPlugin, agentloomDataConverter } from '../plugin/client-plugin';
+export { defineTool, toolFile, executorWithTools } from '../plugin/define-tool';
+export type { AgentloomTool, ToolDefinition } from '../plugin/define-tool';
+export type { ExternalToolContext } from '../activities/react-tools';
 export { createAgentloomWorker, installWorkerRuntime, workerLogLevel, WORKER_TUNING } from './create-worker';
 export type { AgentloomWorkerOptions } from './create-worker';
 export { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from './workflow-source';
