@@ -9,6 +9,7 @@
  * parses them again (its transforms and refinements apply); a thrown error is the model's tool
  * error result, as for any builtin.
  */
+import { toJSONSchema } from 'zod/v4';
 import type { JsonObject } from '../compiler/types';
 import type { ExternalToolContext, ExternalToolExecutor } from '../activities/react-tools';
 
@@ -53,9 +54,7 @@ export function defineTool<Input extends Record<string, unknown> | ZodV4Like>(de
   let inputSchema: Record<string, unknown>;
   if (isZod(input)) {
     // zod's own converter (zod/v4 ships it); draft-07 as the registry's schemas, of what the model may send (defaults optional).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { toJSONSchema } = require('zod/v4') as { toJSONSchema(s: unknown, o?: { target?: string; io?: 'input' | 'output' }): Record<string, unknown> };
-    const { $schema: _drop, ...schema } = toJSONSchema(input, { target: 'draft-7', io: 'input' });
+    const { $schema: _drop, ...schema } = toJSONSchema(input as unknown as Parameters<typeof toJSONSchema>[0], { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
     inputSchema = schema;
   } else if (typeof input === 'object' && input !== null && '_def' in input) {
     throw new Error(`defineTool ${def.name}: a zod v3 schema cannot be converted: use zod v4 (import { z } from 'zod/v4') or a JSON Schema`);
