@@ -1,5 +1,6 @@
 /**
- * Agentloom as a Temporal plugin: `new AgentloomPlugin({ store, tools, codec, … })` in a user's own
+ * Agentloom as a Temporal plugin: `new AgentloomPlugin({ store, tools, codec, … })` (tools from
+ * defineTool, src/plugin/define-tool.ts) in a user's own
  * `Worker.create({ plugins: [...] })` registers Agentloom's activities and workflows beside the
  * user's own on their task queue, and on a Client (`new Client({ plugins })`) sets the data
  * converter its workers use. Built on `@temporalio/plugin`'s SimplePlugin, as `@temporalio/ai-sdk`'s
@@ -16,25 +17,27 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
-import { loomWorkerDataConverter, FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { FAILURE_CONVERTER_PATH, loomWorkerDataConverter } from '../codec/data-converter';
 import { DecodeGuardCodec } from '../codec/decode-guard';
 import { outageInterceptor } from '../activities/outages';
+import { type DataConverterChoice } from './client-plugin';
+import { executorWithTools, type AgentloomTool } from './define-tool';
+import { executeTool } from '../activities/tools';
 import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../telemetry/tracing';
 import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from '../worker/workflow-source';
 
-export interface AgentloomPluginOptions extends ActivityDeps {
-  /**
-   * The payload codec of every payload the worker and client exchange (with failures encoded, so
-   * the codec covers their messages too). Default: the AES-256-GCM codec when LOOM_CODEC_KEY… is
-   * set, else none. Either way inside the decoding guard (src/codec/decode-guard.ts): a payload a
-   * client sends that the worker cannot decode reaches the workflow as a value its handler refuses.
-   */
-  codec?: PayloadCodec;
-  /** A whole data converter instead (wins over `codec`); `null`: Temporal's default, whatever the environment says. */
-  dataConverter?: DataConverter | null;
+/**
+ * `codec` / `dataConverter`: the data converter of worker and client (default: the AES-256-GCM codec
+ * when LOOM_CODEC_KEY… is set). On the worker a codec (given or from the environment) sits inside the
+ * decoding guard (src/codec/decode-guard.ts): a payload a client sends that the worker cannot decode
+ * reaches the workflow as a value its handler refuses. A whole `dataConverter` is used as given.
+ */
+export interface AgentloomPluginOptions extends ActivityDeps, DataConverterChoice {
+  /** Tools defined in code (defineTool): a registry's `kind: builtin` tool with their name runs them (toolFile writes its declaration). */
+  tools?: AgentloomTool[];
   /** Extra activities, merged over Agentloom's. */
   activities?: Record<string, (...args: any[]) => any>;
   /** OpenTelemetry spans and metrics of the agents' `observability`; else the plugin makes one, flushed before the process exits. */
@@ -51,7 +54,8 @@ export class AgentloomPlugin extends SimplePlugin {
       ? undefined
       : options.dataConverter ?? (options.codec ? { payloadCodecs: [new DecodeGuardCodec([options.codec])], failureConverterPath: FAILURE_CONVERTER_PATH } : loomWorkerDataConverter());
     const tracing = options.tracing ?? new AgentTracing({ store: options.store });
-    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, ...deps } = options;
+    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, tools, ...deps } = options;
+    if (tools?.length) deps.toolExecutor = executorWithTools(tools, deps.toolExecutor ?? executeTool);
     super({
       name: 'agentloom.AgentloomPlugin',
       activities: { ...(createActivities(deps) as Record<string, unknown>), ...(activities ?? {}) },

@@ -1,0 +1,30 @@
+/**
+ * The package's root entry (`@agentloom/core`): the client side of Agentloom — the compiler
+ * (registry → immutable compiled bundle), starting runs and the typed signals, queries and updates
+ * that drive them, the connection settings (Temporal's envconfig), and the client plugin that sets
+ * the data converter. Nothing here loads the Temporal worker or the activities: a worker imports
+ * `@agentloom/core/worker`, workflow code `@agentloom/core/workflows`, tests `@agentloom/core/testing`.
+ */
+export {
+  compileBundle, compileFromRegistry, loadRegistry, validatePaths, validateRegistry, formatDiagnostic,
+  sortDiagnostics, publishBundle, compareSemver, canonicalJson, sha256, BUNDLE_FORMAT, CODES, KIND_SCHEMAS,
+} from './compiler';
+export type { Registry, Entry, Kind } from './compiler';
+export type { CompiledBundle, CompiledAgent, Diagnostic, JsonValue, JsonObject } from './compiler/types';
+export { loadTemporalConfig, describeConnection } from './connection/config';
+export type { ConnectionOverrides, TemporalConnectConfig } from './connection/config';
+export { AgentloomClientPlugin, agentloomDataConverter } from './plugin/client-plugin';
+export { defineTool, toolFile } from './plugin/define-tool';
+export type { AgentloomTool, ToolDefinition } from './plugin/define-tool';
+export type { DataConverterChoice } from './plugin/client-plugin';
+export { loomDataConverter } from './codec/data-converter';
+export { AesGcmPayloadCodec } from './codec/payload-codec';
+export { codecKeysFromEnv, keysFrom } from './codec/keys';
+export { prepareRun, startPrepared, newWorkflowId, RunError } from './cli/runs';
+export type { PreparedRun } from './cli/runs';
+export * from './shared/handlers';
+export { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTES, SIGNALS, UPDATES, QUERIES } from './shared/contract';
+export type {
+  BlobRef, RunAgentInput, RunOptions, AgentRunResult, RunState, RunStatus, PendingApproval, PendingDecision,
+  ApproveArgs, RejectArgs, DecideArgs, RespondArgs, RespondResult,
+} from './shared/contract';
