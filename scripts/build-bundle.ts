@@ -1,11 +1,11 @@
 /**
  * Prebuild the workflow bundles for production workers: no webpack at start. dist/workflow-bundle.js
  * (plain failures, for workers without a codec key) and dist/workflow-bundle-sealed.js (workflow
- * failures encoded, for encrypting workers; src/worker/bundle.ts, decision 281).
+ * failures encoded, for encrypting workers; src/plugin/bundle.ts, decision 281).
  */
 import * as path from 'path';
 import { TRACING_WORKFLOW_MODULE } from '../src/telemetry/tracing';
-import { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../src/worker/bundle';
+import { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../src/plugin/bundle';
 
 async function main(): Promise<void> {
   const root = path.resolve(__dirname, '..');

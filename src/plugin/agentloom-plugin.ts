@@ -7,7 +7,7 @@
  * AiSdkPlugin is. What it adds over SimplePlugin:
  *  - workflows: a worker that names its own `workflowsPath` runs a module that re-exports both
  *    the user's workflows and Agentloom's (written once to a temporary folder); a worker that names
- *    none runs Agentloom's (a prebuilt bundle when there is one: src/worker/workflow-source.ts); a
+ *    none runs Agentloom's (a prebuilt bundle when there is one: src/plugin/workflow-source.ts); a
  *    user's prebuilt `workflowBundle` is kept as given — build it with `bundleWorkflowCode({
  *    workflowsPath, plugins: [plugin] })`, which adds Agentloom's workflows the same way;
  *  - the telemetry sinks the workflows call (agent.run spans), merged into the worker's sinks;
@@ -27,7 +27,7 @@ import { type DataConverterChoice } from './client-plugin';
 import { executorWithTools, type AgentloomTool } from './define-tool';
 import { executeTool } from '../activities/tools';
 import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../telemetry/tracing';
-import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from '../worker/workflow-source';
+import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from './workflow-source';
 
 /**
  * `codec` / `dataConverter`: the data converter of worker and client (default: the AES-256-GCM codec

@@ -11,7 +11,7 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
 import { envInt } from '../activities/env';
-export { workflowSource } from './workflow-source';
+export { workflowSource } from '../plugin/workflow-source';
 import type { AgentTracing } from '../telemetry/tracing';
 
 export interface AgentloomWorkerOptions {

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { workflowSource } from '../../src/worker/create-worker';
-import { isSealedBundle, sealedBundlePath } from '../../src/worker/bundle';
+import { isSealedBundle, sealedBundlePath } from '../../src/plugin/bundle';
 import { SEALED_FAILURES_MARK } from '../../src/codec/failure-converter';
 import { PROJECT_ROOT } from '../../src/server/dev-server';
 

@@ -22,7 +22,7 @@ import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { codecKeysFromEnv, loomDataConverter } from '../../src/codec';
 import { startCodecServer } from '../../src/codec/server';
-import { isSealedBundle } from '../../src/worker/bundle';
+import { isSealedBundle } from '../../src/plugin/bundle';
 import { FileBlobStore } from '../../src/store/file';
 import type { CompiledAgent } from '../../src/compiler/types';
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';

@@ -9,7 +9,7 @@ import type { AgentloomTracingSinks } from '../../src/telemetry/sink-types';
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../../src/worker/bundle';
+import { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../../src/plugin/bundle';
 import { PROJECT_ROOT } from '../../src/server/dev-server';
 
 let runtimeInstalled = false;
@@ -36,7 +36,7 @@ export function workflowBundlePath(): string {
 }
 
 /**
- * The suite's bundle built with the encoding failure converter (src/worker/bundle.ts), beside the
+ * The suite's bundle built with the encoding failure converter (src/plugin/bundle.ts), beside the
  * plain one so that createAgentloomWorker finds it too; built on first use (encrypting tests only).
  */
 export async function sealedWorkflowBundlePath(): Promise<string> {

@@ -16,7 +16,7 @@ export const AGENTLOOM_WORKFLOWS_PATH = require.resolve('../workflows');
 
 /**
  * The workflow code a worker runs. `sealedFailures` (the worker encrypts): the sealed bundle beside
- * the plain one (src/worker/bundle.ts), or a LOOM_WORKFLOW_BUNDLE that is itself sealed; a plain
+ * the plain one (src/plugin/bundle.ts), or a LOOM_WORKFLOW_BUNDLE that is itself sealed; a plain
  * bundle without its sealed build is not used (its workflow failures would stay in the clear): the
  * workflows are bundled from source with the encoding failure converter instead, said on stderr.
  */
