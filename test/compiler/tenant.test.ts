@@ -73,6 +73,15 @@ test('tenant defaults the runtime does not read yet are AGL030 warnings on their
   expect(validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);
 });
 
+test('the tenant telemetry\'s credentials_ref reaches every compiled agent\'s secret locations, used by it or not (decision 403)', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ntelemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4318", credentials_ref: otel-collector-token }\nsecrets:\n  otel-collector-token: { env: OTEL_COLLECTOR_TOKEN }\n  unused: { env: UNUSED }\n---\n');
+  withAgent(reg, 'plain-agent', {});
+  const { bundle, diagnostics } = compileBundle(reg, 'plain-agent');
+  expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  expect(bundle!.agents['plain-agent'].tenant?.secrets).toEqual({ 'otel-collector-token': { env: 'OTEL_COLLECTOR_TOKEN' } });
+});
+
 test('tenant telemetry problems are REG008: an otlp exporter needs an http(s) endpoint, sampling_rate is 0..1, exporter is otlp, console or none', () => {
   const reg = tempRegistry();
   fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ntelemetry: { exporter: grpc, endpoint: "otel:4317", sampling_rate: 2 }\n---\n');
