@@ -4,7 +4,8 @@
  * (base endpoint, headers, protocol, service name, resource attributes) exports the `agent.run` span
  * of an agent that has no observability section to `<base>/v1/traces` on an in-process OTLP
  * receiver on 127.0.0.1, with the service name, resource attributes and header from the variables;
- * the header's value never reaches the worker's telemetry log.
+ * the header's value never reaches the worker's telemetry log. A tenant `telemetry` block wins over
+ * the variables and over the agent's own endpoint (decision 403).
  */
 import { randomBytes } from 'crypto';
 import * as http from 'http';
@@ -40,7 +41,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const doc = (req.url === '/v1/traces' ? JSON.parse(body) : {}) as { resourceSpans?: { resource?: { attributes?: OtlpSpan['attributes'] } }[] };
+      const doc = (req.url?.endsWith('/v1/traces') ? JSON.parse(body) : {}) as { resourceSpans?: { resource?: { attributes?: OtlpSpan['attributes'] } }[] };
       const attrs = doc.resourceSpans?.[0]?.resource ?? {};
       const resource = Object.fromEntries((attrs.attributes ?? []).map((a) => [a.key, attr(attrs, a.key)]));
       requests.push({ url: req.url ?? '', headers: req.headers, resource, spans: otlpSpans(body) });
@@ -101,7 +102,39 @@ test('OTEL_* variables alone: agent.run reaches <base>/v1/traces with their serv
   expect(typeof attr(model, 'input_token_count')).toBe('number');
   // Every signal is on (no switch in the agent): each goes to its own path under the base endpoint.
   expect(requests.filter((r) => r.spans.length).every((r) => r.url === '/v1/traces')).toBe(true);
-  expect(requests.every((r) => ['/v1/traces', '/v1/metrics', '/v1/logs'].includes(r.url))).toBe(true);
-  expect(requests.every((r) => r.headers['x-api-key'] === KEY)).toBe(true);
+  const mine = requests.filter((r) => !r.url.startsWith('/tenant/'));
+  expect(mine.every((r) => ['/v1/traces', '/v1/metrics', '/v1/logs'].includes(r.url))).toBe(true);
+  expect(mine.every((r) => r.headers['x-api-key'] === KEY)).toBe(true);
   expect(logged.join('\n')).not.toContain(KEY);
+}, 180_000);
+
+test('a tenant telemetry block wins over the variables: agent.run goes to the tenant base + /v1/traces with its bearer token; the agent\'s own endpoint is not followed', async () => {
+  const tokenVar = `LOOM_TEST_TENANT_OTEL_${randomBytes(4).toString('hex')}`;
+  const token = `t-${randomBytes(6).toString('hex')}`;
+  process.env[tokenVar] = token;
+  try {
+    const a = agent({ agent_id: 'otel-tenant-agent', model: scriptedModel({ turns: [{ content: 'ok' }] }) });
+    a.observability = { tracing: { endpoint: 'http://127.0.0.1:9/v1/traces', sampling_rate: 1 }, metrics: { enabled: false }, logs: { enabled: false } };
+    a.tenant = {
+      tenant_id: 'acme',
+      telemetry: { exporter: 'otlp', endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tenant`, credentials_ref: 'otel-token' },
+      secrets: { 'otel-token': { env: tokenVar } },
+    };
+    const bundle = await storeTestBundle(bundleOf(a));
+    const workflowId = `otel-tenant-${randomBytes(4).toString('hex')}`;
+    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+    expect((await h.result()).output).toBe('ok');
+    const traceId = runTraceId(workflowId, (await h.describe()).runId);
+    const req = await until(async () => {
+      await tracing.forceFlush();
+      return requests.find((r) => r.spans.some((s) => s.traceId === traceId && s.name === 'agent.run'));
+    }, 'the agent.run span at the tenant collector');
+    expect(req.url).toBe('/tenant/v1/traces');
+    expect(req.headers.authorization).toBe(`Bearer ${token}`);
+    expect(req.headers['x-api-key']).toBe(KEY);
+    expect(logged.some((m) => m.includes('otel-tenant-agent') && m.includes('is not followed'))).toBe(true);
+    expect(logged.join('\n')).not.toContain(token);
+  } finally {
+    delete process.env[tokenVar];
+  }
 }, 180_000);
