@@ -6,7 +6,7 @@
  *   tenant_id: acme
  *   data_residency: eu                 # default for agents that declare none ("tenant default")
  *   artifact_store: {type: s3, bucket: acme-artifacts, credentials_ref: artifact-store-key, encryption: aws:kms}
- *   telemetry: {exporter: otlp, endpoint: "https://otel.acme.internal:4317", credentials_ref: otel-collector-token}
+ *   telemetry: {exporter: otlp, endpoint: "https://otel.acme.internal:4318", credentials_ref: otel-collector-token}
  *   human_queues:                      # the human-in-the-loop routing registry
  *     billing-disputes: {description: "Disputed charges", answered_by: "Billing team"}
  *   secrets:                           # the secret store: where each credentials_ref is read from
@@ -58,10 +58,35 @@ export interface CompiledTenant {
   secrets?: Record<string, SecretRef>;
 }
 
-/** What the runtime does instead of honouring each tenant default it does not read yet (AGL030). */
-const UNUSED_TENANT_FIELD = {
-  telemetry: '`telemetry` is compiled but not used at run time: the worker exports only what each agent\'s own `observability` section names (src/telemetry), so nothing is sent to this endpoint; declare the endpoint in the agent\'s observability instead',
-} as const;
+/** The fields of tenant.md `telemetry` the worker reads (src/telemetry/config.ts, decision 403). */
+const TELEMETRY_FIELDS = ['exporter', 'endpoint', 'credentials_ref', 'sampling_rate'];
+
+/**
+ * tenant.md `telemetry` (decision 403): where every agent's spans, metrics and log records go.
+ * `exporter` otlp (OTLP/HTTP), console or none; `endpoint` the collector's OTLP/HTTP base URL (the
+ * worker appends /v1/traces, /v1/metrics, /v1/logs), required for otlp; `credentials_ref` sent as
+ * `Authorization: Bearer`; `sampling_rate` (0..1) the highest rate an agent may trace at.
+ */
+function checkTelemetry(o: Obj, src: SourceFile, err: (p: PathPart[], message: string, key?: boolean) => void, diags: Diagnostic[]): void {
+  if (isStr(o.exporter) && !['otlp', 'console', 'none'].includes(o.exporter)) err(['telemetry', 'exporter'], `\`telemetry.exporter\` must be otlp, console or none (got \`${o.exporter}\`)`);
+  if (o.exporter === 'otlp') {
+    let url: URL | undefined;
+    try {
+      url = isStr(o.endpoint) ? new URL(o.endpoint.trim()) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      err(o.endpoint === undefined ? ['telemetry'] : ['telemetry', 'endpoint'], '`telemetry.endpoint` must be the collector\'s OTLP/HTTP base URL, e.g. `endpoint: "https://otel.acme.internal:4318"` (the worker appends /v1/traces, /v1/metrics, /v1/logs)', o.endpoint === undefined);
+    }
+  }
+  if (o.sampling_rate !== undefined && (typeof o.sampling_rate !== 'number' || o.sampling_rate < 0 || o.sampling_rate > 1)) err(['telemetry', 'sampling_rate'], '`telemetry.sampling_rate` must be a number from 0 to 1');
+  for (const k of Object.keys(o)) {
+    if (TELEMETRY_FIELDS.includes(k)) continue;
+    const at = posOf(src, ['telemetry', k], true);
+    diags.push(diag(TENANT_FILE, at.line, at.column, 'warning', 'AGL030', `telemetry.${k}`, `\`telemetry.${k}\` is compiled but not used at run time (fields read: ${TELEMETRY_FIELDS.join(', ')}; headers, protocol and resource attributes come from the worker's OTEL_* variables)`));
+  }
+}
 
 /**
  * tenant.md `artifact_store` (decision 286): `type: store` (the shared LOOM_STORE_URL store), `file`
@@ -166,13 +191,8 @@ export function loadTenant(root: string, diags: Diagnostic[]): TenantConfig | un
     const o = d[k] as Obj;
     const need = k === 'artifact_store' ? 'type' : 'exporter';
     if (!isStr(o[need])) err([k], `\`${k}.${need}\` is required`, true);
-    if (k === 'artifact_store') {
-      checkArtifactStore(o, src, err, diags);
-      continue;
-    }
-    // Compiled into every agent's tenant block, but nothing reads it at run time yet: say so, never silence.
-    const at = posOf(src, [k], true);
-    diags.push(diag(TENANT_FILE, at.line, at.column, 'warning', 'AGL030', k, UNUSED_TENANT_FIELD[k]));
+    if (k === 'artifact_store') checkArtifactStore(o, src, err, diags);
+    else checkTelemetry(o, src, err, diags);
   }
   let queues: Record<string, HumanQueue> | undefined;
   if (d.human_queues !== undefined) {
@@ -238,7 +258,10 @@ export function compiledTenant(t: TenantConfig, refs: string[]): CompiledTenant 
   // A PostgreSQL artifact store's password (an s3 store's access key) is read by the worker that writes the artifacts.
   const store = t.artifact_store as Obj | undefined;
   const storeRef = (store?.type === 'postgres' || store?.type === 's3') && isStr(store.credentials_ref) ? [store.credentials_ref] : [];
-  for (const r of [...new Set([...refs, ...storeRef])].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];
+  // The telemetry collector's token is read by the worker that exports (decision 403).
+  const telemetry = t.telemetry as Obj | undefined;
+  const telemetryRef = telemetry && isStr(telemetry.credentials_ref) ? [telemetry.credentials_ref] : [];
+  for (const r of [...new Set([...refs, ...storeRef, ...telemetryRef])].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];
   return {
     tenant_id: t.tenant_id,
     ...(t.data_residency ? { data_residency: t.data_residency } : {}),

@@ -14,6 +14,7 @@ import { Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
 import type { CompiledAgent } from '../compiler/types';
 import { otlpHeaders } from './auth';
+import { readOtelEnv, type OtelEnv } from './otel-env';
 import { logsConfigOf, type LogLevel, type LogsConfig } from './config';
 import { runSpanId, runTraceId } from './trace-ids';
 
@@ -28,11 +29,11 @@ interface Exporting {
 export class AgentLogs {
   private readonly exporting = new Map<string, Exporting>();
 
-  constructor(private readonly logOnce: (m: string) => void, private readonly log: (m: string) => void, private readonly env?: NodeJS.ProcessEnv) {}
+  constructor(private readonly logOnce: (m: string) => void, private readonly log: (m: string) => void, private readonly env?: NodeJS.ProcessEnv, private readonly otel: OtelEnv = readOtelEnv(env ?? process.env)) {}
 
   /** One record for `agent`'s run, when its logs section is on and `level` lets it through. */
   emit(agent: CompiledAgent, run: { workflowId: string; runId: string; traceId?: string }, level: LogLevel, event: string, fields: Record<string, string | number | boolean | undefined> = {}): void {
-    const cfg = logsConfigOf(agent.observability);
+    const cfg = logsConfigOf(agent.observability, { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) });
     if (!cfg || RANK[level] < RANK[cfg.level]) return;
     const out = this.exportingFor(agent, cfg);
     if (!out) return;
@@ -73,17 +74,22 @@ export class AgentLogs {
         this.logOnce(`logs: ${who} exports over otlp without an endpoint; no log records are sent`);
         return undefined;
       }
+      if (!cfg.protocol) {
+        this.logOnce(`logs: ${who}: ${cfg.problem ?? 'no supported OTLP protocol'}; no log records are sent`);
+        return undefined;
+      }
+      if (cfg.problem) this.logOnce(`logs: ${who}: ${cfg.problem}`);
       const auth = otlpHeaders(cfg.auth, agent.tenant?.secrets, this.env);
       if ('problem' in auth) {
         this.logOnce(`logs: ${who}: ${auth.problem}; no log records are sent`);
         return undefined;
       }
-      headers = auth.headers;
+      headers = { ...cfg.headers, ...auth.headers };
     }
-    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${headers.Authorization ?? ''}`;
+    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${JSON.stringify(headers)}`;
     const known = this.exporting.get(key);
     if (known) return known;
-    const provider = new LoggerProvider({ resource: new Resource({ 'service.name': 'agentloom' }) });
+    const provider = new LoggerProvider({ resource: new Resource(this.otel.resource) });
     provider.addLogRecordProcessor(cfg.exporter === 'console'
       ? new SimpleLogRecordProcessor(new ConsoleLogRecordExporter())
       : new BatchLogRecordProcessor(this.logged(new OTLPLogExporter({ url: cfg.endpoint, headers, timeoutMillis: 5000 }), cfg.endpoint ?? ''), { scheduledDelayMillis: 1000, exportTimeoutMillis: 5000 }));

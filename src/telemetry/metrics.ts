@@ -15,6 +15,7 @@ import { Resource } from '@opentelemetry/resources';
 import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { CompiledAgent } from '../compiler/types';
 import { otlpHeaders } from './auth';
+import { readOtelEnv, type OtelEnv } from './otel-env';
 import { metricsConfigOf, type MetricsConfig } from './config';
 import type { RunSpanStatus } from './sink-types';
 
@@ -84,11 +85,11 @@ function dimensions(agent: CompiledAgent, cfg: MetricsConfig, modelId?: string):
 export class AgentMetrics {
   private readonly exporting = new Map<string, Exporting>();
 
-  constructor(private readonly logOnce: (m: string) => void, private readonly log: (m: string) => void, private readonly env?: NodeJS.ProcessEnv) {}
+  constructor(private readonly logOnce: (m: string) => void, private readonly log: (m: string) => void, private readonly env?: NodeJS.ProcessEnv, private readonly otel: OtelEnv = readOtelEnv(env ?? process.env)) {}
 
   /** The agent's instruments and base attributes, or undefined when it records no metrics. */
   forAgent(agent: CompiledAgent): { inst: Instruments; attrs: (modelId?: string) => Attributes } | undefined {
-    const cfg = metricsConfigOf(agent.observability);
+    const cfg = metricsConfigOf(agent.observability, { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) });
     if (!cfg) return undefined;
     const out = this.exportingFor(agent, cfg);
     return out && { inst: out.inst, attrs: (modelId?: string) => dimensions(agent, cfg, modelId) };
@@ -157,14 +158,19 @@ export class AgentMetrics {
         this.logOnce(`metrics: ${who} exports over otlp without an endpoint; no metrics are sent`);
         return undefined;
       }
+      if (!cfg.protocol) {
+        this.logOnce(`metrics: ${who}: ${cfg.problem ?? 'no supported OTLP protocol'}; no metrics are sent`);
+        return undefined;
+      }
+      if (cfg.problem) this.logOnce(`metrics: ${who}: ${cfg.problem}`);
       const auth = otlpHeaders(cfg.auth, agent.tenant?.secrets, this.env);
       if ('problem' in auth) {
         this.logOnce(`metrics: ${who}: ${auth.problem}; no metrics are sent`);
         return undefined;
       }
-      headers = auth.headers;
+      headers = { ...cfg.headers, ...auth.headers };
     }
-    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${cfg.export_interval_ms}\n${headers.Authorization ?? ''}`;
+    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${cfg.export_interval_ms}\n${JSON.stringify(headers)}`;
     const known = this.exporting.get(key);
     if (known) return known;
     const inner: PushMetricExporter = cfg.exporter === 'console' ? new ConsoleMetricExporter() : new OTLPMetricExporter({ url: cfg.endpoint, headers, timeoutMillis: 5000 });
@@ -179,7 +185,7 @@ export class AgentMetrics {
       ...(inner.selectAggregationTemporality ? { selectAggregationTemporality: inner.selectAggregationTemporality.bind(inner) } : {}),
     };
     const provider = new MeterProvider({
-      resource: new Resource({ 'service.name': 'agentloom' }),
+      resource: new Resource(this.otel.resource),
       readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: cfg.export_interval_ms, exportTimeoutMillis: Math.min(5000, cfg.export_interval_ms) })],
     });
     const made = { provider, inst: instruments(provider.getMeter('agentloom')) };

@@ -46,7 +46,8 @@ import type { CompiledAgent, JsonObject, JsonValue } from '../compiler/types';
 import { redactArgs } from '../policies/sensitive';
 import { redactJson, redactText } from '../policies/pii';
 import { SEARCH_ATTRIBUTES, type BlobRef } from '../shared/contract';
-import { logsConfigOf, metricsConfigOf, tracingConfigOf, type TracingConfig } from './config';
+import { logsConfigOf, metricsConfigOf, tracingConfigOf, type Platform, type TracingConfig } from './config';
+import { readOtelEnv, type OtelEnv } from './otel-env';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
 import type { AgentloomTracingSinks, ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from './sink-types';
@@ -71,7 +72,7 @@ export interface AgentTracingOptions {
   scheduledDelayMillis?: number;
   /** Where export and configuration problems are reported (default: the worker's logger, else stderr). */
   log?: (message: string) => void;
-  /** Where bearer secrets with an `env` location are read (default process.env). */
+  /** Where bearer secrets with an `env` location and the OTEL_* variables are read (default process.env). */
   env?: NodeJS.ProcessEnv;
   /**
    * The Temporal client used to describe a run's parent (sub-agent runs join their parent's trace).
@@ -164,15 +165,24 @@ export class AgentTracing {
   private readonly traces = new Map<string, Promise<RunTrace>>();
   private readonly described = new Map<string, Promise<Described>>();
   private readonly spanIds = new RandomIdGenerator();
+  /** The worker's OTEL_* variables (decision 402). */
+  private readonly otel: OtelEnv;
 
   constructor(private readonly opts: AgentTracingOptions = {}) {
     const store = opts.store ?? openBlobStore();
     this.bundles = new BundleCache(store);
     this.messages = new MessageStore(store);
     this.log = opts.log ?? defaultLog;
-    this.metrics = new AgentMetrics((m) => this.logOnce(m), this.log, opts.env);
-    this.logs = new AgentLogs((m) => this.logOnce(m), this.log, opts.env);
+    this.otel = readOtelEnv(opts.env ?? process.env);
+    for (const p of this.otel.problems) this.logOnce(`telemetry: ${p}`);
+    this.metrics = new AgentMetrics((m) => this.logOnce(m), this.log, opts.env, this.otel);
+    this.logs = new AgentLogs((m) => this.logOnce(m), this.log, opts.env, this.otel);
     this.client = opts.client;
+  }
+
+  /** What the worker adds to an agent's observability section: OTEL_* variables and the tenant's telemetry. */
+  private platform(agent: CompiledAgent): Platform {
+    return { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) };
   }
 
   /** The Temporal client that describes runs' parents (createAgentloomWorker passes the worker's). */
@@ -201,7 +211,7 @@ export class AgentTracing {
           this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
           return undefined;
         });
-        const cfg = agent && this.guard(() => tracingConfigOf(agent.observability));
+        const cfg = agent && this.guard(() => tracingConfigOf(agent.observability, this.platform(agent)));
         if (cfg && !this.client) this.learnClient(ctx);
         const runTrace = agent && cfg && arg?.bundle ? await this.traceOf(wf, agent, arg.bundle, undefined) : undefined;
         const setup = agent && cfg && runTrace && this.guard(() => this.setup(agent, cfg, wf, runTrace));
@@ -210,8 +220,8 @@ export class AgentTracing {
         const headers = callSpanId && runTrace && cfg?.propagate_context
           ? this.guard(() => ({ traceparent: formatTraceparent({ traceId: runTrace.traceId, spanId: callSpanId, sampled: runTrace.sampled }) }))
           : undefined;
-        const metered = agent && metricsConfigOf(agent.observability) !== undefined;
-        const logging = agent && logsConfigOf(agent.observability) !== undefined;
+        const metered = agent && metricsConfigOf(agent.observability, this.platform(agent)) !== undefined;
+        const logging = agent && logsConfigOf(agent.observability, this.platform(agent)) !== undefined;
         if (!agent || (!setup && !metered && !logging && !headers)) return next(input);
         const run = { workflowId: wf.workflowId, runId: wf.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) };
         if (logging) {
@@ -320,7 +330,7 @@ export class AgentTracing {
    * A lookup that fails is logged and the run keeps its own trace.
    */
   private async traceOf(run: RunRef, agent: CompiledAgent, bundle: BlobRef, parent: RunRef | null | undefined): Promise<RunTrace | undefined> {
-    const cfg = tracingConfigOf(agent.observability);
+    const cfg = tracingConfigOf(agent.observability, this.platform(agent));
     if (!cfg) return undefined;
     try {
       return await this.joined(run, agent, bundle, parent, 0);
@@ -340,13 +350,13 @@ export class AgentTracing {
     const known = this.traces.get(key);
     if (known) return known;
     const made = (async (): Promise<RunTrace> => {
-      const cfg = tracingConfigOf(agent.observability);
+      const cfg = tracingConfigOf(agent.observability, this.platform(agent));
       const own: RunTrace = cfg ? this.ownTrace(run, cfg) : { traceId: runTraceId(run.workflowId, run.runId), sampled: false };
       const from = parent === undefined ? (await this.describe(run)).parent : parent ?? undefined;
       if (!from || depth >= MAX_NESTING) return own;
       const up = await this.describe(from);
       const caller = up.agentId ? await this.bundles.agent(bundle, up.agentId).then((x) => x.agent, () => undefined) : undefined;
-      if (!caller || !tracingConfigOf(caller.observability)?.propagate_context) return own;
+      if (!caller || !tracingConfigOf(caller.observability, this.platform(caller))?.propagate_context) return own;
       const callerTrace = await this.joined(from, caller, bundle, up.parent ?? null, depth + 1);
       return { traceId: callerTrace.traceId, parentSpanId: runSpanId(from.workflowId, from.runId), sampled: callerTrace.sampled };
     })();
@@ -385,14 +395,19 @@ export class AgentTracing {
         this.logOnce(`tracing: ${who} exports over otlp without an endpoint (AGF180); no spans are sent`);
         return undefined;
       }
+      if (!cfg.protocol) {
+        this.logOnce(`tracing: ${who}: ${cfg.problem ?? 'no supported OTLP protocol'}; no spans are sent`);
+        return undefined;
+      }
+      if (cfg.problem) this.logOnce(`tracing: ${who}: ${cfg.problem}`);
       const auth = otlpHeaders(cfg.auth, agent.tenant?.secrets, this.opts.env);
       if ('problem' in auth) {
         this.logOnce(`tracing: ${who}: ${auth.problem}; no spans are sent`);
         return undefined;
       }
-      headers = auth.headers;
+      headers = { ...cfg.headers, ...auth.headers };
     }
-    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${headers.Authorization ?? ''}`;
+    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${JSON.stringify(headers)}`;
     const known = this.exporting.get(key);
     if (known) return known;
     const ids = new RunIdGenerator();
@@ -404,7 +419,7 @@ export class AgentTracing {
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,
       });
     const provider = new BasicTracerProvider({
-      resource: new Resource({ 'service.name': 'agentloom' }),
+      resource: new Resource(this.otel.resource),
       sampler: new AlwaysOnSampler(),
       idGenerator: ids,
       spanProcessors: [processor],
@@ -430,7 +445,7 @@ export class AgentTracing {
 
   private async runStarted(info: WorkflowInfo, ev: RunStartedEvent): Promise<void> {
     const agent = await this.agentOf(ev);
-    if (!agent || !logsConfigOf(agent.observability)) return;
+    if (!agent || !logsConfigOf(agent.observability, this.platform(agent))) return;
     const { run } = await this.sinkRun(info, agent, ev.bundle);
     this.logs.emit(agent, run, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
   }
@@ -440,7 +455,7 @@ export class AgentTracing {
     const agent = await this.agentOf(ev);
     if (!agent) return;
     this.metrics.approvalWait(agent, ev.tool_id, ev.decision, ev.wait_ms);
-    if (!logsConfigOf(agent.observability)) return;
+    if (!logsConfigOf(agent.observability, this.platform(agent))) return;
     const { run } = await this.sinkRun(info, agent, ev.bundle);
     this.logs.emit(agent, run, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
   }
@@ -454,7 +469,7 @@ export class AgentTracing {
       status: ev.status, failure_type: ev.failure_type, latency_ms: Math.max(0, ev.ended_ms - started),
     });
     this.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started), ev.model_turns, ev.input_chars);
-    const cfg = tracingConfigOf(agent.observability);
+    const cfg = tracingConfigOf(agent.observability, this.platform(agent));
     const setup = cfg && runTrace && this.setup(agent, cfg, info, runTrace);
     if (!setup || !runTrace) return;
     const { out } = setup;

@@ -24,7 +24,7 @@ test('tenant defaults and secret references are injected into the compiled agent
 tenant_id: acme
 data_residency: eu
 artifact_store: { type: s3, bucket: acme-artifacts, credentials_ref: artifact-key, encryption: "aws:kms" }
-telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4317", credentials_ref: otel-collector-token }
+telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4318", credentials_ref: otel-collector-token }
 human_queues:
   billing-disputes: { description: "Disputed charges", answered_by: "Billing team" }
 secrets:
@@ -42,7 +42,7 @@ secrets:
       tenant_id: 'acme',
       data_residency: 'eu',
       artifact_store: { type: 's3', bucket: 'acme-artifacts', credentials_ref: 'artifact-key', encryption: 'aws:kms' },
-      telemetry: { exporter: 'otlp', endpoint: 'https://otel.acme.internal:4317', credentials_ref: 'otel-collector-token' },
+      telemetry: { exporter: 'otlp', endpoint: 'https://otel.acme.internal:4318', credentials_ref: 'otel-collector-token' },
       // The s3 store's access key is read by the worker that writes the artifacts (decision 293).
       secrets: { 'artifact-key': { file: '/run/secrets/artifact-key' }, 'otel-collector-token': { env: 'OTEL_COLLECTOR_TOKEN' } },
     });
@@ -60,17 +60,39 @@ test('tenant defaults the runtime does not read yet are AGL030 warnings on their
     '---',
     'tenant_id: acme',
     'artifact_store: { type: gcs, bucket: acme-artifacts }',
-    'telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4317" }',
+    'telemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4318", compression: gzip }',
     '---',
     '',
   ].join('\n'));
   const ws = validatePaths([reg]).filter((d) => d.code === 'AGL030' && path.basename(d.file) === 'tenant.md');
-  expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry']);
+  expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry.compression']);
   expect(ws[0].message).toBe('`artifact_store.type: gcs` is compiled but not used at run time: this runtime writes artifacts to `store`, `file`, `postgres`, `s3` stores only, so they go to the store every worker shares (LOOM_STORE_URL)');
-  expect(ws[1].message).toMatch(/^`telemetry` is compiled but not used at run time: the worker exports only what each agent's own `observability` section names/);
-  // a tenant.md without them warns about nothing
-  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\n---\n');
+  expect(ws[1].message).toBe('`telemetry.compression` is compiled but not used at run time (fields read: exporter, endpoint, credentials_ref, sampling_rate; headers, protocol and resource attributes come from the worker\'s OTEL_* variables)');
+  // the telemetry the worker reads at run time (decision 403) warns about nothing
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\ntelemetry: { exporter: otlp, endpoint: "http://127.0.0.1:4318", sampling_rate: 0.5 }\n---\n');
   expect(validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);
+});
+
+test('the tenant telemetry\'s credentials_ref reaches every compiled agent\'s secret locations, used by it or not (decision 403)', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ntelemetry: { exporter: otlp, endpoint: "https://otel.acme.internal:4318", credentials_ref: otel-collector-token }\nsecrets:\n  otel-collector-token: { env: OTEL_COLLECTOR_TOKEN }\n  unused: { env: UNUSED }\n---\n');
+  withAgent(reg, 'plain-agent', {});
+  const { bundle, diagnostics } = compileBundle(reg, 'plain-agent');
+  expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  expect(bundle!.agents['plain-agent'].tenant?.secrets).toEqual({ 'otel-collector-token': { env: 'OTEL_COLLECTOR_TOKEN' } });
+});
+
+test('tenant telemetry problems are REG008: an otlp exporter needs an http(s) endpoint, sampling_rate is 0..1, exporter is otlp, console or none', () => {
+  const reg = tempRegistry();
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ntelemetry: { exporter: grpc, endpoint: "otel:4317", sampling_rate: 2 }\n---\n');
+  expect(validatePaths([reg]).filter((d) => d.code === 'REG008').map((d) => d.message)).toEqual([
+    '`telemetry.exporter` must be otlp, console or none (got `grpc`)',
+    '`telemetry.sampling_rate` must be a number from 0 to 1',
+  ]);
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ntelemetry: { exporter: otlp, endpoint: "otel:4317" }\n---\n');
+  expect(validatePaths([reg]).filter((d) => d.code === 'REG008').map((d) => `${d.line} ${d.message}`)).toEqual([
+    '3 `telemetry.endpoint` must be the collector\'s OTLP/HTTP base URL, e.g. `endpoint: "https://otel.acme.internal:4318"` (the worker appends /v1/traces, /v1/metrics, /v1/logs)',
+  ]);
 });
 
 test('artifact_store of a type the runtime writes to (store, file, postgres) is not warned; its password ref reaches the agent', () => {
@@ -206,6 +228,7 @@ test('tenant.md problems are REG008 on their own lines, and block every compile'
   const ds = validatePaths([reg]).filter((d) => d.code === 'REG008');
   expect(ds.map((d) => `${path.basename(d.file)}:${d.line} ${d.message.slice(0, 40)}`)).toEqual([
     'tenant.md:3 unknown tenant field `regions`; a tenant',
+    'tenant.md:4 `telemetry.endpoint` must be the collect',
     'tenant.md:4 credentials_ref `nope` is not declared u',
     'tenant.md:6 queue name `Billing` must be lowercase (',
     'tenant.md:6 queue `Billing` needs a `description` (w',

@@ -36,6 +36,8 @@ describe('tracingConfigOf', () => {
       include_kb_chunks: false,
       propagate_context: true,
       auth: { type: 'none' },
+      headers: {},
+      protocol: 'http/json',
     });
   });
 
