@@ -19,11 +19,17 @@
  *   as `{ [INVALID_ARGUMENTS_KEY]: { raw, error } }`; the react workflow answers such a call with
  *   an error result instead of running the tool, and the raw text is sent back verbatim as the
  *   assistant's arguments on the next turn.
+ * - An agent whose `interface.output.schema` is an object schema sends it with every request as
+ *   `response_format: { type: 'json_schema', json_schema: { name: 'output', schema, strict } }`
+ *   (the field the native providers pass as the AI SDK's JSON response format), so the first answer
+ *   can already be the structured one; `strict: true` only when the schema meets OpenAI's strict
+ *   rules (`strictSchema`). A model file with `supports_structured_output: false` sends none. The
+ *   react loop's correction turn remains the fallback for an answer that does not match.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonSchema, JsonValue } from '../compiler/types';
 import type { Message, ToolCall } from '../runtime/messages';
 import { classifyFailure, toApplicationFailure } from './errors';
 import type { Provider, ProviderReply, ProviderRequest } from './model';
@@ -103,6 +109,53 @@ export function toChatMessages(instructions: string, conversation: Message[]): C
   return out;
 }
 
+/** An object output schema (the native providers' rule): text answers get no response format. */
+export function objectOutputSchema(schema: JsonSchema | undefined): Record<string, unknown> | undefined {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return undefined;
+  const s = schema as { type?: unknown; properties?: unknown };
+  return s.type === 'object' || (s.type === undefined && s.properties !== undefined) ? (schema as Record<string, unknown>) : undefined;
+}
+
+/** Keywords OpenAI's strict structured outputs do not support: a schema using one is sent non-strict. */
+const NON_STRICT_KEYWORDS = ['allOf', 'not', 'if', 'then', 'else', 'oneOf', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'unevaluatedProperties'];
+
+/**
+ * Whether OpenAI's strict json_schema mode accepts the schema as written: every object (at any
+ * depth: properties, items, anyOf, $defs/definitions) has `additionalProperties: false` and lists
+ * every property in `required`, every sub-schema is typed (`type`, `anyOf`, `$ref`, `enum` or
+ * `const`), and no unsupported composition keyword appears. The schema is
+ * never rewritten to fit (that would change what the output check accepts): it is sent non-strict.
+ */
+export function strictSchema(schema: unknown, depth = 0): boolean {
+  if (depth > 32) return false;
+  // A boolean or untyped (`{}`) sub-schema leaves the value open: strict mode wants each one typed.
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return false;
+  const s = schema as Record<string, unknown>;
+  if (NON_STRICT_KEYWORDS.some((k) => k in s)) return false;
+  if (!['type', 'anyOf', '$ref', 'enum', 'const'].some((k) => k in s)) return false;
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  const props = s.properties && typeof s.properties === 'object' && !Array.isArray(s.properties) ? (s.properties as Record<string, unknown>) : undefined;
+  if (types.includes('object') || props) {
+    if (s.additionalProperties !== false) return false;
+    const required = Array.isArray(s.required) ? (s.required as unknown[]) : [];
+    const keys = Object.keys(props ?? {});
+    if (keys.some((k) => !required.includes(k))) return false;
+  }
+  const subs: unknown[] = [...Object.values(props ?? {})];
+  if (s.items !== undefined) subs.push(...(Array.isArray(s.items) ? s.items : [s.items]));
+  if (Array.isArray(s.anyOf)) subs.push(...(s.anyOf as unknown[]));
+  for (const defs of [s.$defs, s.definitions]) if (defs && typeof defs === 'object') subs.push(...Object.values(defs as Record<string, unknown>));
+  return subs.every((x) => strictSchema(x, depth + 1));
+}
+
+/** `response_format` for the agent's output schema, or undefined (no object schema, or the model opts out). */
+export function responseFormat(req: Pick<ProviderRequest, 'model' | 'agent'>): ChatCompletionCreateParamsNonStreaming['response_format'] {
+  if (req.model.supports_structured_output === false) return undefined;
+  const schema = objectOutputSchema(req.agent.interface?.output?.schema);
+  if (!schema) return undefined;
+  return { type: 'json_schema', json_schema: { name: 'output', schema, strict: strictSchema(schema) } };
+}
+
 /** The chat-completions request body for one turn. */
 export function buildRequest(req: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
   const cfg = req.model.openai!;
@@ -125,6 +178,8 @@ export function buildRequest(req: ProviderRequest): ChatCompletionCreateParamsNo
   if (p.stop_sequences?.length) body.stop = p.stop_sequences;
   if (p.max_output_tokens !== undefined) body.max_tokens = p.max_output_tokens;
   if (p.reasoning_effort) body.reasoning_effort = p.reasoning_effort;
+  const format = responseFormat(req);
+  if (format) body.response_format = format;
   return body;
 }
 

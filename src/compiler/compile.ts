@@ -179,6 +179,7 @@ export function compileModel(e: Entry): CompiledModel {
     max_output_tokens: asNum(d.max_output_tokens),
     supports_tools: asBool(d.supports_tools),
     supports_parallel_tool_calls: asBool(d.supports_parallel_tool_calls),
+    supports_structured_output: asBool(d.supports_structured_output),
     temperature_range: Array.isArray(d.temperature_range) && d.temperature_range.length === 2 ? (json(d.temperature_range) as [number, number]) : undefined,
     // A Bedrock model's AWS region is its region for policies.data_residency when the file gives none.
     region: asStr(d.region) ?? (provider === 'bedrock' ? asStr(asObj(d.bedrock).region) : undefined),

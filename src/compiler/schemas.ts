@@ -243,7 +243,7 @@ export const MODEL_SCHEMA: S = {
       after_last: { enum: ['repeat_last', 'cycle'] },
       latency_ms: int0,
     }),
-    context_window_tokens: int1, max_output_tokens: int1, supports_tools: bool, supports_parallel_tool_calls: bool,
+    context_window_tokens: int1, max_output_tokens: int1, supports_tools: bool, supports_parallel_tool_calls: bool, supports_structured_output: bool,
     temperature_range: { type: 'array', items: { type: 'number', minimum: 0, maximum: 2 }, minItems: 2, maxItems: 2 },
     region: nonEmpty,
   },

@@ -11,6 +11,8 @@ import { compileModel } from './compile';
 import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
+import { withCommandSources } from '../strategies/evidence';
+import type { ContractConfig } from '../strategies/types';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -129,5 +131,10 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     const entry = id === undefined ? undefined : ctx.reg.entries.model.get(id);
     if (id !== undefined && entry) selectionModels[id] = compileModel(entry);
   }
-  return { type: 'strategies', agents, config: JSON.parse(JSON.stringify(config)) as { [k: string]: JsonValue }, ...(Object.keys(selectionModels).length ? { models: selectionModels } : {}) } as StrategiesPattern;
+  const stored = JSON.parse(JSON.stringify(config)) as { [k: string]: JsonValue };
+  // A CommandSucceeded without Source reads the brief its contract's FilesWritten names: made explicit here.
+  if (Array.isArray(stored.Contracts) && stored.Contracts.every((c) => isObj(c) && Array.isArray(c.Requires) && c.Requires.every(isObj))) {
+    stored.Contracts = withCommandSources(stored.Contracts as unknown as ContractConfig[]) as unknown as JsonValue[];
+  }
+  return { type: 'strategies', agents, config: stored, ...(Object.keys(selectionModels).length ? { models: selectionModels } : {}) } as StrategiesPattern;
 }

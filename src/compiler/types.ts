@@ -170,6 +170,12 @@ export interface CompiledModel {
   max_output_tokens?: number;
   supports_tools?: boolean;
   supports_parallel_tool_calls?: boolean;
+  /**
+   * The endpoint accepts a JSON response format (`response_format` json_schema for openai). Default
+   * true; false for endpoints that reject it: the output schema is then asked for only by the
+   * correction turn.
+   */
+  supports_structured_output?: boolean;
   /** Allowed temperature range for this model (platform rule, enforced by the compiler). */
   temperature_range?: [number, number];
   /** Where the endpoint is hosted (`eu`, `eu-west-1`...): checked against policies.data_residency. */

@@ -162,9 +162,12 @@ export function evaluateContract(contract: ContractConfig, turn: Turn): Check {
       const missing = list.filter((f) => typeof f !== 'string' || !done.has(normPath(f)));
       if (missing.length) return fail(`contract ${contract.Name}: FilesWritten: not written yet: ${missing.map(String).join(', ')}`);
     } else if (req.CommandSucceeded) {
+      // A bundle compiled before the compiler made Source explicit (withCommandSources) keeps the
+      // runtime default, so recorded runs evaluate as they did.
       const source = req.CommandSucceeded.Source ?? BRIEF_FILE;
       const { obj, error } = readJson(turn, source);
-      if (!obj) return fail(`contract ${contract.Name}: CommandSucceeded: ${error}`);
+      const defaulted = req.CommandSucceeded.Source === undefined ? ` (CommandSucceeded names no \`Source\`: the default ${BRIEF_FILE} at the workspace root was read; give \`Source\` to read another file)` : '';
+      if (!obj) return fail(`contract ${contract.Name}: CommandSucceeded: ${error}${defaulted}`);
       const pattern = resolveField(obj, req.CommandSucceeded.PatternField);
       if (typeof pattern !== 'string' || !pattern.trim()) return fail(`contract ${contract.Name}: CommandSucceeded: ${source} has no command at ${req.CommandSucceeded.PatternField}`);
       if (!passingCommands(turn).some((c) => commandMatches(c, pattern))) return fail(`contract ${contract.Name}: CommandSucceeded: run \`${pattern}\` until it exits 0`);
@@ -173,6 +176,35 @@ export function evaluateContract(contract: ContractConfig, turn: Turn): Check {
     }
   }
   return OK;
+}
+
+const fileName = (p: string): string => normPath(p).split('/').pop() ?? '';
+
+/**
+ * The file a `CommandSucceeded` requirement reads its command from: its own `Source`; without one,
+ * the brief the same contract's `FilesWritten` names (the seed's contract pairs
+ * `FilesWritten: {Source: .fuseraft/artifacts/brief.json}` with a `CommandSucceeded` whose
+ * `PatternField` "reads the verify command from brief.json"); failing that, `brief.json` at the
+ * workspace root, where the built-in validators read it.
+ */
+export function commandSourceOf(contract: ContractConfig, req: { Source?: string }): string {
+  if (req.Source !== undefined) return req.Source;
+  const sibling = (contract.Requires ?? []).map((r) => r.FilesWritten?.Source).find((s): s is string => typeof s === 'string' && fileName(s) === BRIEF_FILE);
+  return sibling ?? BRIEF_FILE;
+}
+
+/**
+ * The contracts with each `CommandSucceeded` Source that a sibling brief supplies made explicit
+ * (`commandSourceOf`): the compiler stores this form, so a run reads the file its bundle names and
+ * runs recorded from older bundles evaluate exactly as they did (no workflow change, no patch).
+ */
+export function withCommandSources<T extends ContractConfig>(contracts: readonly T[]): T[] {
+  return contracts.map((c) => {
+    // Only a sibling brief is written in: without one the runtime default (brief.json) applies as before.
+    const needs = (r: ContractConfig['Requires'][number]): boolean => !!r.CommandSucceeded && r.CommandSucceeded.Source === undefined && commandSourceOf(c, r.CommandSucceeded) !== BRIEF_FILE;
+    if (!(c.Requires ?? []).some(needs)) return c;
+    return { ...c, Requires: c.Requires.map((r) => (needs(r) ? { ...r, CommandSucceeded: { ...r.CommandSucceeded!, Source: commandSourceOf(c, r.CommandSucceeded!) } } : r)) };
+  });
 }
 
 /** A transition's contracts in the seed's order: `Contracts`, then `Contract`. */

@@ -24,6 +24,15 @@ export function concurrencyLimit(max: number | undefined, n: number): number {
   return max && max > 0 ? Math.min(Math.floor(max), Math.max(1, n)) : Math.max(1, n);
 }
 
+/**
+ * The task as a `# Task` section. A sub-graph's task is the parent's member input, which already
+ * opens with its own `# Task` section (the original task, then the conversation so far): it is used
+ * as it is, so the reducer or synthesizer input does not start with `# Task` twice.
+ */
+export function taskSection(task: string): string {
+  return task.startsWith('# Task\n') ? task : `# Task\n${task}`;
+}
+
 // ---- scattergather ----------------------------------------------------------------------------
 
 export interface LabelledOutput { agent: string; text: string }
@@ -35,7 +44,7 @@ export function labelParticipants(outputs: readonly LabelledOutput[]): string {
 
 /** The synthesizer's input: the original task, then every labelled participant output. */
 export function synthesizerInput(task: string, outputs: readonly LabelledOutput[]): string {
-  return `# Task\n${task}\n\n# Participant outputs\n\n${labelParticipants(outputs)}`;
+  return `${taskSection(task)}\n\n# Participant outputs\n\n${labelParticipants(outputs)}`;
 }
 
 export function scatterGatherOf(c: ScatterGatherConfig): Required<ScatterGatherConfig> {
@@ -83,7 +92,7 @@ export function splitterCorrection(path: string, reason: string): string {
 /** The splitter's input: the task, and on a retry its previous reply and the correction. */
 export function splitterInput(task: string, retry?: { previous: string; correction: string }): string {
   if (!retry) return task;
-  return `# Task\n${task}\n\n# Your previous reply\n${retry.previous}\n\n# Correction\n${retry.correction}`;
+  return `${taskSection(task)}\n\n# Your previous reply\n${retry.previous}\n\n# Correction\n${retry.correction}`;
 }
 
 /** One mapper input: the item itself (a string as it is, anything else as JSON) — no other history. */
@@ -93,7 +102,7 @@ export function mapperInput(item: unknown): string {
 
 /** The reducer's input: the task, then every mapper output in item order. */
 export function reducerInput(task: string, outputs: readonly string[]): string {
-  return `# Task\n${task}\n\n# Mapper outputs (${outputs.length} items, in item order)\n\n${outputs.map((o, i) => `[Item ${i + 1}]\n${o}`).join('\n\n')}`;
+  return `${taskSection(task)}\n\n# Mapper outputs (${outputs.length} items, in item order)\n\n${outputs.map((o, i) => `[Item ${i + 1}]\n${o}`).join('\n\n')}`;
 }
 
 export function mapReduceOf(c: MapReduceConfig): Required<MapReduceConfig> {

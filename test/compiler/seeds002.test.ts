@@ -69,7 +69,16 @@ describe('seed 002 examples compile clean under `orchestration.pattern: {type: s
     expect(before.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} ${d.field}`)).toEqual(['AGF071 orchestration.pattern.Selection.StateMachine.States.Implementation.Transitions[0].To']);
     orch.Selection.StateMachine.States.Testing = { Agent: 'Tester', Terminal: true };
     orch.Termination = { Type: 'maxiterations', MaxIterations: 10 };
-    expectClean(strategies(orch, S.DEV_TEAM));
+    const r = strategies(orch, S.DEV_TEAM);
+    expectClean(r);
+    // CommandSucceeded without Source reads the brief its sibling FilesWritten names, stored explicitly.
+    expect((patternOf(r).config.Contracts as Obj[])[0]).toEqual({
+      Name: 'ImplementationComplete',
+      Requires: [
+        { FilesWritten: { Source: '.fuseraft/artifacts/brief.json', Field: 'files_to_change' } },
+        { CommandSucceeded: { PatternField: 'verify_command', Source: '.fuseraft/artifacts/brief.json' } },
+      ],
+    });
   });
 
   test.each([

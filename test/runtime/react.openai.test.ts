@@ -312,3 +312,23 @@ test('agf.react config: instructions reach the model verbatim (before the body);
   expect(res.warnings.join('\n')).toMatch(/config.provider 'google' is a preference: this run uses runtime.model/);
   expect(res.warnings.join('\n')).toMatch(/config.model 'gemini-2.5-pro' is a preference/);
 });
+
+test('an agent with an output schema sends it as response_format on the first request and finishes in one turn', async () => {
+  const schema = { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'], additionalProperties: false };
+  srv.enqueue(reply('{"answer":42}'));
+  const h = await run({ agent_id: 'oa-structured', output_schema: schema });
+  const res: AgentRunResult = await h.result();
+  expect(res.output).toEqual({ answer: 42 });
+  expect(srv.requests).toHaveLength(1);
+  expect(srv.requests[0].body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema, strict: true } });
+  const st: RunStatus = await h.query('status');
+  expect(st).toMatchObject({ state: 'completed', turn: 1 });
+});
+
+test('an agent without an output schema sends no response_format', async () => {
+  srv.enqueue(reply('plain text'));
+  const h = await run({ agent_id: 'oa-plain' });
+  expect((await h.result()).output).toBe('plain text');
+  expect(srv.requests).toHaveLength(1);
+  expect(srv.requests[0].body).not.toHaveProperty('response_format');
+});

@@ -18,6 +18,9 @@ import { agent, answers } from '../orchestration/builders';
 import { failureOf } from '../orchestration/harness';
 import { recordingHarness } from './dev-server';
 import { reviewLoopConfig, strategiesTeam } from './team';
+import { withCommandSources } from '../../src/strategies/evidence';
+import type { ContractConfig } from '../../src/strategies/types';
+import { CONTRACTS_YAML, load } from './seed-examples';
 
 const dev = recordingHarness('strat-evidence');
 let tmp: string;
@@ -191,6 +194,34 @@ describe('state machine contracts, RecoveryAgent and HandoffContext', () => {
   });
 });
 
+describe('the seed\'s ImplementationComplete contract pasted unchanged', () => {
+  test('as compiled (CommandSucceeded reads the brief its FilesWritten names), the Developer\'s first real handoff fires the transition', async () => {
+    const brief = JSON.stringify({ goal: 'greet', files_to_change: ['app.js'], acceptance_criteria: ['prints hello'], verify_command: 'node app.test.js' });
+    const seed = load(CONTRACTS_YAML).Orchestration.Contracts as ContractConfig[];
+    const b = team('ev-seed-contract', {
+      // What the compiler stores for the seed's block (test/compiler/seeds002.test.ts checks that it does).
+      Contracts: withCommandSources(seed),
+      Selection: {
+        Type: 'statemachine',
+        StateMachine: {
+          Initial: 'Implementation',
+          States: {
+            Implementation: { Agent: 'Developer', Transitions: [{ To: 'Testing', Signal: 'HANDOFF TO TESTER', Contract: 'ImplementationComplete' }] },
+            Testing: { Agent: 'Tester', Terminal: true },
+          },
+        },
+      },
+      Termination: { Type: 'regex', Pattern: 'VERIFIED', AgentNames: ['Tester'], MaxIterations: 6 },
+    }, {
+      Developer: script([{ turn: 1, replies: [write('.fuseraft/artifacts/brief.json', brief), write('app.js', 'console.log("hello")'), write('app.test.js', "require('./app.js');"), run('node app.test.js'), say('Done.\nHANDOFF TO TESTER')] }]),
+      Tester: answers('VERIFIED'),
+    });
+    const { wf } = await start(b, 'greet');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('VERIFIED');
+    expect(await turns(wf.workflowId)).toEqual(['turn-1-Developer', 'turn-2-Tester']);
+  });
+});
+
 describe('state machine MaxRevisits escalation over the real review artifact', () => {
   test('past MaxRevisits the reviewer is re-invoked with ReviewArtifactPath quoted as it was written, not the back-edge', async () => {
     const b = team('ev-revisits', reviewLoopConfig({ MaxRevisits: 1, ReviewArtifactPath: 'review.md' }), {
@@ -266,7 +297,7 @@ describe('examples/strategies/evidence-team (offline, scripted team, real files 
 
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(9);
+  expect(dev.started.length).toBe(10);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
 }, 120_000);

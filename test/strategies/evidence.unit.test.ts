@@ -1,11 +1,11 @@
 /** Validators and evidence contracts, termination strategies, merges and structured-routing JSON
  * (seed 002), each a pure check: every built-in validator passing and failing on real evidence. */
-import { commandMatches, evaluateContract, runValidator, runValidators, validatorsOf } from '../../src/strategies/evidence';
+import { commandMatches, commandSourceOf, evaluateContract, runValidator, withCommandSources, runValidators, validatorsOf } from '../../src/strategies/evidence';
 import { checkTermination } from '../../src/strategies/termination';
 import { finalStatement, mergeBranches } from '../../src/strategies/merge';
 import { evaluateCondition, extractJsonObject, resolveField } from '../../src/strategies/json';
-import type { StrategyConfig, TerminationConfig } from '../../src/strategies/types';
-import { COMPOSITE_TERMINATION_YAML, load } from './seed-examples';
+import type { ContractConfig, StrategyConfig, TerminationConfig } from '../../src/strategies/types';
+import { COMPOSITE_TERMINATION_YAML, CONTRACTS_YAML, load } from './seed-examples';
 import { BRIEF, REVIEW, TEST_REPORT, turn, withEvidence } from './turns';
 
 describe('built-in validators', () => {
@@ -64,6 +64,27 @@ describe('evidence contracts', () => {
     expect(evaluateContract(contract, withEvidence('D', '', { files: { 'plan.json': plan }, writes: ['x.ts'], shell: [{ command: 'npm test', exitCode: 1 }] }))).toMatchObject({ reason: expect.stringMatching(/run `npm test` until it exits 0/) });
     expect(evaluateContract(contract, withEvidence('D', '', { files: { 'plan.json': JSON.stringify({ work: {} }) } }))).toMatchObject({ reason: expect.stringMatching(/no file list at work.files/) });
     expect(evaluateContract({ Name: 'E', Requires: [{}] }, turn('D', '')).ok).toBe(false);
+  });
+  test('the seed\'s contract pasted unchanged: CommandSucceeded without Source reads the brief its FilesWritten names', () => {
+    const seed = load(CONTRACTS_YAML).Orchestration.Contracts[0] as ContractConfig;
+    const brief = JSON.stringify({ files_to_change: ['slug.js'], verify_command: 'node slug.test.js' });
+    const done = withEvidence('Developer', '', { files: { '.fuseraft/artifacts/brief.json': brief }, writes: ['slug.js'], shell: [{ command: 'node slug.test.js', exitCode: 0 }] });
+    expect(commandSourceOf(seed, seed.Requires[1].CommandSucceeded!)).toBe('.fuseraft/artifacts/brief.json');
+    const [explicit] = withCommandSources([seed]);
+    expect(explicit.Requires[1]).toEqual({ CommandSucceeded: { PatternField: 'verify_command', Source: '.fuseraft/artifacts/brief.json' } });
+    expect(evaluateContract(explicit, done)).toEqual({ ok: true });
+    // A bundle compiled before Source was made explicit keeps the runtime default, and says so.
+    const stuck = evaluateContract(seed, done);
+    expect(stuck).toMatchObject({ ok: false, reason: expect.stringContaining('CommandSucceeded: brief.json does not exist (CommandSucceeded names no `Source`: the default brief.json at the workspace root was read') });
+  });
+  test('commandSourceOf: its own Source first; a sibling that is not a brief is not used; else brief.json', () => {
+    const c = (reqs: ContractConfig['Requires']): ContractConfig => ({ Name: 'C', Requires: reqs });
+    expect(commandSourceOf(c([{ FilesWritten: { Source: 'a/brief.json', Field: 'f' } }]), { Source: 'plan.json' })).toBe('plan.json');
+    expect(commandSourceOf(c([{ FilesWritten: { Source: 'plan.json', Field: 'f' } }]), {})).toBe('brief.json');
+    expect(commandSourceOf(c([]), {})).toBe('brief.json');
+    const untouched = [c([{ CommandSucceeded: { PatternField: 'x', Source: 'p.json' } }]), c([{ CommandSucceeded: { PatternField: 'x' } }])];
+    expect(withCommandSources(untouched)).toEqual(untouched);
+    expect(withCommandSources(untouched)[1]).toBe(untouched[1]);
   });
 });
 

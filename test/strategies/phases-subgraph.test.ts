@@ -44,6 +44,9 @@ describe('sub-graphs of a keyword graph', () => {
     expect(out.startsWith('report from: ')).toBe(true);
     // Each item mapped once, alone, in item order (the Mapper runs inline in the graph's workflow).
     expect(out).toMatch(/analysis of: [^\n]*churn by region[\s\S]*analysis of: [^\n]*churn by plan[\s\S]*ANALYSIS COMPLETE/);
+    // The Reducer's input (echoed by the Synthesizer) opens with the parent's one `# Task` section, not two.
+    expect(out).toMatch(/# Task\nwhy did churn rise\?[\s\S]*# Mapper outputs \(2 items, in item order\)/);
+    expect(out).not.toContain('# Task\n# Task');
     const members = (await dev.members(wf.workflowId)).sort();
     expect(members.filter((m) => m.startsWith('parallel_analysis-'))).toEqual(expect.arrayContaining(['parallel_analysis-split-1-TaskSplitter', 'parallel_analysis-reduce-Synthesizer']));
     expect(members.filter((m) => /Writer$/.test(m))).toHaveLength(1);

@@ -42,6 +42,11 @@ describe('map-reduce items', () => {
     expect(mapperInput('doc 1')).toBe('doc 1');
     expect(mapperInput({ id: 7 })).toBe('{\n  "id": 7\n}');
     expect(reducerInput('summarise', ['A', 'B'])).toBe('# Task\nsummarise\n\n# Mapper outputs (2 items, in item order)\n\n[Item 1]\nA\n\n[Item 2]\nB');
+    // A sub-graph's task is the parent's member input, already a `# Task` section: not wrapped twice.
+    const parent = '# Task\nsummarise\n\n# Conversation so far\n\n[Planner]\nsplit it';
+    expect(reducerInput(parent, ['A'])).toBe(`${parent}\n\n# Mapper outputs (1 items, in item order)\n\n[Item 1]\nA`);
+    expect(synthesizerInput(parent, [{ agent: 'X', text: 'x' }])).toBe(`${parent}\n\n# Participant outputs\n\n[Participant: X]\nx`);
+    expect(splitterInput(parent, { previous: 'p', correction: 'c' }).match(/# Task\n/g)).toHaveLength(1);
   });
   test('seed defaults', () => {
     expect(mapReduceOf({ Splitter: 'S', Mapper: 'M', Reducer: 'R' })).toEqual({ Splitter: 'S', Mapper: 'M', Reducer: 'R', ItemsJsonPath: 'items', MaxConcurrency: 0, MaxSplitterRetries: 3 });
