@@ -95,7 +95,8 @@ export function callOptions(req: ProviderRequest, signal: AbortSignal, providerO
   if (p.top_p !== undefined) opts.topP = p.top_p;
   if (p.stop_sequences?.length) opts.stopSequences = p.stop_sequences;
   if (p.max_output_tokens !== undefined) opts.maxOutputTokens = p.max_output_tokens;
-  const schema = structuredOutput(req.agent.interface?.output?.schema);
+  // A model file's `supports_structured_output: false` sends no schema (the correction turn asks instead), as for openai.
+  const schema = req.model.supports_structured_output === false ? undefined : structuredOutput(req.agent.interface?.output?.schema);
   if (schema && (structuredWithTools || !opts.tools || req.prefs.tool_choice === 'none')) opts.responseFormat = { type: 'json', schema, name: 'output' };
   if (providerOptions) opts.providerOptions = providerOptions;
   return opts;

@@ -50,7 +50,7 @@ export function ollamaRequest(req: ProviderRequest, model: string): ChatRequest 
   if (Object.keys(options).length) body.options = options;
   // A `format` constrains the whole reply to the schema, which leaves no room for a tool call:
   // sent only on turns that offer no tools.
-  const schema = structuredOutput(req.agent.interface?.output?.schema);
+  const schema = req.model.supports_structured_output === false ? undefined : structuredOutput(req.agent.interface?.output?.schema);
   if (schema && !body.tools) body.format = schema;
   return body;
 }
