@@ -14,7 +14,7 @@ export const run = defineCommand(
   'run',
   {
     usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--actor ID] [--allow-draft]',
-    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, session: { type: 'string' }, stream: { type: 'boolean' }, 'no-stream': { type: 'boolean' } },
+    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean', help: 'let a draft root agent run.' }, json: { type: 'boolean', help: 'print the output as JSON, without progress lines.' }, verbose: { type: 'boolean', help: 'show the worker\'s INFO log (default: errors only).' }, session: { type: 'string', value: 'ID', help: 'continue chat session ID (the run sees its earlier exchanges).' }, stream: { type: 'boolean', help: 'print the model\'s text as it arrives (default on a terminal without --json).' }, 'no-stream': { type: 'boolean', help: 'do not print the model\'s text as it arrives.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {

@@ -5,7 +5,7 @@ import { replyText } from './chat';
 
 export const run = defineCommand(
   'send',
-  { usage: 'loom send SESSION_ID TEXT [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 2, max: 2, names: ['SESSION_ID', 'TEXT'] } },
+  { usage: 'loom send SESSION_ID TEXT [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 2, max: 2, names: ['SESSION_ID', 'TEXT'] } },
   async (args) => {
     const [id, text] = args.positionals;
     return withRun(id, { command: 'send', action: 'send to' }, async (s) => {
