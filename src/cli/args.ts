@@ -4,18 +4,28 @@
  * wrong number of positionals is a UsageError (exit 2) with a suggestion, never silently ignored.
  */
 import { parseArgs as nodeParseArgs } from 'util';
-import { editDistance } from '../shared/edit-distance';
+import { damerauDistance } from '../shared/edit-distance';
 import type { ConnectionOverrides } from '../connection/config';
 
 export type OptionType = 'string' | 'boolean';
+
+/**
+ * One option of a command: the parser reads `type`/`short`, `--help` and the shell completion read
+ * `help` (one sentence) and `value` (the placeholder of a string option's value), so the options a
+ * command accepts and those its help lists come from this one table and cannot drift apart.
+ */
+export interface OptionSpec { type: OptionType; short?: string; help: string; value?: string }
 
 /** What a command accepts: its options, how many positionals, and the usage line shown on errors. */
 export interface CommandSpec {
   /** e.g. `loom approve ID CALL_ID [--args JSON]`; the required positionals are named in `positionals.names`. */
   usage: string;
-  options: Record<string, { type: OptionType; short?: string }>;
+  options: Record<string, OptionSpec>;
   positionals: { min: number; max: number; names?: string[] };
 }
+
+/** What the parser alone needs (a script's own options need no help sentences). */
+export interface ParseSpec extends Omit<CommandSpec, 'options'> { options: Record<string, { type: OptionType; short?: string }> }
 
 export interface ParsedArgs {
   positionals: string[];
@@ -24,17 +34,21 @@ export interface ParsedArgs {
 
 export class UsageError extends Error {}
 
-/** The known option closest to `name` (edit distance ≤ 2, or a prefix of it), if any. */
-function nearest(name: string, known: string[]): string | undefined {
+/**
+ * The known word closest to `name` (edit distance ≤ 2 counting a swap of two neighbouring letters as
+ * one edit, or a prefix of it), if any: `stauts` → `status`, `--inptu` → `--input`.
+ */
+export function nearest(name: string, known: string[]): string | undefined {
   const ranked = known
-    .map((k) => ({ k, d: k.startsWith(name) || name.startsWith(k) ? Math.min(1, editDistance(name, k)) : editDistance(name, k) }))
+    .map((k) => ({ k, d: k.startsWith(name) || name.startsWith(k) ? Math.min(1, damerauDistance(name, k)) : damerauDistance(name, k) }))
     .sort((a, b) => a.d - b.d);
   return ranked[0] && ranked[0].d <= 2 ? ranked[0].k : undefined;
 }
 
 function unknownOption(raw: string, known: string[]): UsageError {
   const name = raw.replace(/^-+/, '').replace(/=.*$/, '');
-  const near = nearest(name, known);
+  // A misspelt connection option (--adress) is suggested too; the list names the command's own.
+  const near = nearest(name, known) ?? nearest(name, Object.keys(CONNECTION_OPTIONS));
   const hint = near
     ? `; did you mean --${near}?`
     : known.length ? `; known options: ${known.map((k) => `--${k}`).join(', ')}` : '; this command takes no options';
@@ -46,17 +60,40 @@ function unknownOption(raw: string, known: string[]): UsageError {
  * TEMPORAL_* variables and the config file's profile (src/connection/config.ts). They are taken out
  * of a command's flags and kept for `connect()` (cliConnectionOverrides).
  */
-export const CONNECTION_OPTIONS: Record<string, { type: OptionType; key: keyof ConnectionOverrides }> = {
-  address: { type: 'string', key: 'address' },
-  namespace: { type: 'string', key: 'namespace' },
-  'api-key': { type: 'string', key: 'apiKey' },
-  tls: { type: 'boolean', key: 'tls' },
-  'tls-cert-path': { type: 'string', key: 'tlsCertPath' },
-  'tls-key-path': { type: 'string', key: 'tlsKeyPath' },
-  'tls-ca-path': { type: 'string', key: 'tlsCaPath' },
-  'tls-server-name': { type: 'string', key: 'tlsServerName' },
-  profile: { type: 'string', key: 'profile' },
+export const CONNECTION_OPTIONS: Record<string, OptionSpec & { key: keyof ConnectionOverrides }> = {
+  address: { type: 'string', key: 'address', value: 'HOST:PORT', help: 'the Temporal frontend to connect to (else TEMPORAL_ADDRESS, the profile, or the embedded dev server).' },
+  namespace: { type: 'string', key: 'namespace', value: 'NS', help: 'the Temporal namespace (else TEMPORAL_NAMESPACE or the profile, default "default").' },
+  'api-key': { type: 'string', key: 'apiKey', value: 'KEY', help: 'the API key sent to Temporal Cloud (else TEMPORAL_API_KEY); never logged.' },
+  tls: { type: 'boolean', key: 'tls', help: 'connect over TLS (the --tls-* paths imply it).' },
+  'tls-cert-path': { type: 'string', key: 'tlsCertPath', value: 'FILE', help: 'the client certificate for mutual TLS.' },
+  'tls-key-path': { type: 'string', key: 'tlsKeyPath', value: 'FILE', help: 'the private key of the client certificate.' },
+  'tls-ca-path': { type: 'string', key: 'tlsCaPath', value: 'FILE', help: 'the CA certificate that signs the server certificate.' },
+  'tls-server-name': { type: 'string', key: 'tlsServerName', value: 'NAME', help: 'the server name checked against the server certificate.' },
+  profile: { type: 'string', key: 'profile', value: 'NAME', help: 'the profile of the Temporal CLI config file to read (else TEMPORAL_PROFILE, default "default").' },
 };
+
+/** `--help`/`-h`, accepted by every command. */
+export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', help: 'print this help and exit.' };
+
+/** `--NAME VALUE` / `-h, --help` as shown in help and completions. */
+function optionLabel(name: string, o: OptionSpec): string {
+  return `${o.short ? `-${o.short}, ` : ''}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+}
+
+function optionLines(options: Record<string, OptionSpec>): string[] {
+  const labels = Object.entries(options).map(([n, o]) => [optionLabel(n, o), o.help] as const);
+  const width = Math.min(32, Math.max(...labels.map(([l]) => l.length)));
+  return labels.map(([l, h]) => `  ${l.padEnd(width)}  ${h}`);
+}
+
+/** The text of `loom NAME --help`: usage, summary, every option of the spec with its sentence, the connection options. */
+export function commandHelp(name: string, spec: CommandSpec, summary?: string): string {
+  const lines = [`usage: ${spec.usage}`];
+  if (summary) lines.push('', summary.charAt(0).toUpperCase() + summary.slice(1) + (summary.endsWith('.') ? '' : '.'));
+  lines.push('', 'options:', ...optionLines({ ...spec.options, help: HELP_OPTION }));
+  lines.push('', 'connection options (every command; else TEMPORAL_* variables, else the Temporal config file\'s profile):', ...optionLines(CONNECTION_OPTIONS));
+  return lines.join('\n');
+}
 
 let connectionOverrides: ConnectionOverrides = {};
 
@@ -66,9 +103,10 @@ export function cliConnectionOverrides(): ConnectionOverrides {
 }
 
 /** Parse `argv` against `spec` (throws UsageError). `--help`/`-h` and the connection options are accepted by every command. */
-export function parseCommand(argv: string[], spec: CommandSpec): ParsedArgs {
+export function parseCommand(argv: string[], spec: ParseSpec): ParsedArgs {
   const connection = Object.fromEntries(Object.entries(CONNECTION_OPTIONS).map(([k, o]) => [k, { type: o.type }]));
-  const options = { ...connection, ...spec.options, help: { type: 'boolean' as const, short: 'h' } };
+  const own = Object.fromEntries(Object.entries(spec.options).map(([k, o]) => [k, o.short ? { type: o.type, short: o.short } : { type: o.type }]));
+  const options = { ...connection, ...own, help: { type: 'boolean' as const, short: 'h' } };
   const known = Object.keys(spec.options);
   let parsed: ReturnType<typeof nodeParseArgs>;
   try {
@@ -124,21 +162,21 @@ export function registryDir(args: ParsedArgs): string {
 }
 
 /** The options `loom run` and `loom start` share. */
-export const RUN_OPTIONS = {
-  input: { type: 'string' },
-  registry: { type: 'string' },
-  'approval-timeout': { type: 'string' },
-  'on-approval-timeout': { type: 'string' },
+export const RUN_OPTIONS: Record<string, OptionSpec> = {
+  input: { type: 'string', value: 'JSON|@FILE', help: 'the run input as inline JSON or @file.json (default: the first of interface.input.examples).' },
+  registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' },
+  'approval-timeout': { type: 'string', value: 'SECONDS', help: 'how long a tool call waits for approval before --on-approval-timeout applies.' },
+  'on-approval-timeout': { type: 'string', value: 'reject|escalate', help: 'what an approval that times out does: reject the call or escalate to a human queue.' },
   /** `{actorId}` of the agent's memory collections (default $USER). */
-  actor: { type: 'string' },
-} as const;
+  actor: { type: 'string', value: 'ID', help: "the actor id of the agent's memory collections (default $USER)." },
+};
 
 /**
  * A command's `run(argv)`: parses `argv` against `spec`, prints `loom NAME: problem` and the usage
  * line on a UsageError (exit 2), the usage on --help (exit 0), else runs `body`.
  */
-export function defineCommand(name: string, spec: CommandSpec, body: (args: ParsedArgs) => Promise<number>): (argv: string[]) => Promise<number> {
-  return async (argv) => {
+export function defineCommand(name: string, spec: CommandSpec, body: (args: ParsedArgs) => Promise<number>): CommandRun {
+  const run = async (argv: string[]): Promise<number> => {
     let args: ParsedArgs;
     try {
       args = parseCommand(argv, spec);
@@ -148,7 +186,8 @@ export function defineCommand(name: string, spec: CommandSpec, body: (args: Pars
       return 2;
     }
     if (args.flags.help === true) {
-      process.stdout.write(`usage: ${spec.usage}\n`);
+      const { COMMANDS } = await import('./main');
+      process.stdout.write(commandHelp(name, spec, COMMANDS[name]?.summary) + '\n');
       return 0;
     }
     try {
@@ -159,4 +198,8 @@ export function defineCommand(name: string, spec: CommandSpec, body: (args: Pars
       return 2;
     }
   };
+  return Object.assign(run, { spec });
 }
+
+/** A command's entry point, with the spec it parses (read by help and the shell completion). */
+export type CommandRun = ((argv: string[]) => Promise<number>) & { spec: CommandSpec };

@@ -3,12 +3,12 @@
  * argv with a strict spec (src/cli/args.ts). Exit codes: 0 success, 1 the command failed or was
  * refused (a failed run, no such run, a run that has already ended, invalid input), 2 usage errors.
  */
-import { editDistance } from '../shared/edit-distance';
 import * as path from 'path';
+import { nearest, type CommandRun } from './args';
 
 export interface CommandModule {
-  /** Runs the command with its own argv (after the command name); resolves to the exit code. */
-  run(argv: string[]): Promise<number>;
+  /** Runs the command with its own argv (after the command name); resolves to the exit code; `run.spec` is its options. */
+  run: CommandRun;
 }
 
 interface CommandEntry { module: string; summary: string }
@@ -42,12 +42,19 @@ export const COMMANDS: Record<string, CommandEntry> = {
   'codec-server': { module: 'codec-server', summary: 'serve the payload codec endpoint (/decode, /encode with CORS) so the Temporal Web UI shows encrypted payloads decoded' },
   chat: { module: 'chat', summary: 'chat with AGENT_ID in a session (one line per message, Ctrl-D leaves; --session ID joins one)' },
   send: { module: 'send', summary: 'send one message to a chat session and print the reply' },
+  completion: { module: 'completion', summary: 'print the shell completion script: loom completion bash|zsh|fish' },
+  version: { module: 'version', summary: 'print the version of loom (also --version, -V)' },
 };
+
+/** Every command's module (for the completion script and the help checks). */
+export async function loadCommand(name: string): Promise<CommandModule> {
+  return (await import(path.join(__dirname, 'commands', COMMANDS[name].module))) as CommandModule;
+}
 
 export function usage(): string {
   const lines = ['usage: loom <command> [options]', '', 'commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
-  lines.push('', 'loom COMMAND --help shows its options; --registry DIR (or LOOM_REGISTRY); TEMPORAL_ADDRESS to use a real cluster');
+  lines.push('', 'loom COMMAND --help lists its options; --registry DIR (or LOOM_REGISTRY); TEMPORAL_ADDRESS to use a real cluster');
   lines.push('every command takes the temporal CLI\'s connection options: --address, --namespace, --api-key, --tls, --tls-cert-path, --tls-key-path, --tls-ca-path, --tls-server-name, --profile (else TEMPORAL_* variables, else the Temporal config file\'s profile)');
   return lines.join('\n');
 }
@@ -75,17 +82,17 @@ export function describeError(err: unknown): string {
 }
 
 export async function runCli(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [first, ...rest] = argv;
+  const name = first === '--version' || first === '-V' ? 'version' : first;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
   }
   const entry = COMMANDS[name];
   if (!entry) {
-    const near = Object.keys(COMMANDS).map((c) => ({ c, d: editDistance(name, c) })).sort((a, b) => a.d - b.d)[0];
-    process.stderr.write(`loom: unknown command '${name}'${near && near.d <= 2 ? `; did you mean '${near.c}'?` : ''}\n\n${usage()}\n`);
+    const near = nearest(name, Object.keys(COMMANDS));
+    process.stderr.write(`loom: unknown command '${name}'${near ? `; did you mean '${near}'?` : ''}\n\n${usage()}\n`);
     return 2;
   }
-  const mod: CommandModule = await import(path.join(__dirname, 'commands', entry.module));
-  return mod.run(rest);
+  return (await loadCommand(name)).run(rest);
 }

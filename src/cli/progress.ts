@@ -3,6 +3,7 @@
  * prints what changed. `stop()` resolves once the poll in flight has settled, so the caller may
  * close the connection right after without leaving a gRPC retry timer behind.
  */
+import { isDeepStrictEqual } from 'util';
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';
 import { statusQuery } from '../shared/handlers';
@@ -125,14 +126,14 @@ export function describeFailure(err: WorkflowFailedError): string {
  * activity writes (src/activities/stream-text.ts; the same store on a real cluster, never history).
  * Polls the record; `stop()` prints what is left once the run has ended.
  */
-export function watchStreamText(store: BlobStore, workflowId: string, write: (text: string) => void, intervalMs = 150): { stop(): Promise<void> } {
+export function watchStreamText(store: BlobStore, workflowId: string, write: (text: string) => void, intervalMs = 150, seen?: (r: StreamTextRecord) => void): { stop(): Promise<void> } {
   const printer = streamPrinter(write);
   let stopped = false;
   let wake: (() => void) | undefined;
   const poll = async () => {
     try {
       const r = parseStreamRecord(await store.getRecord(STREAM_RECORD_KIND, workflowId));
-      if (r) printer(r);
+      if (r) { printer(r); seen?.(r); }
     } catch {
       // the side channel is best effort: the run's result is printed anyway
     }
@@ -155,6 +156,19 @@ export function watchStreamText(store: BlobStore, workflowId: string, write: (te
       await done;
     },
   };
+}
+
+/**
+ * Whether the text streamed last (the final turn's reply) already is the run's output: the same
+ * string, or JSON equal to it. `loom run` then does not print the output a second time.
+ */
+export function streamedIsOutput(text: string, output: unknown): boolean {
+  if (typeof output === 'string') return text.trim() === output.trim();
+  try {
+    return isDeepStrictEqual(JSON.parse(text), output);
+  } catch {
+    return false;
+  }
 }
 
 /** Prints each new piece of a turn's text once; a new turn (or a retried model call) starts a new line. `undefined` ends the output. */

@@ -18,6 +18,7 @@ import { isEphemeral } from '../runtime/artifacts';
 import { deleteEphemeralWrites, markEphemeralRun } from '../activities/ephemeral';
 import { MessageStore } from '../activities/message-store';
 import { claimCheckable, depthRefusal, formatBytes, inputBytes, MAX_INLINE_INPUT_BYTES, sizeRefusal } from './input-limits';
+import { UsageError } from './args';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -49,7 +50,8 @@ export function parseInputFlag(raw: string | undefined): JsonValue | undefined {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (err) {
-    throw new RunError(`--input is not valid JSON (${(err as Error).message}); write e.g. --input '{"question":"…"}' or --input @file.json`);
+    // A usage error (exit 2, with the usage line), like bad JSON in --args/--output.
+    throw new UsageError(`--input is not valid JSON (${(err as Error).message}); write e.g. --input '{"question":"…"}' or --input @file.json`);
   }
 }
 

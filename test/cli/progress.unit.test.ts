@@ -1,5 +1,5 @@
 /** `loom run` progress lines (src/cli/progress.ts): a strategies run names its speaker, position and route. */
-import { progressLine } from '../../src/cli/progress';
+import { progressLine, streamedIsOutput } from '../../src/cli/progress';
 import type { RunStatus } from '../../src/shared/contract';
 
 const status = (over: Partial<RunStatus>): RunStatus => ({
@@ -19,4 +19,12 @@ test('a strategies turn: the speaker, its state or node, and the keyword or sign
 test('no keyword (roundrobin): the router\'s reason for the last route', () => {
   const p = { strategy: 'roundrobin', iteration: 2, speaker: 'B', routes: [{ iteration: 1, agent: 'B', reason: 'round-robin after A' }] };
   expect(progressLine(status({ progress: p }))).toBe('[running] strategies step 3, turn 3, tool calls 0, tokens 12, speaker B (route: round-robin after A)');
+});
+
+test('streamedIsOutput: the streamed reply is the output when it is the same text or JSON equal to it (loom run then prints it once)', () => {
+  expect(streamedIsOutput('{"item": "chairs",\n "done": true}', { done: true, item: 'chairs' })).toBe(true);
+  expect(streamedIsOutput('  Paris is lovely.\n', 'Paris is lovely.')).toBe(true);
+  expect(streamedIsOutput('Pricing your order now.', { item: 'chairs', done: true })).toBe(false);
+  expect(streamedIsOutput('{"item": "chairs"}', { item: 'chairs', done: true })).toBe(false);
+  expect(streamedIsOutput('Paris', 'Rome')).toBe(false);
 });

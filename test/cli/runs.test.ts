@@ -161,7 +161,7 @@ test('input that fails interface.input.schema is refused before any workflow sta
   expect(startRefused.code).toBe(1);
   expect(startRefused.err).toContain("must have required property 'nights'");
   const notJson = await h.loom(['start', 'trip-planner', ...DEMO, '--input', '{oops'], { env });
-  expect(notJson.code).toBe(1);
+  expect(notJson.code).toBe(2); // bad JSON is a usage error, like --args/--output
   expect(notJson.err).toContain('--input is not valid JSON');
   // Issue 16: `--inptu` used to run the example input.
   const typo = await h.loom(['run', 'trip-planner', ...DEMO, '--inptu', PORTO], { env });

@@ -12,7 +12,7 @@ import { payloadToSend } from '../payloads';
 
 export const run = defineCommand(
   'approve',
-  { usage: 'loom approve ID CALL_ID [--args JSON]', options: { args: { type: 'string' }, tool: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  { usage: 'loom approve ID CALL_ID [--args JSON] [--tool TOOL]', options: { args: { type: 'string', value: 'JSON', help: 'corrected arguments of the call, a JSON object that replaces the ones the model gave.' }, tool: { type: 'string', value: 'TOOL', help: 'replace the call with another of the agent\'s tools (with --args as its arguments).' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
   async (args) => {
     const [id, callId] = args.positionals;
     const corrected = parseJsonFlag(flagString(args, 'args'), 'args');

@@ -52,7 +52,7 @@ export const run = defineCommand(
   'artifacts',
   {
     usage: 'loom artifacts RUN_ID [--get NAME] [--json] | loom artifacts purge [--schedule [--every 1h]]',
-    options: { get: { type: 'string' }, json: { type: 'boolean' }, schedule: { type: 'boolean' }, every: { type: 'string' } },
+    options: { get: { type: 'string', value: 'NAME', help: 'print the content of the artifact NAME instead of the list.' }, json: { type: 'boolean', help: 'print JSON instead of text.' }, schedule: { type: 'boolean', help: 'with purge: create or update the Temporal Schedule that purges expired artifacts regularly.' }, every: { type: 'string', value: 'INTERVAL', help: 'with purge --schedule: how often the schedule runs (e.g. 30m, 1h; default 1h).' } },
     positionals: { min: 1, max: 1, names: ['RUN_ID'] },
   },
   async (args) => {

@@ -48,7 +48,7 @@ function line(e: AuditEntry): string {
 
 export const run = defineCommand(
   'audit',
-  { usage: 'loom audit AGENT_ID|WORKFLOW_ID [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
+  { usage: 'loom audit AGENT_ID|WORKFLOW_ID [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) => {
     const id = args.positionals[0];
     const { logs, run: byRun } = findAuditLogs(id);

@@ -17,7 +17,7 @@ export const run = defineCommand(
   'chat',
   {
     usage: 'loom chat AGENT_ID [--registry DIR] [--session ID] [--actor ID] [--idle-timeout SECONDS] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate]',
-    options: { registry: { type: 'string' }, session: { type: 'string' }, actor: { type: 'string' }, 'idle-timeout': { type: 'string' }, 'approval-timeout': { type: 'string' }, 'on-approval-timeout': { type: 'string' } },
+    options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' }, session: { type: 'string', value: 'ID', help: 'join the chat session ID instead of starting a new one.' }, actor: { type: 'string', value: 'ID', help: 'the actor id of the agent\'s memory collections (default $USER).' }, 'idle-timeout': { type: 'string', value: 'SECONDS', help: 'end the session after it has been idle this long.' }, 'approval-timeout': { type: 'string', value: 'SECONDS', help: 'how long a tool call waits for approval before --on-approval-timeout applies.' }, 'on-approval-timeout': { type: 'string', value: 'reject|escalate', help: 'what an approval that times out does: reject the call or escalate to a human queue.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {

@@ -12,7 +12,7 @@ export const run = defineCommand(
   'codec-server',
   {
     usage: 'loom codec-server [--port 8888] [--host 127.0.0.1] [--origins http://localhost:8233,…]',
-    options: { port: { type: 'string' }, host: { type: 'string' }, origins: { type: 'string' } },
+    options: { port: { type: 'string', value: 'PORT', help: 'the port to listen on (default 8888, 0 for a free one).' }, host: { type: 'string', value: 'HOST', help: 'the address to listen on (default 127.0.0.1).' }, origins: { type: 'string', value: 'URL,…', help: 'the Web UI origins allowed by CORS, comma-separated (else LOOM_CODEC_CORS_ORIGINS).' } },
     positionals: { min: 0, max: 0 },
   },
   async (args) => {

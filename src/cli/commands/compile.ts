@@ -8,7 +8,7 @@ export const run = defineCommand(
   'compile',
   {
     usage: 'loom compile AGENT_ID [--registry DIR] [--out FILE]',
-    options: { registry: { type: 'string' }, out: { type: 'string' } },
+    options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' }, out: { type: 'string', value: 'FILE', help: 'write the bundle to FILE instead of stdout.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {

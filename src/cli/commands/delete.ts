@@ -12,7 +12,7 @@ interface Execution { workflowId: string; runId?: string }
 
 export const run = defineCommand(
   'delete',
-  { usage: 'loom delete ID [--force]', options: { force: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
+  { usage: 'loom delete ID [--force]', options: { force: { type: 'boolean', help: 'delete even a run that is still open (it is terminated first).' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) => {
     const id = args.positionals[0];
     const { WorkflowNotFoundError } = await import('@temporalio/client');

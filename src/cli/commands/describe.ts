@@ -12,7 +12,7 @@ export const run = defineCommand(
   'describe',
   {
     usage: 'loom describe AGENT_ID [--locale L] [--json] [--registry DIR]',
-    options: { registry: { type: 'string' }, locale: { type: 'string' }, json: { type: 'boolean' } },
+    options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' }, locale: { type: 'string', value: 'L', help: 'the locale whose labels and texts to use (e.g. fr-FR).' }, json: { type: 'boolean', help: 'print JSON instead of text.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {

@@ -31,7 +31,7 @@ export function stoppedOnPurpose(code: number | null, signal: NodeJS.Signals | n
 
 export const run = defineCommand(
   'dev',
-  { usage: 'loom dev [--verbose]', options: { verbose: { type: 'boolean' } }, positionals: { min: 0, max: 0 } },
+  { usage: 'loom dev [--verbose]', options: { verbose: { type: 'boolean', help: 'show the worker\'s INFO log (default: errors only).' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const existing = readDevInfo();
     if (existing) { process.stderr.write(`loom dev: already running (pid ${existing.pid}) at ${existing.address}\n`); return 1; }

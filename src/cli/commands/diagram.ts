@@ -46,7 +46,7 @@ export const run = defineCommand(
   'diagram',
   {
     usage: 'loom diagram AGENT_ID [--registry DIR] [--format mermaid|dot] [--run ID]',
-    options: { registry: { type: 'string' }, format: { type: 'string' }, run: { type: 'string' } },
+    options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' }, format: { type: 'string', value: 'mermaid|dot', help: 'the diagram language (default mermaid).' }, run: { type: 'string', value: 'ID', help: 'mark the nodes where run ID is now, those it finished and those it failed at.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {

@@ -11,7 +11,7 @@ export const run = defineCommand(
   'dispatch',
   {
     usage: 'loom dispatch "TEXT" [--registry DIR] [--input JSON|@file] [--explain] [--dry-run] [--json] [--verbose]',
-    options: { registry: { type: 'string' }, input: { type: 'string' }, explain: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
+    options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' }, input: { type: 'string', value: 'JSON|@FILE', help: 'the input of the chosen agent (default: derived from TEXT).' }, explain: { type: 'boolean', help: 'print the ranking of the agents on stderr.' }, 'dry-run': { type: 'boolean', help: 'print the ranking and start nothing.' }, json: { type: 'boolean', help: 'print JSON instead of text.' }, verbose: { type: 'boolean', help: 'show the worker\'s INFO log (default: errors only).' } },
     positionals: { min: 1, max: 1, names: ['TEXT'] },
   },
   async (args) => {

@@ -15,7 +15,7 @@ export function escalationQuery(queue?: string): string {
 
 export const run = defineCommand(
   'escalations',
-  { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string' }, json: { type: 'boolean' } }, positionals: { min: 0, max: 0 } },
+  { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string', value: 'Q', help: 'only the runs waiting on human queue Q.' }, json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const queue = flagString(args, 'queue');
     const { statusQuery } = await import('../../shared/handlers');

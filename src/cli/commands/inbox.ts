@@ -185,8 +185,8 @@ export const run = defineCommand(
   {
     usage: 'loom inbox [--agent A] [--queue Q] [--older-than SECONDS] [--json] [--watch [--interval SECONDS]]',
     options: {
-      agent: { type: 'string' }, queue: { type: 'string' }, 'older-than': { type: 'string' }, json: { type: 'boolean' },
-      watch: { type: 'boolean' }, interval: { type: 'string' },
+      agent: { type: 'string', value: 'A', help: 'only the decisions of runs of agent A.' }, queue: { type: 'string', value: 'Q', help: 'only the escalations waiting on human queue Q.' }, 'older-than': { type: 'string', value: 'SECONDS', help: 'only the decisions waiting longer than this.' }, json: { type: 'boolean', help: 'print JSON instead of text.' },
+      watch: { type: 'boolean', help: 'print the inbox again whenever it changes, until Ctrl-C.' }, interval: { type: 'string', value: 'SECONDS', help: 'with --watch: how often to look (default 2).' },
     },
     positionals: { min: 0, max: 0 },
   },

@@ -9,7 +9,7 @@ import { defineCommand, flagString, registryDir, UsageError } from '../args';
 
 export const run = defineCommand(
   'mcp',
-  { usage: 'loom mcp [--registry DIR] [--http PORT]', options: { registry: { type: 'string' }, http: { type: 'string' } }, positionals: { min: 0, max: 0 } },
+  { usage: 'loom mcp [--registry DIR] [--http PORT]', options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' }, http: { type: 'string', value: 'PORT', help: 'serve streamable HTTP on 127.0.0.1:PORT instead of stdio.' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const portText = flagString(args, 'http');
     const port = portText === undefined ? undefined : Number(portText);

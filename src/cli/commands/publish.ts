@@ -5,7 +5,7 @@ import { pinMcpServers } from '../../mcp/discover';
 
 export const run = defineCommand(
   'publish',
-  { usage: 'loom publish AGENT_ID [--registry DIR]', options: { registry: { type: 'string' } }, positionals: { min: 1, max: 1, names: ['AGENT_ID'] } },
+  { usage: 'loom publish AGENT_ID [--registry DIR]', options: { registry: { type: 'string', value: 'DIR', help: 'the registry folder (else LOOM_REGISTRY, else the current folder).' } }, positionals: { min: 1, max: 1, names: ['AGENT_ID'] } },
   async (args) => {
     const id = args.positionals[0];
     const dir = registryDir(args);

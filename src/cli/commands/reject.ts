@@ -7,7 +7,7 @@ import { payloadToSend } from '../payloads';
 
 export const run = defineCommand(
   'reject',
-  { usage: 'loom reject ID CALL_ID --reason TEXT', options: { reason: { type: 'string' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
+  { usage: 'loom reject ID CALL_ID --reason TEXT', options: { reason: { type: 'string', value: 'TEXT', help: 'why the call is rejected (the model reads it).' } }, positionals: { min: 2, max: 2, names: ['ID', 'CALL_ID'] } },
   async (args) => {
     const [id, callId] = args.positionals;
     const reason = flagString(args, 'reason');

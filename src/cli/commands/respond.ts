@@ -15,7 +15,7 @@ export const run = defineCommand(
   'respond',
   {
     usage: 'loom respond ID [REF] [--queue QUEUE] (--output JSON|@file | --close [--reason TEXT])',
-    options: { queue: { type: 'string' }, output: { type: 'string' }, close: { type: 'boolean' }, reason: { type: 'string' } },
+    options: { queue: { type: 'string', value: 'QUEUE', help: 'the human queue of the escalation answered.' }, output: { type: 'string', value: 'JSON|@FILE', help: 'the answer, inline JSON or @file.json.' }, close: { type: 'boolean', help: 'close the escalation without an answer.' }, reason: { type: 'string', value: 'TEXT', help: 'with --close: why it is closed.' } },
     positionals: { min: 1, max: 2, names: ['ID', 'REF'] },
   },
   async (args) => {

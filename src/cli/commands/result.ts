@@ -4,7 +4,7 @@ import { withRun } from '../run-control';
 
 export const run = defineCommand(
   'result',
-  { usage: 'loom result ID [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
+  { usage: 'loom result ID [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'result' }, async (s, id) => {
       const { WorkflowFailedError } = await import('@temporalio/client');

@@ -3,7 +3,8 @@
  * [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--actor ID] [--allow-draft]`: compile, check the input (refused before anything
  * starts), start the run, show live progress (turn, tool calls, approvals awaited), print the output.
  * `--stream` (the default when stdout is a terminal and --json is not given) prints the model's text
- * as it arrives, read from the shared store (RunOptions.stream_text), never from workflow history.
+ * as it arrives, read from the shared store (RunOptions.stream_text), never from workflow history;
+ * when the text streamed last is the output, the output is not printed a second time.
  * `--session ID` continues a chat session: the run sees the session's earlier exchanges, and its
  * own prompt and answer join the session when it succeeds (src/activities/session.ts).
  */
@@ -14,7 +15,7 @@ export const run = defineCommand(
   'run',
   {
     usage: 'loom run AGENT_ID [--input JSON|@file] [--registry DIR] [--json] [--verbose] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--session ID] [--stream|--no-stream] [--actor ID] [--allow-draft]',
-    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, session: { type: 'string' }, stream: { type: 'boolean' }, 'no-stream': { type: 'boolean' } },
+    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean', help: 'let a draft root agent run.' }, json: { type: 'boolean', help: 'print the output as JSON, without progress lines.' }, verbose: { type: 'boolean', help: 'show the worker\'s INFO log (default: errors only).' }, session: { type: 'string', value: 'ID', help: 'continue chat session ID (the run sees its earlier exchanges).' }, stream: { type: 'boolean', help: 'print the model\'s text as it arrives (default on a terminal without --json).' }, 'no-stream': { type: 'boolean', help: 'do not print the model\'s text as it arrives.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {
@@ -45,17 +46,21 @@ export const run = defineCommand(
     const session = await connect({ embedded: 'with-worker', verbose: args.flags.verbose === true });
     try {
       if (session.embedded) say(`embedded Temporal server at ${session.address}${session.uiUrl ? `, Web UI ${session.uiUrl}` : ''}`);
-      const { watchStreamText } = await import('../progress');
+      const { watchStreamText, streamedIsOutput } = await import('../progress');
       const { openBlobStore } = await import('../../activities/blob-store');
-      const follow = stream ? (wid: string) => watchStreamText(openBlobStore(), wid, (text) => void process.stdout.write(text)) : undefined;
+      let lastStreamed: string | undefined;
+      const follow = stream ? (wid: string) => watchStreamText(openBlobStore(), wid, (text) => void process.stdout.write(text), undefined, (r) => { lastStreamed = r.text; }) : undefined;
       const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say, follow });
       if (!end.ok) {
         process.stderr.write(`loom run: ${end.workflowId} failed: ${end.reason}\n`);
         return 1;
       }
       // interface.output.render shapes the printed output; --json prints JSON whatever it says.
+      // An answer already streamed (the last streamed text is the output) is not printed again.
       const { renderOutput } = await import('../../runtime/output-render');
-      process.stdout.write((json ? JSON.stringify(end.output) : renderOutput(end.output as JsonValue, prepared.root.interface.output.render)) + '\n');
+      if (json || lastStreamed === undefined || !streamedIsOutput(lastStreamed, end.output)) {
+        process.stdout.write((json ? JSON.stringify(end.output) : renderOutput(end.output as JsonValue, prepared.root.interface.output.render)) + '\n');
+      }
       try {
         await recordSessionRun(prepared, end.workflowId, end.output);
       } catch (err) {

@@ -7,7 +7,7 @@ import { SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../../shared/sessio
 
 export const run = defineCommand(
   'send',
-  { usage: 'loom send SESSION_ID TEXT [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 2, max: 2, names: ['SESSION_ID', 'TEXT'] } },
+  { usage: 'loom send SESSION_ID TEXT [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 2, max: 2, names: ['SESSION_ID', 'TEXT'] } },
   async (args) => {
     const [id, text] = args.positionals;
     // The session checks the message with the same schema: an empty one is refused here, before it is sent.

@@ -5,7 +5,7 @@ export const run = defineCommand(
   'start',
   {
     usage: 'loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout SECONDS] [--on-approval-timeout reject|escalate] [--actor ID] [--allow-draft]',
-    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean' } },
+    options: { ...RUN_OPTIONS, 'allow-draft': { type: 'boolean', help: 'let a draft root agent run.' } },
     positionals: { min: 1, max: 1, names: ['AGENT_ID'] },
   },
   async (args) => {

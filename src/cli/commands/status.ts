@@ -9,7 +9,7 @@ import { waitingFromDescription } from '../waiting';
 
 export const run = defineCommand(
   'status',
-  { usage: 'loom status ID [--json]', options: { json: { type: 'boolean' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
+  { usage: 'loom status ID [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'status' }, async (s, id) => {
       const { statusQuery } = await import('../../shared/handlers');

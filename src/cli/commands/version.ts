@@ -1,0 +1,25 @@
+/** `loom version` (also `loom --version`, `loom -V`): print the version of the agentloom package. */
+import * as fs from 'fs';
+import * as path from 'path';
+import { defineCommand } from '../args';
+
+/** The version in the package.json of agentloom, found upwards from this file (source or dist/). */
+export function packageVersion(from = __dirname): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'agentloom' && pkg.version) return pkg.version;
+    }
+    if (path.dirname(dir) === dir) throw new Error(`no package.json of agentloom above ${from}`);
+  }
+}
+
+export const run = defineCommand(
+  'version',
+  { usage: 'loom version | loom --version | loom -V', options: {}, positionals: { min: 0, max: 0 } },
+  async () => {
+    process.stdout.write(`loom ${packageVersion()}\n`);
+    return 0;
+  },
+);
