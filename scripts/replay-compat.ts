@@ -96,7 +96,9 @@ async function main(): Promise<number> {
       const scenarios = names.length ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS;
       const { runs, errors } = await recordOn(version, envFor, scenarios, `record-${version.label}-${Date.now()}`, true);
       for (const [name, err] of errors) process.stderr.write(`not recorded: ${name}: ${err}\n`);
-      const existsAt = (patch: string) => (version.commit ? sourceContains(version.commit, `patched('${patch}')`) : grepTree(ROOT, `patched('${patch}')`));
+      // A version has a patch when its workflow code calls patched() with the id (before the registry) or registers it (src/workflows/patches.ts).
+      const needles = (patch: string) => [`patched('${patch}')`, `id: '${patch}'`];
+      const existsAt = (patch: string) => needles(patch).some((n) => (version.commit ? sourceContains(version.commit, n) : grepTree(ROOT, n)));
       const added = saveFixtures(runs, version, existsAt, opts.overwrite ?? []);
       for (const e of added) process.stdout.write(`recorded ${e.file}${e.markers.length ? ` markers=[${e.markers.join(', ')}]` : ''}${e.before.length ? ` before=[${e.before.join(', ')}]` : ''}\n`);
       return errors.size ? 1 : 0;

@@ -7,6 +7,7 @@ import { executeChild, patched, workflowInfo, ChildWorkflowOptions, ParentCloseP
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
 import type { JsonValue } from '../compiler/types';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import { PATCHES } from './patches';
 
 export interface ChildRunSpec {
   bundle: BlobRef;
@@ -29,7 +30,7 @@ export interface ChildRunSpec {
 /** Runs recorded before patch `node-timeout-execution` started members with a run timeout (reset by continue-as-new). */
 function timeoutOptions(seconds: number | undefined): Pick<ChildWorkflowOptions, 'workflowRunTimeout' | 'workflowExecutionTimeout'> {
   if (!seconds) return {};
-  return patched('node-timeout-execution') ? { workflowExecutionTimeout: seconds * 1000 } : { workflowRunTimeout: seconds * 1000 };
+  return patched(PATCHES.nodeTimeoutExecution.id) ? { workflowExecutionTimeout: seconds * 1000 } : { workflowRunTimeout: seconds * 1000 };
 }
 
 function childOptions(spec: ChildRunSpec): ChildWorkflowOptions & { args: [RunAgentInput] } {

@@ -15,6 +15,7 @@ import type { Activities } from '../activities';
 import { GraphScheduler, SELF } from '../orchestration/graph';
 import type { OrchestratorRun } from './orchestrator';
 import { failureMessage, isTimeout } from './shell/failures';
+import { PATCHES } from './patches';
 
 const acts = proxyActivities<Activities>(patient('1 minute'));
 
@@ -64,12 +65,12 @@ export class GraphRun {
     private readonly g: GraphScheduler,
   ) {
     // Runs recorded before the patch waited on back-edge sources too (which could deadlock a join in a cycle).
-    if (g.backEdges.size) g.ignoreBackEdges = patched('graph-back-edges');
+    if (g.backEdges.size) g.ignoreBackEdges = patched(PATCHES.graphBackEdges.id);
     this.deadline = Date.now() + (pattern.execution_timeout ?? 900) * 1000;
     this.nodeTimeout = pattern.node_timeout ?? 300;
     this.scope = new CancellationScope();
-    this.byRef = patched('graph-transcript');
-    this.carryConversation = this.byRef && !pattern.reset_on_revisit && patched('graph-revisit-conversation');
+    this.byRef = patched(PATCHES.graphTranscript.id);
+    this.carryConversation = this.byRef && !pattern.reset_on_revisit && patched(PATCHES.graphRevisitConversation.id);
   }
 
   report(): void {
@@ -251,7 +252,7 @@ export class GraphRun {
     this.report();
     const stuck = g.stalled();
     // Nodes still activated that can never start: a stall is a failure, not a partial output.
-    if (stuck.length && patched('graph-stall-fails')) {
+    if (stuck.length && patched(PATCHES.graphStallFails.id)) {
       throw this.run.fail(
         `graph stalled: node(s) ${stuck.map((id) => `'${id}'`).join(', ')} were activated but can never run (each waits on another; nothing is running)`,
         'GraphStalled',

@@ -29,6 +29,7 @@ import { blockNotGiven, carriesBlock, inputText, isRunMemoryState, memberContext
 import { awaitWritebackDecision } from './shell/memory-writeback';
 import { registerApprovalHandlers } from './react/approval';
 import type { RunShell } from './shell/run-shell';
+import { PATCHES } from './patches';
 
 const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
 /** A run is message 1 of its own session (as a single react run). */
@@ -56,7 +57,7 @@ export class RunMemory {
     const carried = run.input.carried;
     if (carried?.usage !== undefined) return isRunMemoryState(carried.memory) ? new RunMemory(run, carried.memory) : undefined;
     const use = memoryUse(run.agent.memory);
-    if (run.input.options?.parent || !(use.reads || use.writes) || !patched('memory-orchestrator')) return undefined;
+    if (run.input.options?.parent || !(use.reads || use.writes) || !patched(PATCHES.memoryOrchestrator.id)) return undefined;
     const m = new RunMemory(run, { query: inputText(run.input.input) });
     if (use.reads) await m.read();
     return m;

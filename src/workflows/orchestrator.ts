@@ -27,6 +27,7 @@ import { conformOutput, guardsOutput, inputContract, timeoutMessage } from '../o
 import type { GuardrailVerdict } from '../activities/guardrails';
 import { ApprovalBook } from '../runtime/approvals';
 import { RunMemory } from './orchestrator-memory';
+import { PATCHES } from './patches';
 
 /** Map-reduce shards run under the strategies agent but are not its run: its contract applies to the parent only. */
 const SHARD_WORKFLOW = 'strategiesMapShardWorkflow';
@@ -90,7 +91,7 @@ export class OrchestratorRun extends RunShell {
     if (typeof carried === 'number') this.deadlineMs = carried;
     if (this.contractEntered) return;
     const c = inputContract(this.agent, this.input.input);
-    if (!c || !patched('orchestrator-contract')) return;
+    if (!c || !patched(PATCHES.orchestratorContract.id)) return;
     if (c.timeoutSeconds) this.deadlineMs = Date.now() + c.timeoutSeconds * 1000;
     if (c.tooLong) throw this.fail(c.tooLong, 'InputTooLong');
     if (!c.guardrails) return;
@@ -165,7 +166,7 @@ export class OrchestratorRun extends RunShell {
     }
     // Patched only when an input is refused: a valid input issues exactly the commands it did before.
     const refused = spec.escalationInput ? undefined : memberInputRefusal(member, spec.role, spec.input);
-    if (refused && patched('contract-orchestrator')) throw ApplicationFailure.nonRetryable(refused, 'MemberInputInvalid', { member: member.agent_id, role: spec.role });
+    if (refused && patched(PATCHES.contractOrchestrator.id)) throw ApplicationFailure.nonRetryable(refused, 'MemberInputInvalid', { member: member.agent_id, role: spec.role });
     // A JSON task's memory block reaches the members given the task as context (a text task holds it already).
     const context = this.memory?.memberContext(spec.input, spec.options?.context);
     if (context) spec = { ...spec, options: { ...spec.options, context } };
@@ -175,7 +176,7 @@ export class OrchestratorRun extends RunShell {
   private async startMember(spec: MemberSpec, member: LoadedAgent, workflowType: string): Promise<AgentRunResult> {
     if (spec.inline) {
       const call = { workflowType, overridden: spec.workflowType !== undefined, options: spec.options, timeoutSeconds: spec.timeoutSeconds };
-      if (inlineMemberBlocker(member, call) === undefined && patched('inline-single-turn-members')) {
+      if (inlineMemberBlocker(member, call) === undefined && patched(PATCHES.inlineSingleTurnMembers.id)) {
         const res = await runInlineMember(this.input.bundle, member, spec);
         if (res !== NEEDS_CHILD) return res;
       }
@@ -221,7 +222,7 @@ export class OrchestratorRun extends RunShell {
     if (this.timedOut) throw this.fail(timeoutMessage(this.agent), 'Timeout');
     const conformed = conformOutput(this.agent, output);
     const changed = !conformed.ok || conformed.output !== output;
-    if (!(changed || guardsOutput(this.agent)) || !patched('orchestrator-contract')) return this.finish(output);
+    if (!(changed || guardsOutput(this.agent)) || !patched(PATCHES.orchestratorContract.id)) return this.finish(output);
     if (!conformed.ok) throw this.fail(conformed.refusal, 'OutputSchemaInvalid');
     let final = conformed.output;
     if (guardsOutput(this.agent)) {

@@ -22,6 +22,7 @@ import { OutputSelection, OutputStrategy, parseOutputFrom, selectOutput } from '
 import { batchConcurrency, BATCH_SHARD_SIZE, mapBounded, shardRanges, shardSizeFor } from '../orchestration/batch';
 import { LoadedAgent, OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
+import { PATCHES } from './patches';
 
 function configOf<T>(agent: LoadedAgent, id: string, run: OrchestratorRun): T {
   if (agent.execution_policy?.id !== id) {
@@ -51,7 +52,7 @@ async function finalOutput(
     } catch (err) {
       // Runs recorded before patch `transform-failure-status` failed with the raw activity failure
       // (status still `running`, no error); now the failure goes through run.fail.
-      if (!patched('transform-failure-status')) throw err;
+      if (!patched(PATCHES.transformFailureStatus.id)) throw err;
       throw run.fail(`output_from custom_transform '${sel.name}' failed: ${failureMessage(err)}`, 'TransformFailed');
     }
   }
@@ -259,7 +260,7 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
     // Temporal suggests continue-as-new (patch `batch-shard-continue-as-new`; runs before it ignored
     // the suggestion), no new item starts, the running ones finish, and the items not started
     // continue in a new run that carries the results so far.
-    const stop = () => workflowInfo().continueAsNewSuggested && patched('batch-shard-continue-as-new');
+    const stop = () => workflowInfo().continueAsNewSuggested && patched(PATCHES.batchShardContinueAsNew.id);
     const results = await runItems(shard.items, shard.offset, shard.concurrency, stop);
     const done = [...(shard.done ?? []), ...results];
     if (results.length < shard.items.length) {

@@ -11,6 +11,7 @@ import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { asText, containsCI, joinCollected, planSteps, renderTemplate, StepStage } from '../orchestration/steps';
 import { OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
+import { PATCHES } from './patches';
 
 export async function stepsWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const run = new OrchestratorRun(input, 'steps');
@@ -33,7 +34,7 @@ export async function stepsWorkflow(input: RunAgentInput): Promise<AgentRunResul
   // `steps-by-alias` passed the name through unresolved; the patch is only consulted when they differ.
   const memberFor = (name: string): string => {
     const id = run.agentIdFor(name);
-    return id !== name && patched('steps-by-alias') ? id : name;
+    return id !== name && patched(PATCHES.stepsByAlias.id) ? id : name;
   };
   const runStep = async (step: StepDefinition, stepInput: string, role: string): Promise<AgentRunResult> => {
     const prompt = renderTemplate(step.prompt_template, stepInput, vars);

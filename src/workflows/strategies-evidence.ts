@@ -11,6 +11,7 @@ import { patient } from './activity-options';
 import type { Activities } from '../activities';
 import { artifactPathsOf, reviewArtifactPathsOf, usesEvidence } from '../strategies/evidence';
 import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../strategies';
+import { PATCHES } from './patches';
 
 const acts = proxyActivities<Activities>(patient('1 minute'));
 
@@ -24,7 +25,7 @@ export class RunEvidence {
     const review = reviewArtifactPathsOf(config);
     // A MaxRevisits escalation quotes its ReviewArtifactPath from the turn's evidence; runs from before
     // patch strategies-review-artifact gathered evidence only for validators and contracts.
-    const gather = usesEvidence(config) || (review.length > 0 && patched('strategies-review-artifact'));
+    const gather = usesEvidence(config) || (review.length > 0 && patched(PATCHES.strategiesReviewArtifact.id));
     this.files = gather ? artifactPathsOf(config.Contracts ?? [], review) : undefined;
   }
 
@@ -32,7 +33,7 @@ export class RunEvidence {
   static async start(carried: EvidenceState | undefined, fresh: boolean, config: StrategyConfig, workspace: string | undefined): Promise<RunEvidence | undefined> {
     if (carried) return new RunEvidence(carried.workspace, config);
     // A literal id: the compat guard scans the source for patch ids.
-    if (!fresh || !patched('strategies-evidence')) return undefined;
+    if (!fresh || !patched(PATCHES.strategiesEvidence.id)) return undefined;
     const root = await acts.strategyWorkspace({ workflow_id: workflowInfo().workflowId, ...(workspace ? { workspace } : {}) });
     return new RunEvidence(root, config);
   }

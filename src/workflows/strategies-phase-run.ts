@@ -14,6 +14,7 @@ import { textOf } from '../shared/expr';
 import type { OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
 import { strategyDetailsTail } from '../strategies/status';
+import { PATCHES } from './patches';
 
 export interface PhaseCtx {
   run: OrchestratorRun;
@@ -33,7 +34,7 @@ const acts = proxyActivities<Activities>(patient('2 minutes'));
  * the one the routing strategies use); older runs give their members none, as before.
  */
 export async function phaseWorkspace(input: RunAgentInput): Promise<string | undefined> {
-  if (!patched('phases-workspace')) return undefined;
+  if (!patched(PATCHES.phasesWorkspace.id)) return undefined;
   return acts.strategyWorkspace({ workflow_id: workflowInfo().workflowId, ...(input.options?.workspace ? { workspace: input.options.workspace } : {}) });
 }
 
@@ -83,7 +84,7 @@ export function reportPhase(ctx: PhaseCtx, phase: string, what: string, extra: J
 export function phaseCarry<T>(ctx: PhaseCtx): { carried: T | undefined; enabled: boolean } {
   const carried = (ctx.input.carried as { phases?: T } | undefined)?.phases;
   // A continued run is on the patch by construction; a literal id: the compat guard scans for it.
-  return { carried, enabled: carried !== undefined || patched('phases-continue-as-new') };
+  return { carried, enabled: carried !== undefined || patched(PATCHES.phasesContinueAsNew.id) };
 }
 
 /** Temporal suggests continue-as-new, or history is past `options.scale.loop_history_events`. */

@@ -16,6 +16,7 @@ import { runMagentic } from './strategies-magentic';
 import { runMapReduce } from './strategies-map-reduce';
 import { phaseWorkspace, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 import { runScatterGather } from './strategies-scatter-gather';
+import { PATCHES } from './patches';
 
 const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, task: string, names: string[]) => Promise<MemberReply>> = {
   scattergather: (ctx, c, task) => runScatterGather(ctx, c.Selection.ScatterGather!, task),
@@ -51,7 +52,7 @@ export async function runPhaseSubGraph(
   id: string, spec: { MapReduce?: MapReduceConfig; ScatterGather?: ScatterGatherConfig }, task: string, prefix: string, shared?: string,
 ): Promise<MemberReply> {
   // The graph's shared workspace (runs on patch strategies-evidence), for runs started on patch phases-workspace.
-  const workspace = shared && patched('phases-workspace') ? shared : undefined;
+  const workspace = shared && patched(PATCHES.phasesWorkspace.id) ? shared : undefined;
   const ctx: PhaseCtx = { run, input, strategy: `sub-graph ${id} (${spec.MapReduce ? 'mapreduce' : 'scattergather'})`, agentIdOf, ...(workspace ? { workspace } : {}) };
   if (spec.MapReduce) return runMapReduce(ctx, spec.MapReduce, task, prefix);
   if (spec.ScatterGather) return runScatterGather(ctx, spec.ScatterGather, task, prefix);

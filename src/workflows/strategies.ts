@@ -30,6 +30,7 @@ import { runPhaseStrategy, runPhaseSubGraph } from './strategies-phases';
 import { failureMessage } from './shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
 import { RunEvidence, type EvidenceState } from './strategies-evidence';
+import { PATCHES } from './patches';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
@@ -437,7 +438,7 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
   const c: Carried = carried ?? {
     router: first!.state, decision: first!.decision, iterations: 0, approvals: 0,
     // The transcript's home is chosen once per run and carried (runs from before the patch keep theirs in the workflow).
-    transcript: { window: [], omitted: 0, ...(patched('strategies-transcript-store') ? { stored: { head: null, size: 0 } } : {}) },
+    transcript: { window: [], omitted: 0, ...(patched(PATCHES.strategiesTranscriptStore.id) ? { stored: { head: null, size: 0 } } : {}) },
     turns: {}, last_output: null, routes: [],
   };
   const evidence = await RunEvidence.start(c.evidence, !carried, config, input.options?.workspace);

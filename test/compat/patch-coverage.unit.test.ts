@@ -10,22 +10,44 @@ import * as path from 'path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { FIXTURE_DIR, readManifest } from './run-compat';
 import { patchMarkers } from './tree';
+import { PATCHES } from '../../src/workflows/patches';
 
 const SRC = path.resolve(__dirname, '..', '..', 'src');
 
-/** Patch ids used by the workflow code (`patched('id')` / `deprecatePatch('id')`). */
-function patchIds(): Map<string, string> {
-  const ids = new Map<string, string>();
+/** Every .ts file under src/ with its text. */
+function sources(): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
   const walk = (d: string): void => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/\b(?:patched|deprecatePatch)\(\s*'([^']+)'\s*\)/g)) ids.set(m[1], path.relative(SRC, p));
+      else if (p.endsWith('.ts')) out.push({ file: path.relative(SRC, p), text: fs.readFileSync(p, 'utf8') });
     }
   };
   walk(SRC);
+  return out;
+}
+
+/** Patch ids used by the workflow code (`patched(PATCHES.name.id)` / `deprecatePatch(…)`), each with a file that uses it. */
+function patchIds(): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const { file, text } of sources()) {
+    for (const m of text.matchAll(/\b(?:patched|deprecatePatch)\(\s*PATCHES\.(\w+)\.id\s*\)/g)) {
+      const entry = (PATCHES as Record<string, { id: string }>)[m[1]];
+      if (entry) ids.set(entry.id, file);
+    }
+  }
   return ids;
 }
+
+test('every patch id comes from the registry, and every registered patch is used', () => {
+  const literal = sources().flatMap(({ file, text }) => [...text.matchAll(/\b(?:patched|deprecatePatch)\(\s*(?!PATCHES\.)[^)]/g)].map(() => file));
+  expect(literal).toEqual([]);
+  const used = new Set(patchIds().keys());
+  expect(Object.values(PATCHES).map((p) => p.id).filter((id) => !used.has(id))).toEqual([]);
+  // ids are unique
+  expect(new Set(Object.values(PATCHES).map((p) => p.id)).size).toBe(Object.keys(PATCHES).length);
+});
 
 const manifest = readManifest();
 

@@ -21,6 +21,7 @@ import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
 import { noteAudit, toolPolicyRefusal } from './policies';
 import type { AgentloomTracingSinks } from '../../telemetry/sink-types';
+import { PATCHES } from '../patches';
 
 const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();
 
@@ -120,7 +121,7 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
   shell.sync();
   shell.details(`waiting for approval of ${call.name} (${call.id})`);
   const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
-  const escalate = !decided && rx.input.options?.on_approval_timeout === 'escalate' && patched('approval-timeout-escalate');
+  const escalate = !decided && rx.input.options?.on_approval_timeout === 'escalate' && patched(PATCHES.approvalTimeoutEscalate.id);
   let d = book.decision(call.id);
   if (escalate) {
     escalateApproval(rx, call);
@@ -147,7 +148,7 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
   if (d.tool !== undefined) return replaceCall(rx, call, initialArgs, d.tool, d.args ?? {}, d.by);
   if (!d.args) return { args: initialArgs };
   // An approver's corrected arguments pass the tool_input guardrails too (patched: older runs did not re-check).
-  if (rx.guarded('tool_input') && patched('guard-corrected-args')) {
+  if (rx.guarded('tool_input') && patched(PATCHES.guardCorrectedArgs.id)) {
     const g = await guardToolInput(rx, call, d.args);
     if ('error' in g) return g;
     return { args: g.args };

@@ -9,9 +9,10 @@ import { patched, workflowInfo } from '@temporalio/workflow';
 import type { AgentRunResult } from '../../shared/contract';
 import { writesArtifacts } from '../../runtime/artifacts';
 import type { ReactRun } from './context';
+import { PATCHES } from '../patches';
 
 export async function saveArtifacts(rx: ReactRun, result: AgentRunResult): Promise<void> {
-  if (!writesArtifacts(rx.agent.artifacts) || !patched('artifacts-save')) return;
+  if (!writesArtifacts(rx.agent.artifacts) || !patched(PATCHES.artifactsSave.id)) return;
   const out = await rx.acts.saveRunArtifacts.executeWithOptions({ ...rx.guardOpts, summary: `save artifacts (${rx.agent.artifacts.retention_class})` }, [
     { bundle: rx.input.bundle, agent_id: rx.input.agent_id, run_id: workflowInfo().workflowId, head: rx.st.head, output: result.output },
   ]);

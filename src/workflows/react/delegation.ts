@@ -15,11 +15,12 @@ import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { awaitApproval } from './approval';
 import { guardToolInput, guardToolOutput } from './guardrails';
+import { PATCHES } from '../patches';
 
 /** The delegate_to_agent tool, for agents that may delegate (patched: runs started before it never offered the tool). */
 export function delegationTool(agent: AgentView): ExtraToolSpec | undefined {
   const delegates = agent.delegates ?? [];
-  if (!(agent.orchestration.can_delegate && delegates.length && patched('delegate-tool'))) return undefined;
+  if (!(agent.orchestration.can_delegate && delegates.length && patched(PATCHES.delegateTool.id))) return undefined;
   return {
     name: DELEGATE_TOOL,
     description: `Hand a sub-task to another agent and get its answer back. Agents you may delegate to:\n${delegates.map((d) => `- ${d.agent_id}: ${d.description}`).join('\n')}`,
@@ -48,7 +49,7 @@ export async function runDelegation(rx: ReactRun, call: ToolCall): Promise<Appen
     args = g.args;
   }
   // policies.require_human_approval gates delegation too (patched: older runs delegated at once).
-  if (rx.policy.require_human_approval && patched('delegate-approval')) {
+  if (rx.policy.require_human_approval && patched(PATCHES.delegateApproval.id)) {
     const approved = await awaitApproval(rx, call, args, 'policies.require_human_approval');
     if ('error' in approved) return approved.error;
     args = approved.args;

@@ -9,11 +9,12 @@ import { CancellationScope, patched } from '@temporalio/workflow';
 import { patient } from '../activity-options';
 import type { AgentRunResult } from '../../shared/contract';
 import type { ReactRun } from './context';
+import { PATCHES } from '../patches';
 
 /** The first run of a chain: is it an ephemeral run? (Only a root run the client marked; patched.) */
 export function ephemeralApplies(rx: ReactRun): boolean {
   const o = rx.input.options;
-  return o?.ephemeral === true && !o.parent && patched('ephemeral-run');
+  return o?.ephemeral === true && !o.parent && patched(PATCHES.ephemeralRun.id);
 }
 
 /**

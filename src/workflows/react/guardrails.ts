@@ -14,6 +14,7 @@ import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { EscalationRequest, guardrailEvent } from './escalation';
 import { noteAudit } from './policies';
+import { PATCHES } from '../patches';
 
 const POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'output'];
 
@@ -26,7 +27,7 @@ const POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'o
 export function guardrailsEnabled(agent: AgentView): boolean {
   const declared = POSITIONS.some((p) => (agent.guardrails?.[p]?.length ?? 0) > 0);
   const modelDecision = (agent.orchestration.escalation ?? []).some((r) => r.on === 'model_decision');
-  return (declared || modelDecision) && patched('guardrails');
+  return (declared || modelDecision) && patched(PATCHES.guardrails.id);
 }
 
 /** Run the guardrails of one position (activity); their warnings go to the run's warnings. */

@@ -25,6 +25,7 @@ import { memoryUse, writebackApproval, writebackCallId, WritebackRequest, WRITEB
 import { awaitWritebackDecision } from '../shell/memory-writeback';
 import type { ReactRun } from './context';
 import { noteAudit } from './policies';
+import { PATCHES } from '../patches';
 
 /** A single run is message 1 of its own session. */
 const RUN_MESSAGE = 1;
@@ -47,7 +48,7 @@ function input<K extends 'query' | 'text'>(rx: ReactRun, key: K): Record<K, stri
 /** First run of the chain: does memory apply? (The patch marker is recorded only for root runs that declare memory.) */
 export function memoryApplies(rx: ReactRun): boolean {
   const use = memoryUse(rx.agent.memory);
-  return !rx.input.options?.parent && (use.reads || use.writes) && patched('memory-react');
+  return !rx.input.options?.parent && (use.reads || use.writes) && patched(PATCHES.memoryReact.id);
 }
 
 /**

@@ -16,6 +16,7 @@ import { modelRefusal, toolRefusal } from '../../policies/residency';
 import { failureMessage } from '../shell/failures';
 import type { AuditEvent } from '../../policies/audit';
 import type { ReactRun } from './context';
+import { PATCHES } from '../patches';
 
 /** Fail the run before any model call when its model or fallback model is outside data_residency. */
 export function refuseModelsOutsideResidency(rx: ReactRun): void {
@@ -79,7 +80,7 @@ export async function flushAudit(rx: ReactRun, beforeContinueAsNew: boolean): Pr
   const events = rx.st.audit_events;
   if (!events?.length) return;
   const chunk = rx.input.options?.scale?.audit_events_chunk ?? AUDIT_EVENTS_CHUNK;
-  if (!(beforeContinueAsNew || events.length >= chunk) || !patched('audit-events-in-chunks')) return;
+  if (!(beforeContinueAsNew || events.length >= chunk) || !patched(PATCHES.auditEventsInChunks.id)) return;
   const ref = await rx.acts.storeAuditEvents.executeWithOptions({ ...rx.guardOpts, summary: `audit events (${events.length})` }, [{ events }]);
   rx.st.audit_event_refs = [...(rx.st.audit_event_refs ?? []), ref];
   rx.st.audit_events = undefined;

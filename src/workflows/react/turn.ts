@@ -19,6 +19,7 @@ import { runCall } from './tool-calls';
 import { flushAudit, refuseBlockedContent } from './policies';
 import { runExecutionLoop } from './execution-loop';
 import { operatorNotes } from './approval';
+import { PATCHES } from '../patches';
 
 /** What one model turn leads to: another turn, or the run's result. */
 type Next = 'again' | { result: AgentRunResult };
@@ -29,7 +30,7 @@ export async function runLoop(rx: ReactRun): Promise<AgentRunResult> {
   for (;;) {
     // A paused run stays paused across continue-as-new: wait here rather than hand over
     // (patched: runs paused at this point used to continue-as-new and resume on their own).
-    if (shell.paused && patched('pause-before-continue-as-new')) await shell.checkpoint();
+    if (shell.paused && patched(PATCHES.pauseBeforeContinueAsNew.id)) await shell.checkpoint();
     const handOver = shouldContinueAsNew(rx, turnsThisRun);
     await flushAudit(rx, handOver);
     if (handOver) await shell.continueAsNew({ ...st } as unknown as JsonObject);
@@ -79,7 +80,7 @@ async function modelTurn(rx: ReactRun, noTools: boolean): Promise<ModelTurnOutpu
     if (rx.stream.take()) throw e;
     // runtime.fallback_model takes over once the model's retries are exhausted (provider outage,
     // rate limits that outlast retry_policy). Patched: older runs failed here.
-    if (isCancellation(e) || !ag.runtime.fallback_model || st.fallback || !patched('model-failure-fallback')) throw e;
+    if (isCancellation(e) || !ag.runtime.fallback_model || st.fallback || !patched(PATCHES.modelFailureFallback.id)) throw e;
     st.fallback = true;
     shell.warn(`turn ${turn + 1}: model ${model.model_id} failed (${failureMessage(e)}); switching to fallback model ${ag.runtime.fallback_model.model_id}`);
     return undefined;

@@ -7,6 +7,7 @@
 import { patched } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { checkPayload, isUndecodable, UNDECODABLE } from '../../shared/payload-check';
+import { PATCHES } from '../patches';
 
 
 /** For an update validator: the checked payload, or an Error naming the update, the problem and the expected shape. */
@@ -26,7 +27,7 @@ export function signalPayload<T>(schema: z.ZodType<T>, raw: unknown, expected: s
   if (c.ok) return c.value;
   // Runs from before signal payloads were checked acted on some payloads the schemas now refuse (an
   // unknown field, `args` not an object, a blank reason…): their replay acts on them the old way.
-  if (legacyActs(raw) && !patched('validated-signal-payloads')) return raw as T;
+  if (legacyActs(raw) && !patched(PATCHES.validatedSignalPayloads.id)) return raw as T;
   warn(`${signal} signal ignored: ${c.problem}`);
   return undefined;
 }

@@ -44,6 +44,7 @@ import { redactToolArgs } from '../../policies/sensitive';
 import { lifecycleWarning, memberWarning } from '../../policies/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
 import { isObject, refuseUndecodableInput, signalPayload, validatedPayload } from './payloads';
+import { PATCHES } from '../patches';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
 /** The descendantDecisions handler before the check acted on any object with a `decisions` list of objects. */
@@ -240,7 +241,7 @@ export class RunShell {
     this.reportQueued = false;
     const parent = this.input.options?.parent;
     // Runs recorded before the patch sent nothing to their parent.
-    if (!parent || !patched('tree-pending-decisions')) return;
+    if (!parent || !patched(PATCHES.treePendingDecisions.id)) return;
     const report = { workflow_id: workflowInfo().workflowId, role: parent.role, at: Date.now(), seq: ++this.reportSeq, decisions: this.decisions() };
     CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflow_id).signal(descendantDecisionsSignal, report)).catch((err: unknown) => {
       // The parent has closed (failed, cancelled, or finished while this member was being torn down): nobody to tell.
