@@ -207,9 +207,10 @@ test('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s):
   })();
   const run = await start('outage-model');
   try {
-    const s503 = await statusLine(run.id, /model endpoint answered 503/, 'loom status to name the 503s', OUTAGE_MS / 2);
+    // Between attempts the line names when the next one is due; while an attempt runs, the last failure's message.
+    const s503 = await statusLine(run.id, /model endpoint answered 503, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/, 'loom status to name the 503s and the next attempt', OUTAGE_MS / 2);
     expect(s503).toMatch(/model endpoint answered 503, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/);
-    const s429 = await statusLine(run.id, /model endpoint answered 429/, 'loom status to name the 429s', OUTAGE_MS);
+    const s429 = await statusLine(run.id, /model endpoint answered 429, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/, 'loom status to name the 429s and the next attempt', OUTAGE_MS);
     expect(s429).toMatch(/model endpoint answered 429, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/);
     const result = await run.result;
     expect(result.output).toBe('after the outage');

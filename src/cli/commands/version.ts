@@ -3,15 +3,18 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand } from '../args';
 
-/** The version in the package.json of agentloom, found upwards from this file (source or dist/). */
+/** This package's names: the published one and the name of a checkout from before it was published. */
+const NAMES = new Set(['@agentloom/core', 'agentloom']);
+
+/** The version in the package.json of Agentloom (@agentloom/core), found upwards from this file (source or dist/). */
 export function packageVersion(from = __dirname): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
     if (fs.existsSync(file)) {
       const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'agentloom' && pkg.version) return pkg.version;
+      if (pkg.name && NAMES.has(pkg.name) && pkg.version) return pkg.version;
     }
-    if (path.dirname(dir) === dir) throw new Error(`no package.json of agentloom above ${from}`);
+    if (path.dirname(dir) === dir) throw new Error(`no package.json of @agentloom/core above ${from}`);
   }
 }
 
