@@ -28,3 +28,5 @@ export type {
   BlobRef, RunAgentInput, RunOptions, AgentRunResult, RunState, RunStatus, PendingApproval, PendingDecision,
   ApproveArgs, RejectArgs, DecideArgs, RespondArgs, RespondResult,
 } from './shared/contract';
+export { AgentloomClient, RunEndedError } from './client/agentloom-client';
+export type { AgentloomClientOptions, StartOptions, RunStatusReport, InboxEntry } from './client/agentloom-client';

@@ -200,7 +200,8 @@ export function ephemeralRefusal(root: CompiledAgent, workflowType: string, inpu
   return undefined;
 }
 
-export async function startPrepared(client: Client, p: PreparedRun): Promise<WorkflowHandle> {
+/** `taskQueue`: an application's AgentloomClient names its queue; the CLI takes LOOM_TASK_QUEUE, else the default. */
+export async function startPrepared(client: Client, p: PreparedRun, taskQueue?: string): Promise<WorkflowHandle> {
   const workflowId = newWorkflowId(p.root.agent_id);
   const ephemeral = ephemeralStart(p);
   let runInput = p.runInput;
@@ -216,16 +217,16 @@ export async function startPrepared(client: Client, p: PreparedRun): Promise<Wor
     details = 'Input: not shown (artifacts.retention_class: ephemeral)';
   }
   try {
-    return await startRun(client, p, workflowId, runInput, details);
+    return await startRun(client, p, workflowId, runInput, details, taskQueue);
   } catch (e) {
     if (store) await deleteEphemeralWrites(store, workflowId);
     throw e;
   }
 }
 
-async function startRun(client: Client, p: PreparedRun, workflowId: string, runInput: RunAgentInput, details: string): Promise<WorkflowHandle> {
+async function startRun(client: Client, p: PreparedRun, workflowId: string, runInput: RunAgentInput, details: string, taskQueue?: string): Promise<WorkflowHandle> {
   return client.workflow.start(p.workflowType, {
-    taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    taskQueue: taskQueue ?? process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     workflowId,
     args: [runInput],
     staticSummary: `${p.root.agent_id} v${p.root.version} (${patternOf(p.root)})`,

@@ -1,0 +1,76 @@
+/**
+ * AgentloomClient as an application uses it (no CLI): start a run of the demo agent whose write
+ * needs approval, see the pending call in `status` and in the cross-run `inbox`, approve it and
+ * read the `result`; `run` of a plain agent resolves to its output; a refused input and a run that
+ * has ended are errors that say why. Real dev server, a worker on a task queue of its own.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import type { Worker } from '@temporalio/worker';
+import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
+import { until } from '../helpers/wait';
+import { createAgentloomWorker } from '../../src/worker/create-worker';
+import { AgentloomClient, RunEndedError, RunError } from '../../src/index';
+
+const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
+const DEMO = path.join(EXAMPLES, 'demo');
+const SEQUENTIAL = path.join(EXAMPLES, 'orchestrators', 'sequential');
+
+let t: TestTemporal;
+let worker: Worker;
+let running: Promise<void>;
+let home: string;
+let loom: AgentloomClient;
+
+beforeAll(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-client-'));
+  process.env.LOOM_STORE_DIR = path.join(home, 'store');
+  process.env.LOOM_HOME = home;
+  process.env.LOOM_WORKFLOW_BUNDLE = workflowBundlePath();
+  t = await connectTestTemporal('client');
+  worker = await createAgentloomWorker({ connection: t.nativeConnection, taskQueue: t.taskQueue });
+  running = worker.run();
+  loom = new AgentloomClient({ client: t.client, registry: DEMO, taskQueue: t.taskQueue, by: 'app-test' });
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await t?.close();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+test('start → status and inbox show the pending call → approve → result', async () => {
+  const id = await loom.start('trip-planner', { destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50 });
+  expect(id).toMatch(/^trip-planner-\d{8}-[0-9a-f]{8}$/);
+
+  const waiting = await until(async () => {
+    const s = await loom.status(id).catch(() => undefined);
+    return s?.pending_approvals?.length === 1 ? s : undefined;
+  }, 'the save-itinerary call to wait for approval', 60_000);
+  expect(waiting).toMatchObject({ workflow_id: id, temporal_status: 'RUNNING', state: 'waiting_for_approval', agent_id: 'trip-planner' });
+  const call = waiting.pending_approvals![0];
+  expect(call.tool).toBe('save-itinerary');
+
+  // The inbox lists decisions of every open run on the server: this run's through visibility.
+  const entry = await until(async () => (await loom.inbox()).find((e) => e.root_workflow_id === id), 'the call in the inbox', 60_000);
+  expect(entry).toMatchObject({ kind: 'approval', call_id: call.call_id, ref: call.call_id, workflow_id: id, agent_id: 'trip-planner' });
+
+  // An unknown call is refused with what is pending; nothing is sent.
+  await expect(loom.approve(id, 'call_9_9')).rejects.toThrow(/call_9_9/);
+  await loom.approve(id, call.call_id);
+
+  expect(await loom.result(id)).toEqual({ destination: 'Porto', total_cost_eur: 350, itinerary_saved: expect.objectContaining({ path: expect.any(String) }) });
+  const done = await loom.status(id);
+  expect(done.temporal_status).toBe('COMPLETED');
+  // A run that has ended is refused with how it ended.
+  await expect(loom.approve(id, call.call_id)).rejects.toThrow(RunEndedError);
+  await expect(loom.pause(id)).rejects.toThrow(`run ${id} is completed: nothing to pause`);
+});
+
+test('run of a plain agent resolves to its output; a refused input starts nothing', async () => {
+  expect(await loom.run('writer-agent', 'otters', { registry: SEQUENTIAL })).toEqual({ draft: 'Otters hold hands while sleeping so they do not drift apart.' });
+  await expect(loom.start('trip-planner', { destination: 'Porto' })).rejects.toThrow(RunError);
+  await expect(loom.start('trip-planner', { destination: 'Porto' })).rejects.toThrow(/interface\.input\.schema/);
+});
