@@ -29,4 +29,4 @@ export type {
   ApproveArgs, RejectArgs, DecideArgs, RespondArgs, RespondResult,
 } from './shared/contract';
 export { AgentloomClient, RunEndedError } from './client/agentloom-client';
-export type { AgentloomClientOptions, StartOptions, RunStatusReport, InboxEntry } from './client/agentloom-client';
+export type { AgentloomClientOptions, AgentRef, StartOptions, RunStatusReport, InboxEntry } from './client/agentloom-client';

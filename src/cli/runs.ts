@@ -86,15 +86,25 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   if (!bundle || errors.length) {
     throw new RunError(`${agentId} does not compile:\n${(errors.length ? errors : diagnostics).map((d: Diagnostic) => formatDiagnostic(d)).join('\n')}`);
   }
+  return prepareCompiled(bundle, agentId, () => parseInputFlag(rawInput), options, sessionId);
+}
+
+/**
+ * prepareRun from a bundle already compiled (an application's AgentloomClient may hold one):
+ * lifecycle, input checks, workflow type, bundle stored. `given` reads the input (undefined: the
+ * agent's first interface example), after the lifecycle check.
+ */
+export async function prepareCompiled(bundle: CompiledBundle, agentId: string, given: () => JsonValue | undefined, options?: RunOptions, sessionId?: string): Promise<PreparedRun> {
   const root = bundle.agents[agentId];
+  if (!root) throw new RunError(`the bundle has no agent ${agentId}; it has: ${Object.keys(bundle.agents).sort().join(', ')}`);
   // Lifecycle before anything starts: disabled never runs, draft only with --allow-draft.
   const refusal = lifecycleRefusal(root, { allow_draft: options?.allow_draft === true });
   if (refusal) throw new RunError(refusal);
-  const given = parseInputFlag(rawInput);
+  const provided = given();
   const examples = root.interface.input.examples ?? [];
-  if (given === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);
-  const input: JsonValue = given === undefined ? examples[0] : given;
-  const inputFromExample = given === undefined;
+  if (provided === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);
+  const input: JsonValue = provided === undefined ? examples[0] : provided;
+  const inputFromExample = provided === undefined;
   // Before anything walks or serialises the input: a deep one would overflow the stack.
   const tooDeep = depthRefusal(input);
   if (tooDeep) throw new RunError(tooDeep);

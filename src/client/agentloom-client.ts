@@ -6,14 +6,14 @@
  * only printing and exit codes stay in the CLI.
  */
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import type { JsonValue } from '../compiler/types';
+import type { CompiledBundle, JsonValue } from '../compiler/types';
 import type { ConnectionOverrides } from '../connection/config';
 import {
   ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, RespondArgsSchema,
   type RespondArgs, type RespondResult, type RunOptions, type RunStatus,
 } from '../shared/contract';
 import { approveUpdate, pauseSignal, rejectUpdate, respondEscalationUpdate, resumeSignal } from '../shared/handlers';
-import { prepareRun, startPrepared, RunError } from '../cli/runs';
+import { prepareCompiled, prepareRun, startPrepared, RunError } from '../cli/runs';
 import { callTarget, escalationTarget } from '../cli/decisions';
 import { endedAs, RunEndedError } from '../cli/run-control';
 import { payloadToSend } from '../cli/payloads';
@@ -41,6 +41,9 @@ export interface StartOptions extends RunOptions {
   /** Write the model's text to the store as it arrives, for `stream(id)` (RunOptions.stream_text). */
   stream?: boolean;
 }
+
+/** What a run starts from: an agent id of the registry folder, or a bundle already compiled (its root agent unless `agent` names another). */
+export type AgentRef = string | { bundle: CompiledBundle; agent?: string };
 
 export interface RunStatusReport extends Partial<RunStatus> {
   workflow_id: string;
@@ -85,21 +88,25 @@ export class AgentloomClient {
   }
 
   /**
-   * Compile `agentId` from the registry, check `input` (the agent's first interface example when
-   * undefined), store the bundle and start the run on the agent's workflow type, as `loom start`
-   * does. Returns the run's workflow id. Refusals are a RunError, before anything starts.
+   * Compile `agent` from the registry (or take the compiled bundle given), check `input` (the
+   * agent's first interface example when undefined), store the bundle and start the run on the
+   * agent's workflow type, as `loom start` does. Returns the run's workflow id. Refusals are a
+   * RunError, before anything starts.
    */
-  async start(agentId: string, input?: JsonValue, options: StartOptions = {}): Promise<string> {
-    const { registry, stream, ...runOptions } = options;
-    const prepared = await prepareRun(agentId, registry ?? this.registry, input === undefined ? undefined : JSON.stringify(input), Object.keys(runOptions).length ? runOptions : undefined);
+  async start(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<string> {
+    const { registry, stream, ...rest } = options;
+    const runOptions = Object.keys(rest).length ? rest : undefined;
+    const prepared = typeof agent === 'string'
+      ? await prepareRun(agent, registry ?? this.registry, input === undefined ? undefined : JSON.stringify(input), runOptions)
+      : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions);
     if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
     const handle = await startPrepared(this.client, prepared, this.taskQueue);
     return handle.workflowId;
   }
 
   /** `start` then `result`: the run's output. */
-  async run(agentId: string, input?: JsonValue, options: StartOptions = {}): Promise<JsonValue> {
-    return this.result(await this.start(agentId, input, options));
+  async run(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<JsonValue> {
+    return this.result(await this.start(agent, input, options));
   }
 
   /** The run's status (`loom status --json`): Temporal's status, the run's state, pending approvals and decisions. */

@@ -10,8 +10,9 @@ import * as path from 'path';
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
 import { until } from '../helpers/wait';
+import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
-import { AgentloomClient, RunEndedError, RunError } from '../../src/index';
+import { AgentloomClient, compileBundle, RunEndedError, RunError } from '../../src/index';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
 const DEMO = path.join(EXAMPLES, 'demo');
@@ -73,4 +74,49 @@ test('run of a plain agent resolves to its output; a refused input starts nothin
   expect(await loom.run('writer-agent', 'otters', { registry: SEQUENTIAL })).toEqual({ draft: 'Otters hold hands while sleeping so they do not drift apart.' });
   await expect(loom.start('trip-planner', { destination: 'Porto' })).rejects.toThrow(RunError);
   await expect(loom.start('trip-planner', { destination: 'Porto' })).rejects.toThrow(/interface\.input\.schema/);
+});
+
+test('start from a compiled bundle runs its root agent; an agent the bundle lacks is refused', async () => {
+  const { bundle } = compileBundle(SEQUENTIAL, 'writer-agent');
+  expect(bundle).toBeDefined();
+  expect(await loom.run({ bundle: bundle! }, 'otters')).toEqual({ draft: 'Otters hold hands while sleeping so they do not drift apart.' });
+  await expect(loom.start({ bundle: bundle!, agent: 'editor-agent' }, 'x')).rejects.toThrow('the bundle has no agent editor-agent; it has: writer-agent');
+});
+
+describe('stream', () => {
+  let srv: FakeOpenAIServer;
+  let registry: string;
+  beforeAll(async () => {
+    srv = await startFakeOpenAI();
+    // the execution-loop example with its model pointed at the local OpenAI-compatible server
+    registry = path.join(home, 'registry');
+    fs.cpSync(path.join(EXAMPLES, 'execution-loop'), registry, { recursive: true });
+    fs.writeFileSync(
+      path.join(registry, 'models', 'order-model.model.md'),
+      ['---', 'model_id: order-model', 'version: 1.0.0', 'status: active', 'provider: openai', 'openai:', `  base_url: ${srv.baseUrl}`, '  model: gpt-fake-stream', '  request_timeout_seconds: 30', 'supports_tools: true', '---', '', 'The local OpenAI-compatible test server.', ''].join('\n'),
+    );
+  });
+  afterAll(async () => srv?.close());
+
+  test('stream(id) yields the model\'s text while the reply is still streaming, then ends with the run', async () => {
+    const TEXT = 'Pricing your order now, one moment please.';
+    const ANSWER = '{"item": "chairs", "done": true}';
+    let received = '';
+    let shownBeforeEnd = false;
+    srv.enqueue(
+      {
+        kind: 'reply',
+        content: TEXT,
+        tool_calls: [{ id: 'price', name: 'calculator', arguments: { expression: '4 * 30', _outputPath: '$.state.price' } }],
+        // The end of the first reply is held until the application has received its text.
+        stream: { chunk_chars: 6, hold_end: async () => { shownBeforeEnd = await until(() => (received.includes(TEXT) ? true : undefined), 'the streamed text', 90_000).catch(() => false); } },
+      },
+      { kind: 'reply', content: ANSWER, stream: { chunk_chars: 4 } },
+    );
+    const id = await loom.start('order-planner', undefined, { registry, stream: true });
+    for await (const text of loom.stream(id)) received += text;
+    expect(shownBeforeEnd).toBe(true);
+    expect(received).toBe(`${TEXT}\n${ANSWER}\n`);
+    expect(await loom.result(id)).toEqual({ item: 'chairs', done: true });
+  });
 });
