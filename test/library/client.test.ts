@@ -70,6 +70,34 @@ test('start → status and inbox show the pending call → approve → result', 
   await expect(loom.pause(id)).rejects.toThrow(`run ${id} is completed: nothing to pause`);
 });
 
+/** Start the demo agent and wait until its write waits for approval: the run id and the pending call id. */
+async function startWaiting(): Promise<{ id: string; callId: string }> {
+  const id = await loom.start('trip-planner', { destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50 });
+  const s = await until(async () => {
+    const st = await loom.status(id).catch(() => undefined);
+    return st?.pending_approvals?.length === 1 ? st : undefined;
+  }, `${id} waiting for approval`, 60_000);
+  return { id, callId: s.pending_approvals![0].call_id };
+}
+
+test('reject: the model reads the reason and the run completes without the write', async () => {
+  const { id, callId } = await startWaiting();
+  await loom.reject(id, callId, 'no file today');
+  expect(await loom.result(id)).toEqual({ destination: 'Porto', total_cost_eur: 350, itinerary_saved: null });
+});
+
+test('pause and resume show in status; cancel ends the run, and result says so', async () => {
+  const { id } = await startWaiting();
+  await loom.pause(id);
+  await until(async () => ((await loom.status(id)).state === 'paused' ? true : undefined), `${id} paused`);
+  await loom.resume(id);
+  await until(async () => ((await loom.status(id)).state !== 'paused' ? true : undefined), `${id} resumed`);
+  await loom.cancel(id);
+  await expect(loom.result(id)).rejects.toThrow(new RegExp(`^${id} failed: .*cancel`, 'i'));
+  expect((await loom.status(id)).temporal_status).toBe('CANCELLED');
+  await expect(loom.cancel(id)).rejects.toThrow(`run ${id} is cancelled: nothing to cancel`);
+});
+
 test('run of a plain agent resolves to its output; a refused input starts nothing', async () => {
   expect(await loom.run('writer-agent', 'otters', { registry: SEQUENTIAL })).toEqual({ draft: 'Otters hold hands while sleeping so they do not drift apart.' });
   await expect(loom.start('trip-planner', { destination: 'Porto' })).rejects.toThrow(RunError);
