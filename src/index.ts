@@ -1,6 +1,7 @@
 /**
  * The package's root entry (`@agentloom/core`): the client side of Agentloom — the compiler
- * (registry → immutable compiled bundle), starting runs and the typed signals, queries and updates
+ * (registry → immutable compiled bundle), AgentloomClient (what `loom` does, for an application),
+ * starting runs and the typed signals, queries and updates
  * that drive them, the connection settings (Temporal's envconfig), and the client plugin that sets
  * the data converter. Nothing here loads the Temporal worker or the activities: a worker imports
  * `@agentloom/core/worker`, workflow code `@agentloom/core/workflows`, tests `@agentloom/core/testing`.
@@ -28,3 +29,5 @@ export type {
   BlobRef, RunAgentInput, RunOptions, AgentRunResult, RunState, RunStatus, PendingApproval, PendingDecision,
   ApproveArgs, RejectArgs, DecideArgs, RespondArgs, RespondResult,
 } from './shared/contract';
+export { AgentloomClient, RunEndedError } from './client/agentloom-client';
+export type { AgentloomClientOptions, AgentRef, StartOptions, RunStatusReport, InboxEntry } from './client/agentloom-client';

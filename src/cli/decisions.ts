@@ -12,7 +12,7 @@ import { decisionRef, resolveCall, resolveEscalation } from '../runtime/decision
 export class RefusedError extends Error {}
 
 /** The run and call id `ref` designates in the tree of `rootId` (a RefusedError names the candidates otherwise). */
-export async function callTarget(s: LoomSession, rootId: string, ref: string): Promise<{ workflowId: string; callId: string; decision?: PendingDecision }> {
+export async function callTarget(s: Pick<LoomSession, 'client'>, rootId: string, ref: string): Promise<{ workflowId: string; callId: string; decision?: PendingDecision }> {
   const { statusQuery } = await import('../shared/handlers');
   const status: RunStatus = await s.client.workflow.getHandle(rootId).query(statusQuery);
   if (!status.pending_decisions) return { workflowId: rootId, callId: ref };
@@ -32,7 +32,7 @@ export async function callTarget(s: LoomSession, rootId: string, ref: string): P
  * waited on in exactly one run of the tree, `PATH:QUEUE`, or the member's PATH alone. A root from
  * before the patch lists no tree: the root itself, with `ref` as the queue.
  */
-export async function escalationTarget(s: LoomSession, rootId: string, ref: string): Promise<{ workflowId: string; queue: string }> {
+export async function escalationTarget(s: Pick<LoomSession, 'client'>, rootId: string, ref: string): Promise<{ workflowId: string; queue: string }> {
   const { statusQuery } = await import('../shared/handlers');
   const status: RunStatus = await s.client.workflow.getHandle(rootId).query(statusQuery);
   if (!status.pending_decisions) return { workflowId: rootId, queue: ref };

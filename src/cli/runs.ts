@@ -86,15 +86,25 @@ export async function prepareRun(agentId: string, registry: string, rawInput: st
   if (!bundle || errors.length) {
     throw new RunError(`${agentId} does not compile:\n${(errors.length ? errors : diagnostics).map((d: Diagnostic) => formatDiagnostic(d)).join('\n')}`);
   }
+  return prepareCompiled(bundle, agentId, () => parseInputFlag(rawInput), options, sessionId);
+}
+
+/**
+ * prepareRun from a bundle already compiled (an application's AgentloomClient may hold one):
+ * lifecycle, input checks, workflow type, bundle stored. `given` reads the input (undefined: the
+ * agent's first interface example), after the lifecycle check.
+ */
+export async function prepareCompiled(bundle: CompiledBundle, agentId: string, given: () => JsonValue | undefined, options?: RunOptions, sessionId?: string): Promise<PreparedRun> {
   const root = bundle.agents[agentId];
+  if (!root) throw new RunError(`the bundle has no agent ${agentId}; it has: ${Object.keys(bundle.agents).sort().join(', ')}`);
   // Lifecycle before anything starts: disabled never runs, draft only with --allow-draft.
   const refusal = lifecycleRefusal(root, { allow_draft: options?.allow_draft === true });
   if (refusal) throw new RunError(refusal);
-  const given = parseInputFlag(rawInput);
+  const provided = given();
   const examples = root.interface.input.examples ?? [];
-  if (given === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);
-  const input: JsonValue = given === undefined ? examples[0] : given;
-  const inputFromExample = given === undefined;
+  if (provided === undefined && !examples.length) throw new RunError(`${agentId} has no interface.input.examples: pass --input JSON`);
+  const input: JsonValue = provided === undefined ? examples[0] : provided;
+  const inputFromExample = provided === undefined;
   // Before anything walks or serialises the input: a deep one would overflow the stack.
   const tooDeep = depthRefusal(input);
   if (tooDeep) throw new RunError(tooDeep);
@@ -200,7 +210,8 @@ export function ephemeralRefusal(root: CompiledAgent, workflowType: string, inpu
   return undefined;
 }
 
-export async function startPrepared(client: Client, p: PreparedRun): Promise<WorkflowHandle> {
+/** `taskQueue`: an application's AgentloomClient names its queue; the CLI takes LOOM_TASK_QUEUE, else the default. */
+export async function startPrepared(client: Client, p: PreparedRun, taskQueue?: string): Promise<WorkflowHandle> {
   const workflowId = newWorkflowId(p.root.agent_id);
   const ephemeral = ephemeralStart(p);
   let runInput = p.runInput;
@@ -216,16 +227,16 @@ export async function startPrepared(client: Client, p: PreparedRun): Promise<Wor
     details = 'Input: not shown (artifacts.retention_class: ephemeral)';
   }
   try {
-    return await startRun(client, p, workflowId, runInput, details);
+    return await startRun(client, p, workflowId, runInput, details, taskQueue);
   } catch (e) {
     if (store) await deleteEphemeralWrites(store, workflowId);
     throw e;
   }
 }
 
-async function startRun(client: Client, p: PreparedRun, workflowId: string, runInput: RunAgentInput, details: string): Promise<WorkflowHandle> {
+async function startRun(client: Client, p: PreparedRun, workflowId: string, runInput: RunAgentInput, details: string, taskQueue?: string): Promise<WorkflowHandle> {
   return client.workflow.start(p.workflowType, {
-    taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    taskQueue: taskQueue ?? process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     workflowId,
     args: [runInput],
     staticSummary: `${p.root.agent_id} v${p.root.version} (${patternOf(p.root)})`,

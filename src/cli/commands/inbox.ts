@@ -52,7 +52,7 @@ export function queryTimeoutMs(): number {
 
 type Answer = { st: RunStatus } | { closed: true } | { unanswered: true };
 
-async function status(s: LoomSession, id: string): Promise<Answer> {
+async function status(s: Pick<LoomSession, 'client'>, id: string): Promise<Answer> {
   const { statusQuery } = await import('../../shared/handlers');
   try {
     return { st: await s.client.withDeadline(Date.now() + queryTimeoutMs(), () => s.client.workflow.getHandle(id).query(statusQuery)) };
@@ -75,7 +75,7 @@ function holderDecisions(id: string, st: RunStatus, root: string): PendingDecisi
  * Every decision waiting on a human. `unanswered` collects the root ids whose status query timed
  * out (their decisions are not in the list).
  */
-export async function collectInbox(s: LoomSession, now: number, unanswered: string[] = []): Promise<InboxEntry[]> {
+export async function collectInbox(s: Pick<LoomSession, 'client'>, now: number, unanswered: string[] = []): Promise<InboxEntry[]> {
   const holdersByRoot = new Map<string, string[]>();
   for await (const wf of s.client.workflow.list({ query: INBOX_QUERY })) {
     const root = wf.rootExecution?.workflowId ?? wf.workflowId;
@@ -115,7 +115,7 @@ export async function collectInbox(s: LoomSession, now: number, unanswered: stri
   return perRoot.flat().sort((a, b) => b.waited_seconds - a.waited_seconds || a.root_workflow_id.localeCompare(b.root_workflow_id));
 }
 
-async function statusOf(s: LoomSession, id: string): Promise<RunStatus | undefined> {
+async function statusOf(s: Pick<LoomSession, 'client'>, id: string): Promise<RunStatus | undefined> {
   const a = await status(s, id);
   return 'st' in a ? a.st : undefined;
 }

@@ -1,34 +1,16 @@
 /** `loom status ID [--json]`: the run's state from the `status` query (and its Temporal close status). */
 import { defineCommand } from '../args';
 import { withRun } from '../run-control';
-import type { RunStatus } from '../../shared/contract';
 import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { strategyStatusLines } from '../../strategies/status';
-import { statusWithStoredArgs } from '../stored-args';
-import { waitingFromDescription } from '../waiting';
+import { readRunStatus } from '../run-status';
 
 export const run = defineCommand(
   'status',
   { usage: 'loom status ID [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'status' }, async (s, id) => {
-      const { statusQuery } = await import('../../shared/handlers');
-      const handle = s.client.workflow.getHandle(id);
-      const desc = await handle.describe();
-      let status: RunStatus | undefined;
-      let queryError: string | undefined;
-      try {
-        status = await handle.query(statusQuery);
-      } catch (err) {
-        // e.g. the run has not taken its first workflow task yet, or no worker serves its task queue.
-        queryError = (err as Error).message;
-      }
-      // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
-      if (status) status = await statusWithStoredArgs(status);
-      // A dependency the run waits on (store, model endpoint): from its pending activities.
-      const waiting = waitingFromDescription(desc as Parameters<typeof waitingFromDescription>[0]);
-      if (status && waiting.length) status = { ...status, waiting_for: waiting };
-      const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(waiting.length ? { waiting_for: waiting } : {}), ...(status ?? {}) };
+      const { desc, status, queryError, waiting, out } = await readRunStatus(s.client, id);
       if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
       const lines = [`${id}  ${desc.type}  ${desc.status.name}`];
       if (status) {

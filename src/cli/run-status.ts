@@ -1,0 +1,40 @@
+/**
+ * What `loom status ID` (and an application's AgentloomClient.status) reads of a run: Temporal's
+ * description, the run's `status` query with an ephemeral run's stored call arguments filled in,
+ * and what it waits on besides a human (src/cli/waiting.ts).
+ */
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import type { RunStatus } from '../shared/contract';
+import { statusWithStoredArgs } from './stored-args';
+import { waitingFromDescription } from './waiting';
+
+export interface RunStatusView {
+  desc: WorkflowExecutionDescription;
+  /** Undefined when the query could not be answered (see queryError). */
+  status?: RunStatus;
+  /** e.g. the run has not taken its first workflow task yet, or no worker serves its task queue. */
+  queryError?: string;
+  waiting: string[];
+  /** The JSON `loom status --json` prints. */
+  out: Record<string, unknown>;
+}
+
+export async function readRunStatus(client: Client, id: string): Promise<RunStatusView> {
+  const { statusQuery } = await import('../shared/handlers');
+  const handle = client.workflow.getHandle(id);
+  const desc = await handle.describe();
+  let status: RunStatus | undefined;
+  let queryError: string | undefined;
+  try {
+    status = await handle.query(statusQuery);
+  } catch (err) {
+    queryError = (err as Error).message;
+  }
+  // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
+  if (status) status = await statusWithStoredArgs(status);
+  // A dependency the run waits on (store, model endpoint): from its pending activities.
+  const waiting = waitingFromDescription(desc as Parameters<typeof waitingFromDescription>[0]);
+  if (status && waiting.length) status = { ...status, waiting_for: waiting };
+  const out = { workflow_id: id, temporal_status: desc.status.name, type: desc.type, started: desc.startTime, closed: desc.closeTime, ...(waiting.length ? { waiting_for: waiting } : {}), ...(status ?? {}) };
+  return { desc, ...(status ? { status } : {}), ...(queryError !== undefined ? { queryError } : {}), waiting, out };
+}
