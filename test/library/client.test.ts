@@ -39,6 +39,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // A run this file left open would wait with no worker once it ends, and every `loom inbox` of the
+  // suite (which queries all open roots of the namespace) would report it as not answering.
+  if (t) {
+    for await (const wf of t.client.workflow.list({ query: `TaskQueue = '${t.taskQueue}' AND ExecutionStatus = 'Running'` })) {
+      await t.client.workflow.getHandle(wf.workflowId).terminate('client test file done').catch(() => undefined);
+    }
+  }
   worker?.shutdown();
   await running;
   await t?.close();
