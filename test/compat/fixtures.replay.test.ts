@@ -12,6 +12,7 @@ import { NO_TELEMETRY_SINKS, workflowBundlePath } from '../helpers/temporal';
 import { FIXTURE_DIR, readManifest } from './run-compat';
 import { describeReplayError } from './run-compat';
 
+// Replays every recorded fixture (over 100 histories) in one test: minutes on a loaded 2-core machine, past jest's default.
 test('every recorded compat fixture replays against the current workflow bundle', async () => {
   const manifest = readManifest();
   expect(manifest.length).toBeGreaterThanOrEqual(50);
@@ -24,4 +25,4 @@ test('every recorded compat fixture replays against the current workflow bundle'
   }
   expect(replayed).toBe(histories.length);
   expect(failures).toEqual([]);
-});
+}, 600_000);
