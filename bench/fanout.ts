@@ -14,7 +14,7 @@
  * (Temporal's 10,240-event warning); the hand-written direct baseline is not checked.
  */
 import { storeBundle } from '../src/activities/blob-store';
-import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
+import type { CompiledAgent, CompiledBundle } from '../src/compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
 import { HISTORY_LIMIT, benchMember, bundleDirectWorkflows, directActivities, loadAvg as load, maxHistory, startBenchEnv } from './harness';
 import { Worker } from '@temporalio/worker';

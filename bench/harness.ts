@@ -12,7 +12,7 @@ import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
 import { FileBlobStore } from '../src/activities/blob-store';
-import type { CompiledAgent, JsonValue } from '../src/compiler/types';
+import type { CompiledAgent, JsonValue } from '../src/compiled/types';
 
 /** Temporal warns at this history length; no single Agentloom execution may reach it. */
 export const HISTORY_LIMIT = 10_240;

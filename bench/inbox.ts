@@ -11,10 +11,10 @@
 import { Worker } from '@temporalio/worker';
 import { storeBundle } from '../src/activities/blob-store';
 import { loadAvg, startBenchEnv } from './harness';
-import type { CompiledAgent, CompiledTool } from '../src/compiler/types';
+import type { CompiledAgent, CompiledTool } from '../src/compiled/types';
 import type { RunAgentInput } from '../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../src/shared/contract';
-import { statusQuery } from '../src/shared/handlers';
+import { statusQuery } from '../src/shared/definitions';
 import { patternOf, workflowTypeFor } from '../src/shared/dispatch';
 import { collectInbox } from '../src/cli/commands/inbox';
 import type { LoomSession } from '../src/cli/connect';

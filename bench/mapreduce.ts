@@ -10,7 +10,7 @@
  */
 import { Worker } from '@temporalio/worker';
 import { storeBundle } from '../src/activities/blob-store';
-import type { CompiledAgent, CompiledBundle } from '../src/compiler/types';
+import type { CompiledAgent, CompiledBundle } from '../src/compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
 import { HISTORY_LIMIT, benchMember as member, bundleDirectWorkflows, directActivities, loadAvg as load, maxHistory, startBenchEnv } from './harness';
 

@@ -12,8 +12,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { detectPii, type PiiSpan } from '../src/policies/pii';
-import { PII_KINDS } from '../src/policies/pii-kinds';
+import { detectPii, type PiiSpan } from '../src/governance/pii';
+import { PII_KINDS } from '../src/governance/pii-kinds';
 
 interface Case {
   text: string;

@@ -4,7 +4,7 @@
  * the activities of the hand-written baseline workflow (bench/baseline-workflow.ts) doing the same
  * calls.
  */
-import type { CompiledAgent } from '../src/compiler/types';
+import type { CompiledAgent } from '../src/compiled/types';
 
 export const TOOL_TEXT = 'a short tool argument';
 

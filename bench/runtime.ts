@@ -32,7 +32,7 @@ import { startDevServer, PROJECT_ROOT, DEV_SERVER_TUNING } from '../src/server/d
 import { WORKER_TUNING } from '../src/worker/create-worker';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';
-import type { CompiledBundle } from '../src/compiler/types';
+import type { CompiledBundle } from '../src/compiled/types';
 import { eventBytes } from '../src/shared/history-size';
 import { startFakeOpenAI } from '../test/helpers/openai-server';
 import { baselineActivities, benchAgent } from './react-agent';

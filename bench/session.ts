@@ -13,7 +13,7 @@
  */
 import { Worker } from '@temporalio/worker';
 import { storeBundle } from '../src/activities/blob-store';
-import type { CompiledBundle } from '../src/compiler/types';
+import type { CompiledBundle } from '../src/compiled/types';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate } from '../src/shared/session';
 import { HISTORY_LIMIT, benchMember, historyChain, loadAvg, startBenchEnv } from './harness';
 

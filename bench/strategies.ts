@@ -9,7 +9,7 @@
 import { Worker } from '@temporalio/worker';
 import { WORKER_TUNING } from '../src/worker/create-worker';
 import { storeBundle } from '../src/activities/blob-store';
-import type { CompiledBundle, StrategiesPattern } from '../src/compiler/types';
+import type { CompiledBundle, StrategiesPattern } from '../src/compiled/types';
 import { agent, answers, bundle } from '../test/orchestration/builders';
 import { builtinTool } from '../test/runtime/builders';
 import { historyChain as chain, startBenchEnv } from './harness';

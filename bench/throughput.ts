@@ -23,7 +23,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
-import type { CompiledBundle } from '../src/compiler/types';
+import type { CompiledBundle } from '../src/compiled/types';
 import { benchAgent } from './react-agent';
 
 /** Tool-calling turns before the answer: three model calls, two tool calls. */

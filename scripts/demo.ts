@@ -11,7 +11,7 @@ import { connect, webUiLink } from '../src/cli/connect';
 import { prepareRun, startPrepared } from '../src/cli/runs';
 import { watchRun } from '../src/cli/progress';
 import type { AgentRunResult, RunStatus } from '../src/shared/contract';
-import { approveUpdate } from '../src/shared/handlers';
+import { approveUpdate } from '../src/shared/definitions';
 
 async function main(): Promise<void> {
   const usage = 'npm run demo [-- --verbose]';

@@ -11,7 +11,7 @@ export {
   sortDiagnostics, publishBundle, compareSemver, canonicalJson, sha256, BUNDLE_FORMAT, CODES, KIND_SCHEMAS,
 } from './compiler';
 export type { Registry, Entry, Kind } from './compiler';
-export type { CompiledBundle, CompiledAgent, Diagnostic, JsonValue, JsonObject } from './compiler/types';
+export type { CompiledBundle, CompiledAgent, Diagnostic, JsonValue, JsonObject } from './compiled/types';
 export { loadTemporalConfig, describeConnection } from './connection/config';
 export type { ConnectionOverrides, TemporalConnectConfig } from './connection/config';
 export { AgentloomClientPlugin, agentloomDataConverter } from './plugin/client-plugin';
@@ -23,7 +23,7 @@ export { AesGcmPayloadCodec } from './codec/payload-codec';
 export { codecKeysFromEnv, keysFrom } from './codec/keys';
 export { prepareRun, startPrepared, newWorkflowId, RunError } from './cli/runs';
 export type { PreparedRun } from './cli/runs';
-export * from './shared/handlers';
+export * from './shared/definitions';
 export { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTES, SIGNALS, UPDATES, QUERIES } from './shared/contract';
 export type {
   BlobRef, RunAgentInput, RunOptions, AgentRunResult, RunState, RunStatus, PendingApproval, PendingDecision,

@@ -5,7 +5,7 @@
  * tool activities (ajv runs here, never in the workflow sandbox) and a minimal set of builtin tools.
  */
 import type { ValidateFunction } from 'ajv';
-import type { CompiledAgent, CompiledBundle, JsonObject, JsonSchema } from '../compiler/types';
+import type { CompiledAgent, CompiledBundle, JsonObject, JsonSchema } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { workflowTypeFor } from '../shared/dispatch';
 import type { AgentView } from '../runtime/agent-view';

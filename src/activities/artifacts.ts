@@ -13,11 +13,11 @@ import type { BlobStore } from '../store/types';
 import { ArtifactRoutingStore, artifactTarget, purgeEverywhere, recordRoute } from '../store/artifact-route';
 import { openRoute } from '../store/open';
 import { codecKeysFromEnv } from '../codec/keys';
-import { seal } from '../codec/encrypted-store';
+import { seal } from '../store/encrypted';
 import type { BundleCache } from './agent-loader';
 import type { MessageStore } from './message-store';
 import { expiresAt, planArtifacts, retentionDaysFromEnv } from '../runtime/artifacts';
-import { redactJson } from '../policies/pii';
+import { redactJson } from '../governance/pii';
 import { sweepEphemeralOutputs } from './ephemeral';
 
 export interface SaveRunArtifactsInput {

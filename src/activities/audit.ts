@@ -1,6 +1,6 @@
 /**
  * The audit log writer (seed 001 "audit_level"): `appendAudit` appends one hash-chained JSON line
- * per run to `<LOOM_HOME|.loom>/audit/<agent_id>.jsonl` (src/policies/audit.ts holds the entry
+ * per run to `<LOOM_HOME|.loom>/audit/<agent_id>.jsonl` (src/governance/audit.ts holds the entry
  * shape and the chain). `standard`: run start/end, outcome and the names of the tools called;
  * `full`: also the tool calls with arguments and results, the warnings (guardrail decisions,
  * fallbacks, refusals), the reason of a failure and the final output — read from the run's
@@ -11,14 +11,14 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
-import { AuditEntry, AuditEvent, AuditOutcome, AuditRecord, eventsAtLevel, sealEntry } from '../policies/audit';
-import { redactJson } from '../policies/pii';
+import { AuditEntry, AuditEvent, AuditOutcome, AuditRecord, eventsAtLevel, sealEntry } from '../governance/audit';
+import { redactJson } from '../governance/pii';
 import { BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
 import { openBlobStore } from './blob-store';
-import { loomEnv } from './env';
+import { loomEnv } from '../platform/env';
 
 export interface AppendAuditInput {
   bundle: BlobRef;
@@ -31,13 +31,13 @@ export interface AppendAuditInput {
   /** The run's conversation head (tools called, their arguments and results, the final answer). */
   head: BlobRef | null;
   warnings: string[];
-  /** Approvals, guardrail decisions and escalations the workflow recorded (src/workflows/react/policies.ts noteAudit). */
+  /** Approvals, guardrail decisions and escalations the workflow recorded (src/workflows/react/governance.ts noteAudit). */
   events?: AuditEvent[];
   /** Earlier events the workflow moved to the store in chunks (storeAuditEvents), oldest first; they come before `events`. */
   event_refs?: BlobRef[];
 }
 
-/** A chunk of a run's audit events in the store (src/workflows/react/policies.ts flushAudit). */
+/** A chunk of a run's audit events in the store (src/workflows/react/governance.ts flushAudit). */
 interface StoredAuditEvents { format: 'agentloom.audit-events/v1'; events: AuditEvent[] }
 
 /** Where audit logs are written: `<LOOM_HOME|./.loom>/audit`. */

@@ -8,7 +8,7 @@
  * no-op, so activity retries are safe.
  */
 import type { BlobRef } from '../shared/contract';
-import type { CompiledBundle } from '../compiler/types';
+import type { CompiledBundle } from '../compiled/types';
 import { openStore } from '../store/open';
 import type { BlobStore } from '../store/types';
 

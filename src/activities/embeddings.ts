@@ -16,8 +16,8 @@
  */
 import OpenAI from 'openai';
 import { ApplicationFailure } from '@temporalio/common';
-import type { JsonObject, OpenAIModelConfig } from '../compiler/types';
-import { sha256 } from '../compiler/canonical';
+import type { JsonObject, OpenAIModelConfig } from '../compiled/types';
+import { sha256 } from '../compiled/canonical';
 import type { BlobStore } from '../store/types';
 import { openStore } from '../store/open';
 import { redact, safeEndpoint } from './openai';

@@ -17,7 +17,7 @@ import type { BlobRef } from '../shared/contract';
 import type { BlobStore } from '../store/types';
 import { DelegatingStore } from '../store/delegating';
 import { hashOf } from '../store/file';
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import { argsWithRef, splitArgs, storedArgsRef, type StoredArgs } from '../runtime/ephemeral-args';
 import {
   EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND, ephemeralRunKey, ephemeralSalt, ephemeralWrittenKey,

@@ -9,7 +9,7 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { sha256 } from '../compiler/canonical';
+import { sha256 } from '../compiled/canonical';
 
 export const EVIDENCE_DIR = '.loom-evidence';
 /** Seed 002's change log, at the workspace root. */

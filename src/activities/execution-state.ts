@@ -4,7 +4,7 @@
  * results are claim-checked (stored message refs), so the workflow asks for them here — only for
  * calls that have dependants or write State.
  */
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import type { MessageStore } from './message-store';
 import { stateShape } from '../runtime/ephemeral-args';

@@ -10,7 +10,7 @@
  *    messages and answers, which the revisit starts from (RunOptions.conversation_ref).
  * Blobs are named by their content, so a retried activity writes the same chains and messages.
  */
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { reactConfig } from '../runtime/agent-view';
 import { renderUserPrompt } from '../runtime/template';

@@ -7,7 +7,7 @@
  * passed and returned as message-store refs; only a short preview is returned besides.
  *
  * Builtin providers (`provider: {type: builtin, name}`), all deterministic:
- *  - `pii-regex`: the platform PII engine (src/policies/pii.ts: names, e-mail addresses, phone
+ *  - `pii-regex`: the platform PII engine (src/governance/pii.ts: names, e-mail addresses, phone
  *    numbers, street addresses, account/card numbers, national identifiers, IP addresses);
  *    transform → the engine's placeholders (`[PERSON]`, `[EMAIL]`, ...); as a score guardrail any
  *    finding scores 10. config: `kinds?: string[]` (subset: kinds, or the former names email /
@@ -18,7 +18,7 @@
  *    ({pattern, weight}[]), `default_weight` (5), `include_defaults` (false when keywords given).
  *  - `json-schema`: `config.schema` (required); a violation (or text that is not JSON when the
  *    schema wants an object/array) fails with the validator's message and scores 10.
- *  - `blocked-content`: the policies.blocked_content classifier (src/policies/content.ts) as a score
+ *  - `blocked-content`: the policies.blocked_content classifier (src/governance/content.ts) as a score
  *    guardrail: a match scores 10 with its category; config `categories` (default: all six).
  *
  * on_fail per result_type: score → block | warn | log | escalate | retry (output only; elsewhere
@@ -27,7 +27,7 @@
  * enrich → skip (a provider error becomes a warning) | fail_closed (a provider error blocks).
  */
 import { ApplicationFailure, log } from '@temporalio/activity';
-import type { CompiledGuardrail, GuardrailPosition, JsonObject, JsonSchema, JsonValue } from '../compiler/types';
+import type { CompiledGuardrail, GuardrailPosition, JsonObject, JsonSchema, JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import type { AppendItem, Message } from '../runtime/messages';
 import { stripFence, wantsText } from '../runtime/output';
@@ -35,9 +35,9 @@ import { BundleCache, schemaError } from './agent-loader';
 import { MessageStore } from './message-store';
 import { storeCallArgs, resolveArgs } from './ephemeral';
 import { openBlobStore } from './blob-store';
-import { blockedContentProvider } from '../policies/content';
-import { PII_RULES, redactJsonWith, redactWith, selectRules, type PiiRule } from '../policies/pii';
-import { isPiiConfigKind, PII_CONFIG_KINDS } from '../policies/pii-kinds';
+import { blockedContentProvider } from '../governance/content';
+import { PII_RULES, redactJsonWith, redactWith, selectRules, type PiiRule } from '../governance/pii';
+import { isPiiConfigKind, PII_CONFIG_KINDS } from '../governance/pii-kinds';
 
 // ---------------------------------------------------------------------------------------------
 // Providers (pure)
@@ -77,7 +77,7 @@ export function subjectText(v: JsonValue): string {
 }
 
 /**
- * The `pii-regex` provider's rules: the platform PII engine's (src/policies/pii.ts), narrowed by
+ * The `pii-regex` provider's rules: the platform PII engine's (src/governance/pii.ts), narrowed by
  * `config.kinds` (a kind such as `PERSON`, any case, or a former name `email`/`iban`/`card`/
  * `ssn`/`phone`), plus `config.patterns` (custom kinds, replaced by `[KIND]` like the others).
  */

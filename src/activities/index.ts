@@ -10,7 +10,7 @@ import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';
 import { createTransformActivities } from './transforms';
 import { createGuardrailActivities } from './guardrails';
-import { createPolicyActivities } from './policies';
+import { createPolicyActivities } from './governance';
 import { createAuditActivities } from './audit';
 import { createEvidenceActivities } from './evidence';
 import { createStrategyWorkspaceActivities } from './strategy-workspace';
@@ -23,11 +23,11 @@ import { createMemoryActivities } from './memory';
 import { createArtifactActivities } from './artifacts';
 import { createEphemeralActivities, EphemeralTrackingStore } from './ephemeral';
 import type { AgentView } from '../runtime/agent-view';
-import type { ContentClassifier } from '../policies/content';
+import type { ContentClassifier } from '../governance/content';
 import { createMcpToolExecutor } from './mcp-tools';
 import { McpPool } from '../mcp/pool';
 import { ApplicationFailure } from '@temporalio/activity';
-import { lifecycleRefusal, memberRefusal } from '../policies/lifecycle';
+import { lifecycleRefusal, memberRefusal } from '../governance/lifecycle';
 
 export interface ActivityDeps {
   store?: BlobStore;
@@ -37,7 +37,7 @@ export interface ActivityDeps {
   toolExecutor?: ExternalToolExecutor;
   /** The worker's MCP sessions (`kind: mcp` tools); one per worker by default. */
   mcpPool?: McpPool;
-  /** Replaces the builtin policies.blocked_content classifier (src/policies/content.ts). */
+  /** Replaces the builtin policies.blocked_content classifier (src/governance/content.ts). */
   contentClassifier?: ContentClassifier;
 }
 

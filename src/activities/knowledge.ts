@@ -15,13 +15,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CompiledKnowledge } from '../compiler/types';
-import type { SecretRef } from '../compiler/tenant';
+import type { CompiledKnowledge } from '../compiled/types';
+import type { SecretRef } from '../compiled/types';
 import { chunkDocument, chunkLimit, fuseRanks, inlineChunks, rankByVector, rankChunks, searchKnowledge, searchModeOf, type KnowledgeChunk, type KnowledgeHit } from '../runtime/knowledge-search';
 import type { BlobStore } from '../store/types';
 import { Context } from '@temporalio/activity';
 import { embeddingsConfig, embedTexts, requireEmbeddings } from './embeddings';
-import { readSecret } from './secrets';
+import { readSecret } from '../platform/secrets';
 
 const DOC_EXT = new Set(['.md', '.markdown', '.txt']);
 const MAX_FILES = 2000;

@@ -8,13 +8,13 @@
  * `backend.embeddings`, see searchCollection), written back after it per the collection's `writeback` settings, and a
  * session-scoped collection's namespace deleted when the session ends.
  */
-import type { CompiledAgent, CompiledCollection } from '../compiler/types';
+import type { CompiledAgent, CompiledCollection } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { ApplicationFailure } from '@temporalio/activity';
-import { sha256 } from '../compiler/canonical';
+import { sha256 } from '../compiled/canonical';
 import { keywordSearch, memoryBlock, MemoryEntry, memoryNamespace, semanticSearch, writebackText } from '../runtime/memory';
 import { embeddingsConfig, embedTexts } from './embeddings';
-import { redactText } from '../policies/pii';
+import { redactText } from '../governance/pii';
 import type { BundleCache } from './agent-loader';
 import type { BlobStore } from './blob-store';
 import { MessageStore } from './message-store';

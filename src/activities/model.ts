@@ -8,7 +8,7 @@
  */
 import { waitOut } from './outages';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiler/types';
+import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiled/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
 import { reactConfig, type ModelPrefs } from '../runtime/agent-view';
@@ -17,9 +17,9 @@ import { checkOutput, OutputCheck } from '../runtime/output';
 import { schemaError, BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
 import { withHeartbeat } from './react-tools';
-import { redactModelReply, redactModelTurn } from './policies';
+import { redactModelReply, redactModelTurn } from './governance';
 import { LOOP_INSTRUCTIONS, withLoopKeys } from '../runtime/execution-loop';
-import { callStreamedSignal, streamedCallsQuery } from '../shared/handlers';
+import { callStreamedSignal, streamedCallsQuery } from '../shared/definitions';
 import { StreamTextSink } from './stream-text';
 import { storeCallArgs } from './ephemeral';
 import { storedArgsRef } from '../runtime/ephemeral-args';
@@ -228,7 +228,7 @@ export function createModelActivity(deps: ModelDeps) {
     const model = inp.fallback ? agent.runtime.fallback_model ?? agent.runtime.model : agent.runtime.model;
     const provider = deps.providers[model.provider];
     if (!provider) throw ApplicationFailure.nonRetryable(`model provider '${model.provider}' (model ${model.model_id}) is not available in this worker`, 'UnknownProvider');
-    // policies.pii_redaction: the provider never receives raw PII, nor does the store (src/activities/policies.ts).
+    // policies.pii_redaction: the provider never receives raw PII, nor does the store (src/activities/governance.ts).
     const pass = redactModelTurn(agent, inp.append, inp.input);
     const head = await deps.messages.appendAll(inp.head, pass.append);
     if (!head) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');

@@ -29,7 +29,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { JsonObject, JsonSchema, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonSchema, JsonValue } from '../compiled/types';
 import type { Message, ToolCall } from '../runtime/messages';
 import { classifyFailure, toApplicationFailure } from './errors';
 import type { Provider, ProviderReply, ProviderRequest } from './model';

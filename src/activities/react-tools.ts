@@ -8,8 +8,8 @@
  * `executeTool` function; a minimal builtin set (MINIMAL_BUILTINS) is the fallback.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { CompiledKnowledge, CompiledTool, JsonObject } from '../compiler/types';
-import type { SecretRef } from '../compiler/tenant';
+import type { CompiledKnowledge, CompiledTool, JsonObject } from '../compiled/types';
+import type { SecretRef } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import type { Message } from '../runtime/messages';
 import { sourcesWithAgentRetrieval } from '../runtime/knowledge-search';

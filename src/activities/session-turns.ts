@@ -4,7 +4,7 @@
  * `state.max_state_tokens`, stored so only a reference enters history), and recording a finished
  * turn (the exchange appended to the session's message chain, the turn's notes to the scratchpad).
  */
-import type { CompiledAgent } from '../compiler/types';
+import type { CompiledAgent } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { workflowTypeFor, patternOf } from '../shared/dispatch';
 import type { Message } from '../runtime/messages';

@@ -1,7 +1,7 @@
 /**
  * The `shell` builtin tool (`kind: builtin, builtin: {name: shell, config: {allowed_commands: …}}`):
  * runs one command the tool definition allows in the run's workspace (the folder read_file and
- * write_file use), inside the runTool activity: without a shell (argv from shell-policy.ts), with a
+ * write_file use), inside the runTool activity: without a shell (argv from src/governance/shell.ts), with a
  * scrubbed environment (PATH, HOME, LANG and the names the definition lists), a timeout, a cap per
  * output stream (the tail is kept), a heartbeat while it runs, and the whole process group killed
  * on timeout or cancellation. Every run is recorded with its exit code in the workspace's evidence
@@ -9,10 +9,10 @@
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { ExternalToolContext } from './react-tools';
 import { OUTPUT_TAIL_CHARS, recordedShellRun, recordShellRun, ShellRecord } from './evidence-log';
-import { admitCommand, BASE_ENV, parseShellConfig, ShellConfig } from './shell-policy';
+import { admitCommand, BASE_ENV, parseShellConfig, ShellConfig } from '../governance/shell';
 import { workspaceRoot } from './tools';
 
 export interface ShellRunResult extends JsonObject {

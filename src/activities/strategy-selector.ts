@@ -7,11 +7,11 @@
  * agent's `policies.pii_redaction` on, the prompt and the reply go through the platform PII pass.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { CompiledModel, StrategiesPattern } from '../compiler/types';
+import type { CompiledModel, StrategiesPattern } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { selectionPrompt, type HistoryTurn } from '../strategies/llm-selection';
-import { redactModelReply } from './policies';
-import { redactText } from '../policies/pii';
+import { redactModelReply } from './governance';
+import { redactText } from '../governance/pii';
 import type { BundleCache } from './agent-loader';
 import type { Provider } from './model';
 

@@ -9,7 +9,7 @@
  * - http tools (`kind: http`): URL template filled from URL-encoded arguments, the rest as query
  *   string (GET, or `body: none`) or JSON body; headers from env vars (`value_env`); an
  *   `Idempotency-Key` header on non-GET; a W3C `traceparent` when the agent traces and propagates
- *   context (src/telemetry/propagation.ts); the network policy of net-policy.ts checked before
+ *   context (src/telemetry/propagation.ts); the network policy of src/governance/network.ts checked before
  *   connecting, and the connection made to the checked addresses only (DNS-rebinding safe).
  *
  * Failure semantics (react-tools.ts turns thrown errors into error results for the model):
@@ -25,17 +25,17 @@ import * as https from 'https';
 import * as path from 'path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ConstantNode, FunctionNode, MathNode, OperatorNode, ParenthesisNode, SymbolNode } from 'mathjs';
-import type { JsonObject, JsonValue } from '../compiler/types';
-import { sha256 } from '../compiler/canonical';
+import type { JsonObject, JsonValue } from '../compiled/types';
+import { sha256 } from '../compiled/canonical';
 import { MINIMAL_BUILTINS } from './agent-loader';
-import { loomEnv } from './env';
+import { loomEnv } from '../platform/env';
 import { classifyFailure, toApplicationFailure } from './errors';
-import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from './net-policy';
+import { checkHttpTarget, guardedLookup, NetPolicy, Resolver, systemResolver } from '../governance/network';
 import type { ExternalToolContext } from './react-tools';
 import { searchSources } from './knowledge';
 import { CHANGES_FILE, EVIDENCE_DIR, recordChange } from './evidence-log';
 import { shellTool } from './shell';
-import { SHELL_BUILTIN } from './shell-policy';
+import { SHELL_BUILTIN } from '../governance/shell';
 import { currentTraceHeaders } from '../telemetry/propagation';
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  * alias, with their declaration order) and uses the return value as the policy output.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 
 export interface TransformArgs {
   name: string;

@@ -13,7 +13,7 @@ export class RefusedError extends Error {}
 
 /** The run and call id `ref` designates in the tree of `rootId` (a RefusedError names the candidates otherwise). */
 export async function callTarget(s: Pick<LoomSession, 'client'>, rootId: string, ref: string): Promise<{ workflowId: string; callId: string; decision?: PendingDecision }> {
-  const { statusQuery } = await import('../shared/handlers');
+  const { statusQuery } = await import('../shared/definitions');
   const status: RunStatus = await s.client.workflow.getHandle(rootId).query(statusQuery);
   if (!status.pending_decisions) return { workflowId: rootId, callId: ref };
   const r = resolveCall(status.pending_decisions, ref);
@@ -33,7 +33,7 @@ export async function callTarget(s: Pick<LoomSession, 'client'>, rootId: string,
  * before the patch lists no tree: the root itself, with `ref` as the queue.
  */
 export async function escalationTarget(s: Pick<LoomSession, 'client'>, rootId: string, ref: string): Promise<{ workflowId: string; queue: string }> {
-  const { statusQuery } = await import('../shared/handlers');
+  const { statusQuery } = await import('../shared/definitions');
   const status: RunStatus = await s.client.workflow.getHandle(rootId).query(statusQuery);
   if (!status.pending_decisions) return { workflowId: rootId, queue: ref };
   const r = resolveEscalation(status.pending_decisions, ref);

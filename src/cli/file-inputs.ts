@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CompiledAgent, JsonValue } from '../compiler/types';
+import type { CompiledAgent, JsonValue } from '../compiled/types';
 
 export const DEFAULT_MAX_UPLOAD_MB = 25;
 

@@ -6,7 +6,7 @@
  * run by claim check (stored, the history holds its reference); any other input over the limit is
  * refused naming the limit and what to do instead. Pure: no I/O, no Temporal import.
  */
-import type { CompiledAgent, JsonValue } from '../compiler/types';
+import type { CompiledAgent, JsonValue } from '../compiled/types';
 import { memoryUse } from '../runtime/memory';
 
 /** Deepest nesting of arrays/objects an input may have (a scalar is depth 0, `{"a":1}` depth 1). */

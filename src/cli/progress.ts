@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'util';
 import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';
-import { statusQuery } from '../shared/handlers';
+import { statusQuery } from '../shared/definitions';
 import { waitingFor } from './waiting';
 import { storedArgsRef } from '../runtime/ephemeral-args';
 import type { BlobStore } from '../store/types';

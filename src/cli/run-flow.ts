@@ -4,7 +4,7 @@
  * fails).
  */
 import type { Client } from '@temporalio/client';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import { startPrepared, type PreparedRun } from './runs';
 
 export type RunEnd = { ok: true; workflowId: string; output: JsonValue } | { ok: false; workflowId: string; reason: string };

@@ -20,7 +20,7 @@ export interface RunStatusView {
 }
 
 export async function readRunStatus(client: Client, id: string): Promise<RunStatusView> {
-  const { statusQuery } = await import('../shared/handlers');
+  const { statusQuery } = await import('../shared/definitions');
   const handle = client.workflow.getHandle(id);
   const desc = await handle.describe();
   let status: RunStatus | undefined;

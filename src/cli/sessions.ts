@@ -1,7 +1,7 @@
 /** `loom chat`: compile the agent, store the bundle, and start its session workflow (or join a running one). */
 import { randomBytes } from 'crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { CompiledAgent, Diagnostic } from '../compiler/types';
+import type { CompiledAgent, Diagnostic } from '../compiled/types';
 import { DEFAULT_TASK_QUEUE, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_WORKFLOW_TYPE, SessionInput } from '../shared/session';

@@ -4,9 +4,9 @@
  * the CLI reads them from the store (the tool's sensitive_fields redacted, as the run redacts the
  * arguments it reports); once the run has ended and deleted them, it says so.
  */
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { RunStatus } from '../shared/contract';
-import { redactArgs } from '../policies/sensitive';
+import { redactArgs } from '../governance/sensitive';
 import { storedArgsRef, type StoredArgs } from '../runtime/ephemeral-args';
 
 export const ARGS_GONE = { '(arguments)': 'no longer in the store (the ephemeral run has ended)' };

@@ -6,13 +6,13 @@
  * only printing and exit codes stay in the CLI.
  */
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
-import type { CompiledBundle, JsonValue } from '../compiler/types';
+import type { CompiledBundle, JsonValue } from '../compiled/types';
 import type { ConnectionOverrides } from '../connection/config';
 import {
   ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, RespondArgsSchema,
   type RespondArgs, type RespondResult, type RunOptions, type RunStatus,
 } from '../shared/contract';
-import { approveUpdate, pauseSignal, rejectUpdate, respondEscalationUpdate, resumeSignal } from '../shared/handlers';
+import { approveUpdate, pauseSignal, rejectUpdate, respondEscalationUpdate, resumeSignal } from '../shared/definitions';
 import { prepareCompiled, prepareRun, startPrepared, RunError } from '../cli/runs';
 import { callTarget, escalationTarget } from '../cli/decisions';
 import { endedAs, RunEndedError } from '../cli/run-control';

@@ -3,7 +3,7 @@ import type {
   CompiledAgent, CompiledCollection, CompiledGuardrail, CompiledKnowledge, CompiledModel, CompiledRole, CompiledTool,
   Diagnostic, EscalationRule, ExecutionPolicy, JsonObject, JsonSchema, JsonValue, OrchestrationPattern, Status, ToolManifest,
   BodySection, GuardrailResultType,
-} from './types';
+} from '../compiled/types';
 import { diag, fieldPath, posOf, splitSections, REQUIRED_SECTIONS, OPTIONAL_SECTIONS, type PathPart, type SourceFile } from './source';
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
 import { AGF_POLICIES, RESERVED_PATTERNS, SPEC_VERSIONS, VENDOR_POLICY_RE } from './schemas';
@@ -13,12 +13,12 @@ import { CONDITION_OPERATORS } from '../shared/condition-operators';
 import { editDistance } from '../shared/edit-distance';
 import { compileStrategies, isSeed002Graph } from './strategies';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
-import { withinResidency } from '../policies/residency';
+import { withinResidency } from '../governance/residency';
 import { expandMcpTools } from './mcp-tools';
 import { checkUi } from './ui';
 import { checkRelease } from './release';
 import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
-import { MODEL_PROVIDERS, type ModelProvider } from './types';
+import { MODEL_PROVIDERS, type ModelProvider } from '../compiled/types';
 
 type Obj = Record<string, unknown>;
 
@@ -1017,7 +1017,7 @@ function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present:
     if (ctx.reg.entries.agent.has(name)) { ctx.needs.add(name); ctx.disabledAgent([...base, 'steps', i, 'agent', 'ByName'], name, 'step agent'); return; }
     ctx.err([...base, 'steps', i, 'agent', 'ByName'], 'AGF058', `\`${name}\` is neither a local_agents alias nor a registered agent_id; declare \`local_agents: [{alias: ${name}, agent_ref: <agent_id>}]\` or create agents/${name}.agent.md`);
   });
-  return { type: 'steps', steps: json(steps) as unknown as import('./types').StepDefinition[] };
+  return { type: 'steps', steps: json(steps) as unknown as import('../compiled/types').StepDefinition[] };
 }
 
 export type { JsonSchema };

@@ -7,7 +7,7 @@
  */
 import type {
   CompiledAgent, CompiledBundle, Condition, GraphPattern, JsonObject, OutputFrom, StepsPattern, StrategiesPattern, SwarmPattern, WorkflowPattern,
-} from './types';
+} from '../compiled/types';
 
 export type NodeShape = 'box' | 'round' | 'decision' | 'terminal';
 export interface DiagramNode { id: string; label: string; shape: NodeShape }

@@ -6,8 +6,8 @@
  */
 import type { PathPart } from './source';
 import { isValidJsonSchema } from './validate';
-import { BLOCKED_CONTENT_CATEGORIES } from '../policies/content';
-import { PII_CONFIG_KINDS } from '../policies/pii-kinds';
+import { BLOCKED_CONTENT_CATEGORIES } from '../governance/content';
+import { PII_CONFIG_KINDS } from '../governance/pii-kinds';
 
 export interface ConfigProblem {
   /** Path under `provider` (e.g. ['config', 'schema']). */

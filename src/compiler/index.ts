@@ -11,7 +11,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CompiledAgent, CompiledBundle, Diagnostic } from './types';
+import type { CompiledAgent, CompiledBundle, Diagnostic } from '../compiled/types';
 import { compileAgentEntry, type AgentResult } from './compile';
 import { emptyRegistry, KINDS, kindOfFile, loadEntry, loadRegistryDir, type Entry, type Kind, type Registry } from './registry';
 import { diag } from './source';
@@ -23,8 +23,8 @@ export { KIND_SCHEMAS } from './schemas';
 
 export const BUNDLE_FORMAT = 'agentloom.compiled/v1';
 
-export { canonicalJson, sha256 } from './canonical';
-import { canonicalJson, sha256 } from './canonical';
+export { canonicalJson, sha256 } from '../compiled/canonical';
+import { canonicalJson, sha256 } from '../compiled/canonical';
 
 export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}${d.field ? ` [${d.field}]` : ''}`;

@@ -6,9 +6,9 @@
  * ran before compiling (recorded here with recordMcpPin, keyed by the server's configuration so an
  * edited file is never served an old list).
  */
-import type { CompiledTool, JsonObject, McpServerConfig } from './types';
-import { canonicalJson, sha256 } from './canonical';
-import { hostMatches } from '../activities/net-policy';
+import type { CompiledTool, JsonObject, McpServerConfig } from '../compiled/types';
+import { canonicalJson, sha256 } from '../compiled/canonical';
+import { hostMatches } from '../governance/network';
 
 /** One tool as an MCP server lists it (tools/list), reduced to what the bundle pins. */
 export interface McpListedTool { name: string; description?: string; input_schema: JsonObject }

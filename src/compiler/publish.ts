@@ -2,8 +2,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as semver from 'semver';
-import type { CompiledBundle, Diagnostic } from './types';
-import { canonicalJson } from './canonical';
+import type { CompiledBundle, Diagnostic } from '../compiled/types';
+import { canonicalJson } from '../compiled/canonical';
 import { diag, parseSource, posOf } from './source';
 
 export interface PublishResult { ok: boolean; file?: string; unchanged?: boolean; diagnostics: Diagnostic[] }

@@ -1,14 +1,14 @@
 /** Registry loading: every kind's files parsed and schema-validated once. */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Diagnostic } from './types';
-import { MODEL_PROVIDERS } from './types';
+import type { Diagnostic } from '../compiled/types';
+import { MODEL_PROVIDERS } from '../compiled/types';
 import { diag, fieldPath, posOf, readSource, type PathPart, type SourceFile } from './source';
 import { isValidJsonSchema, schemaDiagnostics } from './validate';
 import { loadTenant, type TenantConfig } from './tenant';
-import { parseShellConfig, SHELL_BUILTIN } from '../activities/shell-policy';
+import { parseShellConfig, SHELL_BUILTIN } from '../governance/shell';
 import { builtinGuardrailConfigProblems } from './guardrail-config';
-import { WRITEBACK_STRATEGIES } from '../runtime/memory';
+import { WRITEBACK_STRATEGIES } from '../compiled/types';
 
 export type Kind = 'agent' | 'model' | 'tool' | 'kb' | 'guardrail' | 'collection' | 'role';
 

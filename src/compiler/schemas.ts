@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { AGF_POLICY_IDS } from '../shared/dispatch';
-import { MODEL_PROVIDERS } from './types';
+import { MODEL_PROVIDERS } from '../compiled/types';
 
 type S = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, Document, type Pair, type YAMLMap } from 'yaml';
 import { load as loadYamlFast, CORE_SCHEMA } from 'js-yaml';
-import type { BodySection, Diagnostic } from './types';
+import type { BodySection, Diagnostic } from '../compiled/types';
 
 export const MAX_FILE_BYTES = 1024 * 1024;
 export const MAX_ALIAS_COUNT = 50;

@@ -5,7 +5,7 @@
  * the strategy's agent names to registry agents and turns every `validateStrategyConfig` problem
  * into a file:line diagnostic with its own code.
  */
-import type { CompiledModel, JsonValue, StrategiesPattern } from './types';
+import type { CompiledModel, JsonValue, StrategiesPattern } from '../compiled/types';
 // compile.ts imports this file too; compileModel is only called at compile time (no load-order use).
 import { compileModel } from './compile';
 import type { PathPart, SourceFile } from './source';

@@ -22,7 +22,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Diagnostic, JsonObject } from './types';
+import type { CompiledTenant, Diagnostic, HumanQueue, JsonObject, SecretRef } from '../compiled/types';
+
 import { diag, posOf, readSource, type PathPart, type SourceFile } from './source';
 import { parseStoreUrl, redactStoreUrl, type StoreLocation } from '../store/url';
 import { ARTIFACT_ENCRYPTION, ARTIFACT_STORE_TYPES, S3_STORE_FIELDS, artifactStoreUrl } from '../store/artifact-types';
@@ -33,8 +34,6 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const isStr = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 
-export interface SecretRef { env?: string; file?: string }
-export interface HumanQueue { description: string; answered_by?: string }
 
 export interface TenantConfig {
   file: string;
@@ -48,15 +47,6 @@ export interface TenantConfig {
   secrets: Record<string, SecretRef>;
 }
 
-/** What the compiler injects into a compiled agent (`tenant`), visible in `loom compile`. */
-export interface CompiledTenant {
-  tenant_id: string;
-  data_residency?: string;
-  artifact_store?: JsonObject;
-  telemetry?: JsonObject;
-  /** credentials_ref → where a worker reads it (env var name or file path), for the refs this agent uses. */
-  secrets?: Record<string, SecretRef>;
-}
 
 /** The fields of tenant.md `telemetry` the worker reads (src/telemetry/config.ts, decision 403). */
 const TELEMETRY_FIELDS = ['exporter', 'endpoint', 'credentials_ref', 'sampling_rate'];

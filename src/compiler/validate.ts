@@ -2,7 +2,7 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from './ajv';
-import type { Diagnostic } from './types';
+import type { Diagnostic } from '../compiled/types';
 import { KIND_SCHEMAS, PATTERN_SCHEMAS } from './schemas';
 import { diag, fieldPath, posOf, type PathPart, type SourceFile } from './source';
 import { editDistance } from '../shared/edit-distance';

@@ -8,8 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerConfig } from '../compiler/types';
-import type { Resolver } from '../activities/net-policy';
+import type { McpServerConfig } from '../compiled/types';
+import type { Resolver } from '../governance/network';
 import { guardedFetch } from './guarded-fetch';
 
 /** A configuration mistake (a missing env var): retrying cannot help. */

@@ -3,7 +3,7 @@
  * `mcp.pinned` list, list its tools and record them (src/compiler/mcp-tools.ts) so the compiler puts
  * their names and input schemas into the immutable bundle.
  */
-import type { McpServerConfig } from '../compiler/types';
+import type { McpServerConfig } from '../compiled/types';
 import { loadRegistry } from '../compiler';
 import { describeMcpServer, mcpServerConfig, recordMcpPin, type McpListedTool, type McpPin } from '../compiler/mcp-tools';
 import type { McpConnection } from './connect';

@@ -9,7 +9,7 @@ import * as http from 'http';
 import * as https from 'https';
 import { Readable } from 'stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { guardedLookup, type NetPolicy, type Resolver, systemResolver } from '../activities/net-policy';
+import { guardedLookup, type NetPolicy, type Resolver, systemResolver } from '../governance/network';
 import { currentTraceHeaders } from '../telemetry/propagation';
 
 /** Statuses whose responses have no body (the Response constructor refuses one). */

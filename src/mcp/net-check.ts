@@ -3,8 +3,8 @@
  * compile/publish time and every call on a worker): the same `checkHttpTarget` an http tool of the
  * agent gets, with the `mcp:` block's `allowed_hosts`/`allow_private_network` and LOOM_INTERNAL_HOSTS.
  */
-import type { McpServerConfig } from '../compiler/types';
-import { checkHttpTarget, type NetPolicy, type Resolver, systemResolver } from '../activities/net-policy';
+import type { McpServerConfig } from '../compiled/types';
+import { checkHttpTarget, type NetPolicy, type Resolver, systemResolver } from '../governance/network';
 
 /** A URL the policy refuses: nothing was sent, and retrying cannot help. */
 export class McpPolicyError extends Error {}

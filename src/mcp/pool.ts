@@ -4,7 +4,7 @@
  * dropped HTTP connection) is forgotten, so the next call (Temporal's retry) starts a fresh one.
  */
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerConfig } from '../compiler/types';
+import type { McpServerConfig } from '../compiled/types';
 import { mcpSchemaHash, mcpServerKey } from '../compiler/mcp-tools';
 import { connectMcp, type McpConnection } from './connect';
 import { withoutTraceHeaders } from '../telemetry/propagation';

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CompiledBundle, JsonObject, JsonValue } from '../compiler/types';
+import type { CompiledBundle, JsonObject, JsonValue } from '../compiled/types';
 import { compareSemver } from '../compiler/publish';
 import type { LoomSession } from '../cli/connect';
 import type { ApproveArgs, RejectArgs, RunStatus } from '../shared/contract';
@@ -21,7 +21,7 @@ import { depthRefusal } from '../cli/input-limits';
 import { describeError } from '../cli/main';
 import { collectInbox } from '../cli/commands/inbox';
 import { callTarget } from '../cli/decisions';
-import { approveUpdate, rejectUpdate, statusQuery } from '../shared/handlers';
+import { approveUpdate, rejectUpdate, statusQuery } from '../shared/definitions';
 import { statusWithStoredArgs } from '../cli/stored-args';
 
 /** A refusal the MCP client should read (bad input, nothing published, a refused update). */

@@ -4,7 +4,7 @@
  * `{ gte: 0.8 }` / `{ in: ["zh","ja"] }`. Fields of one group are ANDed; an array of groups is
  * OR-of-ANDs. Pure.
  */
-import type { Condition, ConditionGroup, JsonObject, JsonValue } from '../compiler/types';
+import type { Condition, ConditionGroup, JsonObject, JsonValue } from '../compiled/types';
 import { ExecutionContext, resolvePath } from './paths';
 import { jsonEqual } from '../shared/json';
 import { CONDITION_OPERATORS, ConditionOperator } from '../shared/condition-operators';

@@ -5,7 +5,7 @@
  * workflow (src/workflows/orchestrator.ts) applies it. The token budget of an orchestrator is
  * `runtime.max_input_chars`, the seed's "equivalent token budget" of the input (decision 295).
  */
-import type { JsonSchema, JsonValue } from '../compiler/types';
+import type { JsonSchema, JsonValue } from '../compiled/types';
 import { inputProblems } from './member-input';
 import { stripFence, wantsText } from '../runtime/output';
 

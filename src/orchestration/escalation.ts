@@ -3,7 +3,7 @@
  * the first rule whose `on` and every narrowing field (`guardrail`, `node`) match is used; no
  * match means the run fails with no escalation. Pure.
  */
-import type { EscalationRule } from '../compiler/types';
+import type { EscalationRule } from '../compiled/types';
 
 export type EscalationEvent =
   | { on: 'guardrail'; guardrail: string }

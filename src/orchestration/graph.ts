@@ -17,7 +17,7 @@
  *    `transcript_last` (the newest entry), nodes read it in their first message (the workflow
  *    stores it as a chain in the content-addressed store, src/activities/graph-messages.ts).
  */
-import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
+import type { GraphPattern, JsonObject, JsonValue } from '../compiled/types';
 import { Ast, evaluateExpr, parseExpr, textOf } from '../shared/expr';
 
 export const SELF = '$self';

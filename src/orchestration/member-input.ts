@@ -10,7 +10,7 @@
  * Other keywords (format, pattern, $ref, ...) are not checked here (the compiler validated the
  * schema itself); a member's own runtime still reads its input as before.
  */
-import type { JsonSchema, JsonValue } from '../compiler/types';
+import type { JsonSchema, JsonValue } from '../compiled/types';
 
 type S = JsonSchema & Record<string, unknown>;
 

@@ -7,7 +7,7 @@
  * cannot be appended to, as the `memory` entry of the context of each member whose input is the
  * task itself. What continue-as-new carries (`carried.memory`).
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 
 /** Carried across continue-as-new: memory applies to this run chain. */
 export interface RunMemoryState {

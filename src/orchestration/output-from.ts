@@ -4,7 +4,7 @@
  * `merge`, `first`), otherwise an alias. `merge` is an object keyed by alias in DECLARATION order,
  * never completion order. Pure.
  */
-import type { JsonObject, JsonValue, OutputFrom } from '../compiler/types';
+import type { JsonObject, JsonValue, OutputFrom } from '../compiled/types';
 
 export const OUTPUT_KEYWORDS = ['last', 'merge', 'first'] as const;
 export type OutputStrategy = (typeof OUTPUT_KEYWORDS)[number];

@@ -4,7 +4,7 @@
  * `parent.input.query`, `researcher.output.findings`, nested `writer.output.meta.title`, and
  * `parent.input.items.[].value` (batch only). Pure: no I/O, no Temporal; used by workflows.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 // jsonEqual moved to src/shared/json.ts (the compiler's checks use it too); still importable from here.
 export { jsonEqual } from '../shared/json';
 

@@ -9,7 +9,7 @@
  *    (case-insensitive) or `max_iterations` is reached.
  * `{{input}}` and `{{<output_var>}}` templates are expanded in prompt_template.
  */
-import type { JsonValue, StepDefinition } from '../compiler/types';
+import type { JsonValue, StepDefinition } from '../compiled/types';
 
 export const COLLECT_SEPARATOR = '\n\n---\n\n';
 

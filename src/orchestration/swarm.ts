@@ -4,7 +4,7 @@
  * validation (only listed agents, plus the orchestrator itself), limits and ping-pong detection.
  */
 import type { ExtraToolSpec } from '../shared/contract';
-import type { JsonObject, JsonValue, SwarmPattern } from '../compiler/types';
+import type { JsonObject, JsonValue, SwarmPattern } from '../compiled/types';
 
 export const HANDOFF_TOOL = 'handoff_to_agent';
 

@@ -4,7 +4,7 @@
  * declaration order) up to max_workers; retry_failed_tasks retries a failed task once; a task that
  * finally fails halts every task downstream of it while independent branches finish.
  */
-import type { JsonObject, JsonValue, WorkflowTask } from '../compiler/types';
+import type { JsonObject, JsonValue, WorkflowTask } from '../compiled/types';
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'halted';
 

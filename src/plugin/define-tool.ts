@@ -10,7 +10,7 @@
  * error result, as for any builtin.
  */
 import { toJSONSchema } from 'zod/v4';
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { ExternalToolContext, ExternalToolExecutor } from '../activities/react-tools';
 
 /** A zod v4 schema, structurally (zod stays the user's import). */

@@ -3,7 +3,7 @@
  * `sections` (those reach the model verbatim from the bundle, inside the model activity, so they
  * never enter workflow history), plus the workflow types of agent tools. Pure types.
  */
-import type { CompiledAgent, ReactConfig } from '../compiler/types';
+import type { CompiledAgent, ReactConfig } from '../compiled/types';
 
 export type AgentView = Omit<CompiledAgent, 'instructions' | 'sections'> & {
   /** tool_id -> workflow type of the agent run as that tool (kind 'agent'). */

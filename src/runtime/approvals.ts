@@ -2,7 +2,7 @@
  * Approval bookkeeping (seed 003 "Human-in-the-Loop"): which calls need a human, and the pending
  * list with decisions. Pure.
  */
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { PendingApproval } from '../shared/contract';
 
 export interface ApprovalPolicy {

@@ -5,10 +5,10 @@
  * tool call's arguments and result — goes through the audit log's PII engine and placeholders), and
  * how long each retention class keeps them. `ephemeral` writes nothing. No I/O, no Temporal import.
  */
-import type { CompiledAgent } from '../compiler/types';
+import type { CompiledAgent } from '../compiled/types';
 import type { Message } from './messages';
 import type { ArtifactInfo } from '../store/types';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 
 export type RetentionClass = CompiledAgent['artifacts']['retention_class'];
 

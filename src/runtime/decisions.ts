@@ -4,11 +4,11 @@
  * wins, closed members drop out), the flat list a status shows, the Current Details text, and how
  * `loom approve ROOT REF` finds the member holding a call. No Temporal import; unit tested.
  */
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { DecideArgs, DescendantDecisionsReport, PendingApproval, PendingDecision } from '../shared/contract';
 
-// The one redaction of sensitive tool fields lives in src/policies/sensitive.ts (displays, logs, spans).
-import { REDACTED, redactArgs } from '../policies/sensitive';
+// The one redaction of sensitive tool fields lives in src/governance/sensitive.ts (displays, logs, spans).
+import { REDACTED, redactArgs } from '../governance/sensitive';
 export { REDACTED, redactArgs };
 
 /** A run's own pending approvals as decisions (arguments redacted with the tool's sensitive fields). */

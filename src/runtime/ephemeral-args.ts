@@ -6,7 +6,7 @@
  * marker without its raw text). Activities (argument check, guardrails, the tool) and the CLI
  * (`loom status`, `loom inbox`) resolve the reference; the workflow never does. Pure: no I/O.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { DEPENDS_ON_KEY, OUTPUT_PATH_KEY } from './execution-loop';
 

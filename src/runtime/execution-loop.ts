@@ -12,7 +12,7 @@
  * a time in reply order (a later one waits until every earlier one has ended), the first success
  * wins and the rest are skipped.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { ToolCall } from './messages';
 
 export const DEPENDS_ON_KEY = '_dependsOn';

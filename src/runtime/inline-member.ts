@@ -38,7 +38,7 @@ export function inlineMemberBlocker(agent: AgentView, call: MemberCall): string 
   const g = agent.guardrails;
   if (g && (['input', 'tool_input', 'tool_output', 'output'] as const).some((p) => (g[p]?.length ?? 0) > 0)) return 'has guardrails';
   if (agent.policies.require_human_approval || (g?.tool_calls?.require_user_confirmation_for?.length ?? 0) > 0) return 'requires approval';
-  // The react loop applies these (src/workflows/react/policies.ts): fields absent from older bundles, so recorded choices replay.
+  // The react loop applies these (src/workflows/react/governance.ts): fields absent from older bundles, so recorded choices replay.
   if (agent.policies.runtime_pass || agent.policies.audit_trail || (agent.policies.data_residency && agent.runtime.model.region)) return 'has runtime policies (pii_redaction, blocked_content, audit_level or a model region under data_residency)';
   if (agent.runtime.timeout_seconds) return 'has runtime.timeout_seconds';
   if (agent.runtime.fallback_model) return 'has a fallback model';

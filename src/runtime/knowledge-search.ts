@@ -7,7 +7,7 @@
  * src/activities/knowledge.ts).
  */
 import MiniSearch from 'minisearch';
-import type { CompiledKnowledge } from '../compiler/types';
+import type { CompiledKnowledge } from '../compiled/types';
 import { cosine } from './vectors';
 
 export interface KnowledgeHit {

@@ -5,6 +5,8 @@
  * what a writeback extracts from a run per `writeback.strategy`.
  */
 import { cosine } from './vectors';
+import { WRITEBACK_STRATEGIES, type WritebackStrategy } from '../compiled/types';
+
 
 export interface MemoryEntry {
   /** Content address of the entry (text + source): a retried writeback stores it once. */
@@ -17,9 +19,6 @@ export interface MemoryEntry {
 
 export interface MemoryContext { actorId: string; sessionId: string }
 
-/** Writeback strategies: `output` the answer as given, `summary` its first MAX_SUMMARY characters, `exchange` the message and the answer. */
-export const WRITEBACK_STRATEGIES = ['output', 'summary', 'exchange'] as const;
-export type WritebackStrategy = (typeof WRITEBACK_STRATEGIES)[number];
 export const MAX_SUMMARY = 600;
 /** Entries given to the model per collection. */
 export const MEMORY_READ_LIMIT = 5;

@@ -2,7 +2,7 @@
  * Conversation message shapes shared by the react workflow, the model activity and the message
  * store. Pure types and helpers (no I/O, no Temporal): workflow code may import this module.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 
 export interface ToolCall {

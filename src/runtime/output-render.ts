@@ -5,7 +5,7 @@
  * (markdown: `**field**: value`, lists as `- item`; text: `field: value`). `loom run --json` always
  * prints JSON (machine output). Pure; unit tested.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 
 export type RenderFormat = 'json' | 'markdown' | 'text';
 

@@ -2,7 +2,7 @@
  * Output checks: parse a final reply for `interface.output.schema` and report a readable error.
  * The validator itself (ajv) is injected by the activity; this module stays pure.
  */
-import type { JsonSchema, JsonValue } from '../compiler/types';
+import type { JsonSchema, JsonValue } from '../compiled/types';
 
 export type OutputCheck = { ok: true; value: JsonValue } | { ok: false; error: string };
 

@@ -3,7 +3,7 @@
  * the activities (the call itself): the block named like the provider (`openai`, `anthropic`,
  * `google`, `bedrock`, `azure`, `ollama`). Pure: no I/O, no Temporal.
  */
-import type { CompiledModel, ProviderEndpointConfig } from '../compiler/types';
+import type { CompiledModel, ProviderEndpointConfig } from '../compiled/types';
 
 /** The endpoint fields of the model's provider block, or undefined for `scripted` (or a missing block). */
 export function providerBlock(model: Pick<CompiledModel, 'provider'> & Partial<CompiledModel>): ProviderEndpointConfig | undefined {

@@ -2,7 +2,7 @@
  * The `scripted` provider's reply selection: rules first (top to bottom), then `turns[turn]`,
  * then `after_last` (repeat_last | cycle). Pure and deterministic.
  */
-import type { JsonObject, JsonValue, ScriptedModelConfig, ScriptedReply } from '../compiler/types';
+import type { JsonObject, JsonValue, ScriptedModelConfig, ScriptedReply } from '../compiled/types';
 import type { ToolCall } from './messages';
 import { expandDeep, expandTemplate } from './template';
 

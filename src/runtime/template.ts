@@ -2,7 +2,7 @@
  * `{{input}}` / `{{input.field.sub}}` / `{{name}}` template expansion (user_prompt_template and
  * scripted model replies). Pure.
  */
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 
 function asText(v: JsonValue | undefined): string {
   if (v === undefined || v === null) return '';

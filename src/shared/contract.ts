@@ -6,7 +6,7 @@
  * Types, constants and schemas only (no I/O), so workflow code may import it.
  */
 import { z } from 'zod';
-import type { JsonValue, JsonObject } from '../compiler/types';
+import type { JsonValue, JsonObject } from '../compiled/types';
 
 /** A JSON object (tool arguments): its values are not inspected, so any depth is read without recursion. */
 const jsonObject = z.record(z.string(), z.unknown()) as unknown as z.ZodType<JsonObject>;
@@ -58,7 +58,7 @@ export interface RunOptions {
   workspace?: string;
   /** For children: who started this run (shown in status and summaries). */
   parent?: { workflow_id: string; role: string };
-  /** `loom run --allow-draft`: a root agent with status: draft may run (src/policies/lifecycle.ts). */
+  /** `loom run --allow-draft`: a root agent with status: draft may run (src/governance/lifecycle.ts). */
   allow_draft?: boolean;
   /** Swarm: extra context block given to the member (seed 001 "How agents coordinate"). */
   context?: JsonObject;

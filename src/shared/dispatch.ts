@@ -3,7 +3,7 @@
  * list dispatch, status and types derive from. Pure: used by the CLI to start a run and by
  * orchestration workflows to start members as child workflows, so both always agree.
  */
-import type { CompiledAgent, ExecutionPolicy, OrchestrationPattern, ReservedPattern } from '../compiler/types';
+import type { CompiledAgent, ExecutionPolicy, OrchestrationPattern, ReservedPattern } from '../compiled/types';
 
 /** Seed 000 execution policies (`execution_policy.id`). */
 export const AGF_POLICY_IDS = ['agf.react', 'agf.sequential', 'agf.parallel', 'agf.loop', 'agf.batch', 'agf.conditional'] as const;

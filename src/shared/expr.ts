@@ -17,7 +17,7 @@
  * Part of the payload language: the compiler checks edge conditions with checkExpr, the graph
  * engine (src/orchestration/graph.ts) evaluates them.
  */
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import { jsonEqual } from './json';
 
 export class ExprError extends Error {}

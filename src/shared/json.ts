@@ -1,5 +1,5 @@
 /** JSON value helpers shared by the payload languages (conditions, edge expressions) and their checks. Pure. */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 
 /** Deep structural equality of JSON values (object key order ignored). */
 export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {

@@ -6,7 +6,7 @@
  */
 import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import type { BlobRef, RunOptions, TokenUsage } from './contract';
 
 /** Workflow type of a chat session (not an agent pattern: it runs the agent's own workflow once per message). */

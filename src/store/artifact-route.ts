@@ -16,9 +16,9 @@
  * artifacts went, and the purge deletes expired ones in every routed store too.
  */
 import type { BlobRef } from '../shared/contract';
-import type { CompiledTenant, SecretRef } from '../compiler/tenant';
+import type { CompiledTenant, SecretRef } from '../compiled/types';
 import { ApplicationFailure } from '@temporalio/common';
-import { readSecret } from '../activities/secrets';
+import { readSecret } from '../platform/secrets';
 import type { ArtifactInfo, BlobStore, StoredArtifact } from './types';
 import { DelegatingStore } from './delegating';
 import { parseStoreUrl, type StoreLocation } from './url';

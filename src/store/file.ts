@@ -6,8 +6,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
 import type { BlobRef } from '../shared/contract';
-import { sha256 } from '../compiler/canonical';
-import { loomEnv } from '../activities/env';
+import { sha256 } from '../compiled/canonical';
+import { loomEnv } from '../platform/env';
 import { ArtifactInfo, BlobNotFoundError, BlobStore, parseStoredJson, StoredArtifact, StoredRecord, storeFailure } from './types';
 
 /** The folder used when LOOM_STORE_URL is unset: LOOM_STORE_DIR, else `<LOOM_HOME>/store`, else `./.loom/store`. */

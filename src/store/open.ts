@@ -5,8 +5,8 @@
  * per process, so a worker's activities share one connection pool. `openStore()` follows artifact
  * routes to a tenant's own artifact store (artifact-route.ts).
  */
-import { loomEnv } from '../activities/env';
-import { sha256 } from '../compiler/canonical';
+import { loomEnv } from '../platform/env';
+import { sha256 } from '../compiled/canonical';
 import { defaultStoreDir, FileBlobStore } from './file';
 
 export { defaultStoreDir };
@@ -14,7 +14,7 @@ import { PostgresBlobStore } from './postgres';
 import { S3BlobStore } from './s3';
 import type { BlobStore } from './types';
 import { codecConfigured, codecKeysFromEnv, type CodecKeys } from '../codec/keys';
-import { EncryptedBlobStore } from '../codec/encrypted-store';
+import { EncryptedBlobStore } from './encrypted';
 import { parseStoreUrl, StoreLocation } from './url';
 import { ArtifactRoute, ArtifactRoutingStore, routeLocation } from './artifact-route';
 

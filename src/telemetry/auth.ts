@@ -1,11 +1,11 @@
 /**
  * The headers of an OTLP request for an agent's `observability.*.auth` (seed 001 "Collector
  * authentication"): none, or `Authorization: Bearer <secret>` with the secret read from the tenant's
- * secret store in the worker (src/activities/secrets.ts), never put in a payload. mtls is not
+ * secret store in the worker (src/platform/secrets.ts), never put in a payload. mtls is not
  * supported: a problem the caller logs, and nothing is sent.
  */
-import { readSecret } from '../activities/secrets';
-import type { SecretRef } from '../compiler/tenant';
+import { readSecret } from '../platform/secrets';
+import type { SecretRef } from '../compiled/types';
 
 export interface OtlpAuth {
   type: 'none' | 'bearer' | 'mtls';

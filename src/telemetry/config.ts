@@ -5,7 +5,7 @@
  * propagated, auth none)
  * except tool args, which are off unless switched on (issue 11.8, decision 248). Pure: no Temporal import, no I/O.
  */
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { IncludeMode } from './span-content';
 import { agentEndpoint, withSignalPath, type OtelEnv, type OtlpProtocol, type Signal } from './otel-env';
 

@@ -12,7 +12,7 @@ import { SeverityNumber, type AnyValueMap, type Logger } from '@opentelemetry/ap
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
-import type { CompiledAgent } from '../compiler/types';
+import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
 import { readOtelEnv, type OtelEnv } from './otel-env';
 import { logsConfigOf, type LogLevel, type LogsConfig } from './config';

@@ -13,7 +13,7 @@ import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import type { CompiledAgent } from '../compiler/types';
+import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
 import { readOtelEnv, type OtelEnv } from './otel-env';
 import { metricsConfigOf, type MetricsConfig } from './config';

@@ -3,10 +3,10 @@
  * observability): tool arguments per `include_tool_args` (full | redacted | none), model inputs
  * only when `include_model_inputs` is true, and whether a run is sampled per `sampling_rate`.
  * Pure: no Temporal import, no I/O; the span-emitting activities call it. Redaction is the one in
- * src/policies/sensitive.ts (sensitive: true tool fields).
+ * src/governance/sensitive.ts (sensitive: true tool fields).
  */
-import type { JsonObject } from '../compiler/types';
-import { redactArgs } from '../policies/sensitive';
+import type { JsonObject } from '../compiled/types';
+import { redactArgs } from '../governance/sensitive';
 
 export type IncludeMode = 'full' | 'redacted' | 'none';
 

@@ -8,7 +8,7 @@
 export { scriptedProvider, scriptedChunks } from '../activities/model';
 export { selectScriptedReply, materializeReply, scriptedUsage } from '../runtime/scripted';
 export type { ScriptedContext, ScriptedResult } from '../runtime/scripted';
-export type { ScriptedModelConfig, ScriptedReply, ScriptedRule, ScriptedToolCall } from '../compiler/types';
+export type { ScriptedModelConfig, ScriptedReply, ScriptedRule, ScriptedToolCall } from '../compiled/types';
 export * from './openai-server';
 export { startDevServer, freePort } from '../server/dev-server';
 export type { DevServer, DevServerOptions } from '../server/dev-server';

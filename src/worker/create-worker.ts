@@ -10,7 +10,7 @@
  */
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker, WorkerOptions } from '@temporalio/worker';
 import { DEFAULT_TASK_QUEUE } from '../shared/contract';
-import { envInt } from '../activities/env';
+import { envInt } from '../platform/env';
 export { workflowSource } from '../plugin/workflow-source';
 import type { AgentTracing } from '../telemetry/tracing';
 

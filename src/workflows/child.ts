@@ -5,7 +5,7 @@
  */
 import { executeChild, patched, workflowInfo, ChildWorkflowOptions, ParentClosePolicy } from '@temporalio/workflow';
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
 import { PATCHES } from './patches';
 

@@ -8,7 +8,7 @@
  */
 import { CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
 import { patient } from './activity-options';
-import type { GraphPattern, JsonObject, JsonValue } from '../compiler/types';
+import type { GraphPattern, JsonObject, JsonValue } from '../compiled/types';
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
 import { WORKFLOW_TYPES, workflowTypeFor } from '../shared/dispatch';
 import type { Activities } from '../activities';

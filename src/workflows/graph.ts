@@ -18,7 +18,7 @@
  * `reset_on_revisit: true` starts every visit fresh. Runs from before the patches keep their
  * inline inputs (and `previous_outputs` for every revisited node).
  */
-import type { GraphPattern } from '../compiler/types';
+import type { GraphPattern } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { SELF } from '../orchestration/graph';
 import { OrchestratorRun } from './orchestrator';

@@ -7,7 +7,7 @@
 import type { AgentWorkflowType } from '../shared/dispatch';
 
 export { agfReactWorkflow } from './react';
-export { agfSequentialWorkflow, agfParallelWorkflow, agfLoopWorkflow, agfBatchWorkflow, agfConditionalWorkflow } from './policies';
+export { agfSequentialWorkflow, agfParallelWorkflow, agfLoopWorkflow, agfBatchWorkflow, agfConditionalWorkflow } from './execution-policies';
 export { graphWorkflow } from './graph';
 export { swarmWorkflow } from './swarm';
 export { taskDagWorkflow } from './task-dag';

@@ -18,7 +18,7 @@
  */
 import { ActivityOptions, log, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { patient } from './activity-options';
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { Activities } from '../activities';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
 import type { RunAgentInput } from '../shared/contract';

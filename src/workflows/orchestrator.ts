@@ -10,7 +10,7 @@
  */
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { patient } from './activity-options';
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput, RunOptions } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import type { Activities } from '../activities';

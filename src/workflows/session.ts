@@ -20,7 +20,7 @@
  */
 import { continueAsNew, setHandler } from '@temporalio/workflow';
 import type { AgentRunResult, ApproveArgs, RejectArgs } from '../shared/contract';
-import { approveUpdate, rejectUpdate, statusQuery } from '../shared/handlers';
+import { approveUpdate, rejectUpdate, statusQuery } from '../shared/definitions';
 import { sessionMessageUpdate } from '../shared/session';
 import type { SessionInput, SessionMessage } from '../shared/session';
 import { SessionRun } from './session-run';

@@ -6,7 +6,7 @@
  * `{{<output_var>}}` templates. Each step's member receives the rendered prompt (a string) as input.
  */
 import { patched } from '@temporalio/workflow';
-import type { JsonValue, StepDefinition, StepsPattern } from '../compiler/types';
+import type { JsonValue, StepDefinition, StepsPattern } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { asText, containsCI, joinCollected, planSteps, renderTemplate, StepStage } from '../orchestration/steps';
 import { OrchestratorRun } from './orchestrator';

@@ -10,7 +10,7 @@
  */
 import type { AdversarialConfig } from '../strategies/types';
 import { adversarialOf, criticInput, criticPassed, generatorInput, stageLabel, type PromotedArtifact, type StageOutcome } from '../strategies/phases';
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
 
 /** Stage outcomes for status, without the artifacts. */

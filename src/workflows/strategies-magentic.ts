@@ -12,7 +12,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import { patient } from './activity-options';
 import type { Activities } from '../activities';
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import { fallbackAgent, type HistoryTurn } from '../strategies/llm-selection';
 import {
   afterLedger, DEFAULT_MANAGER_INSTRUCTIONS, ledgerPrompt, magenticOf, managerCorrection, orientationPrompt, parseLedger, parseOrientation, parseSpeaker,

@@ -10,7 +10,7 @@
  * events whatever the number of items.
  */
 import { executeChild, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
 import { textOf } from '../shared/expr';

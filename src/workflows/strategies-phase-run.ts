@@ -7,7 +7,7 @@
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { patient } from './activity-options';
 import type { Activities } from '../activities';
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 import type { RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';

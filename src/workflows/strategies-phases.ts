@@ -4,7 +4,7 @@
  * a keyword-graph node's `MapReduce` or `ScatterGather` sub-graph runs as one step of the graph.
  */
 import { patched } from '@temporalio/workflow';
-import type { JsonValue, StrategiesPattern } from '../compiler/types';
+import type { JsonValue, StrategiesPattern } from '../compiled/types';
 import type { RunAgentInput } from '../shared/contract';
 import { textOf } from '../shared/expr';
 import type { ExecutedPhaseType } from '../strategies/phases';

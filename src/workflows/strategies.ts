@@ -15,10 +15,10 @@
  * contracts, and HandoffContext blocks are injected (strategies-evidence.ts).
  */
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { JsonObject, JsonValue, StrategiesPattern } from '../compiler/types';
+import type { JsonObject, JsonValue, StrategiesPattern } from '../compiled/types';
 import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../shared/contract';
-import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/handlers';
+import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/definitions';
 import { hadCallId, signalPayload, validatedPayload } from './shell/payloads';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { textOf } from '../shared/expr';

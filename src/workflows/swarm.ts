@@ -8,7 +8,7 @@
  * A hand-off to an agent not listed in the pattern is refused: the agent is told once and rerun;
  * a second refused hand-off fails the swarm.
  */
-import type { JsonObject, JsonValue, SwarmPattern } from '../compiler/types';
+import type { JsonObject, JsonValue, SwarmPattern } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';
 import { HANDOFF_TOOL, handoffToolSpec, SwarmBook } from '../orchestration/swarm';

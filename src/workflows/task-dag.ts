@@ -7,7 +7,7 @@
  * and `resume` signals; `loom list` / `loom delete` act on the runs.
  */
 import { condition } from '@temporalio/workflow';
-import type { JsonObject, JsonValue, WorkflowPattern } from '../compiler/types';
+import type { JsonObject, JsonValue, WorkflowPattern } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { DagScheduler } from '../orchestration/task-dag';
 import { OrchestratorRun } from './orchestrator';

@@ -8,7 +8,7 @@
  * The example vendor policy shipped here, `x-agentloom.fallback`, tries the agent's local_agents in
  * declaration order (config.order may reorder them by alias) and returns the first that succeeds.
  */
-import type { JsonObject } from '../compiler/types';
+import type { JsonObject } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { LoadedAgent, OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';

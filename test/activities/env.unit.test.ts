@@ -1,8 +1,8 @@
-/** The LOOM_* environment schema (src/activities/env.ts): values, blanks as unset, and the messages a bad value gets. */
+/** The LOOM_* environment schema (src/platform/env.ts): values, blanks as unset, and the messages a bad value gets. */
 import * as path from 'path';
-import { envInt, LOOM_ENV, loomEnv, loomEnvProblems } from '../../src/activities/env';
+import { envInt, LOOM_ENV, loomEnv, loomEnvProblems } from '../../src/platform/env';
 import { defaultStoreDir } from '../../src/activities/blob-store';
-import { internalHostsFromEnv } from '../../src/activities/net-policy';
+import { internalHostsFromEnv } from '../../src/governance/network';
 import { workspaceRoot } from '../../src/activities/tools';
 
 describe('worker slots', () => {

@@ -1,5 +1,5 @@
-/** One sha256 helper (src/compiler/canonical.ts) behind compile hashes, blob references and the write_file ledger. */
-import { sha256 } from '../../src/compiler/canonical';
+/** One sha256 helper (src/compiled/canonical.ts) behind compile hashes, blob references and the write_file ledger. */
+import { sha256 } from '../../src/compiled/canonical';
 import { hashOf } from '../../src/activities/blob-store';
 
 const ABC = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'; // FIPS 180-2 test vector

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'net';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import type { CompiledTool, HttpToolConfig, JsonObject } from '../../src/compiler/types';
+import type { CompiledTool, HttpToolConfig, JsonObject } from '../../src/compiled/types';
 import { BundleCache } from '../../src/activities/agent-loader';
 import { MessageStore } from '../../src/activities/message-store';
 import { createReactToolActivities, ExternalToolContext, RunToolInput, RunToolOutput } from '../../src/activities/react-tools';

@@ -4,7 +4,7 @@
  * no special-purpose range ipaddr.js knows is treated as public unless listed here on purpose.
  */
 import * as ipaddr from 'ipaddr.js';
-import { classifyAddress, hostMatches, parseIPv6 } from '../../src/activities/net-policy';
+import { classifyAddress, hostMatches, parseIPv6 } from '../../src/governance/network';
 
 describe('IPv4 CIDR boundaries', () => {
   test.each([

@@ -11,7 +11,7 @@ import {
   isNonPublicAddress,
   NetPolicy,
   parseIPv6,
-} from '../../src/activities/net-policy';
+} from '../../src/governance/network';
 
 describe('address classification', () => {
   test.each([

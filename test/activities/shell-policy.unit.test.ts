@@ -1,5 +1,5 @@
-/** The shell tool's policy (src/activities/shell-policy.ts): config checks, allowed-command patterns, argv without a shell. */
-import { admitCommand, commandAllowed, parseShellConfig, splitCommand } from '../../src/activities/shell-policy';
+/** The shell tool's policy (src/governance/shell.ts): config checks, allowed-command patterns, argv without a shell. */
+import { admitCommand, commandAllowed, parseShellConfig, splitCommand } from '../../src/governance/shell';
 
 describe('shell config', () => {
   test('defaults, and every problem with its field', () => {

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledTool, JsonObject } from '../../src/compiler/types';
+import type { CompiledTool, JsonObject } from '../../src/compiled/types';
 import type { ExternalToolContext } from '../../src/activities/react-tools';
 import { executeTool } from '../../src/activities/tools';
 import { CHANGES_FILE, shellRecords } from '../../src/activities/evidence-log';

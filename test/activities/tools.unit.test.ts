@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledTool, JsonObject } from '../../src/compiler/types';
+import type { CompiledTool, JsonObject } from '../../src/compiled/types';
 import { MINIMAL_BUILTINS } from '../../src/activities/agent-loader';
 import type { ExternalToolContext } from '../../src/activities/react-tools';
 import {

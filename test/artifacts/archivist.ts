@@ -1,6 +1,6 @@
 /** The agent the tenant artifact-store tests run: its tool call and answer repeat `input.q`, and it saves every artifact (standard retention) to the tenant's store. */
-import type { CompiledAgent } from '../../src/compiler/types';
-import type { CompiledTenant } from '../../src/compiler/tenant';
+import type { CompiledAgent } from '../../src/compiled/types';
+import type { CompiledTenant } from '../../src/compiled/types';
 import { agent, builtinTool, scriptedModel } from '../runtime/builders';
 
 export function archivistAgent(tenant: CompiledTenant): CompiledAgent {

@@ -12,13 +12,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { rootCause } from '@temporalio/common';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import { openStore } from '../../src/store';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
 import { startCliHarness, CliHarness } from '../cli/harness';
 import { scheduledActivities } from '../runtime/harness';
 import { auditLogPath } from '../../src/activities/audit';
-import type { AuditEntry } from '../../src/policies/audit';
+import type { AuditEntry } from '../../src/governance/audit';
 
 let h: CliHarness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /** The pure artifact plan: which artifacts a run writes, their content, and each class's expiry. */
 import { expiresAt, planArtifacts, retentionDaysFromEnv, writesArtifacts } from '../../src/runtime/artifacts';
 import type { Message } from '../../src/runtime/messages';
-import { redactJson } from '../../src/policies/pii';
+import { redactJson } from '../../src/governance/pii';
 
 const on = { enabled: true, save_input: true, save_output: true, save_intermediate: true, retention_class: 'standard' as const };
 const conv: Message[] = [

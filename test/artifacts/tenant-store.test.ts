@@ -16,7 +16,7 @@ import { rootCause } from '@temporalio/common';
 import { Client as PgClient } from 'pg';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
-import type { CompiledTenant } from '../../src/compiler/tenant';
+import type { CompiledTenant } from '../../src/compiled/types';
 import { closeOpenStores, FileBlobStore, openRoute, openStore } from '../../src/store';
 import { bundleOf } from '../runtime/builders';
 import { archivistAgent } from './archivist';

@@ -1,5 +1,5 @@
 /** Audit events in an entry: what each level keeps, how `loom audit` words them, and that changing one breaks the chain. */
-import { AuditEvent, AuditRecord, describeEvent, eventsAtLevel, sealEntry, verifyChain } from '../../src/policies/audit';
+import { AuditEvent, AuditRecord, describeEvent, eventsAtLevel, sealEntry, verifyChain } from '../../src/governance/audit';
 
 const approval: AuditEvent = {
   kind: 'approval', at: '2026-01-01T00:00:02.000Z', call_id: 'c1', tool: 'refund', decision: 'approved', by: 'alice',

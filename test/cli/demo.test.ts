@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { freePort } from '../../src/server/dev-server';
-import { approveUpdate, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, statusQuery } from '../../src/shared/definitions';
 import { CliHarness, DEMO_REGISTRY, ROOT, STACK_TRACE, spawnProcess, startCliHarness, startedId, until, userEnv } from './harness';
 
 test('npm run demo exits 0 and prints only the progress, the approval it grants and the typed answer', async () => {

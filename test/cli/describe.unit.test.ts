@@ -11,7 +11,7 @@ import * as YAML from 'yaml';
 import { BODY, ROOT, baseAgent, tempRegistry } from '../compiler/helpers';
 import { describeForm, isBcp47 } from '../../src/compiler/ui';
 import { accepts, fileInputErrors } from '../../src/cli/file-inputs';
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 
 const loom = path.join(ROOT, 'bin', 'loom.js');
 const env = { ...process.env, LOOM_FROM_SOURCE: '1' };

@@ -13,7 +13,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal } from '../helpers/temporal';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import type { RunStatus } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const LOOM_BIN = path.join(ROOT, 'bin', 'loom.js');

@@ -6,7 +6,7 @@
  * refused with what does wait.
  */
 import { randomUUID } from 'crypto';
-import type { CompiledBundle } from '../../src/compiler/types';
+import type { CompiledBundle } from '../../src/compiled/types';
 import type { RunAgentInput } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';

@@ -5,7 +5,7 @@
  * it there; a call id pending in two members is refused with both candidates named.
  */
 import { randomUUID } from 'crypto';
-import type { CompiledAgent, CompiledBundle, CompiledTool, ScriptedModelConfig } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, CompiledTool, ScriptedModelConfig } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';

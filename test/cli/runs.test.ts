@@ -7,7 +7,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import * as path from 'path';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, json, startCliHarness, startedId, statusWhen, until } from './harness';
 
 const DEMO = ['--registry', DEMO_REGISTRY];

@@ -7,7 +7,7 @@
  */
 import { execFile } from 'child_process';
 import { promisify } from 'util';
-import type { CompiledAgent, CompiledTool, JsonSchema } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool, JsonSchema } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { resolveTemporalCli } from '../../src/server/dev-server';
 import { temporalAddress } from '../helpers/temporal';

@@ -16,7 +16,8 @@ import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/
 import { createActivities } from '../../src/activities';
 import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { codecKeysFromEnv, loomDataConverter, unseal } from '../../src/codec';
+import { codecKeysFromEnv, loomDataConverter } from '../../src/codec';
+import { unseal } from '../../src/store/encrypted';
 import { openStore } from '../../src/store';
 import { bundleOf } from '../runtime/builders';
 import { vaultAgent } from './vault-agent';

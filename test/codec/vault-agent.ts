@@ -1,5 +1,5 @@
 /** The agent the encryption tests run: its tool call and its answer repeat the input's `question`, so a phrase in the input reaches every payload. */
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import { agent, builtinTool, scriptedModel } from '../runtime/builders';
 
 export function vaultAgent(agentId = 'vault'): CompiledAgent {

@@ -24,7 +24,7 @@ import { codecKeysFromEnv, loomDataConverter } from '../../src/codec';
 import { startCodecServer } from '../../src/codec/server';
 import { isSealedBundle } from '../../src/plugin/bundle';
 import { FileBlobStore } from '../../src/store/file';
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';
 import { needles } from './needles';
 

@@ -5,7 +5,7 @@
  * after it, the run resolves one shared workspace at start and injects the handoff block. Both
  * finish with the same output (the receiving agent answers the same either way).
  */
-import type { StrategiesPattern } from '../../src/compiler/types';
+import type { StrategiesPattern } from '../../src/compiled/types';
 import { agent as member, answers, bundle } from '../orchestration/builders';
 import type { Scenario } from './scenarios';
 import { approvingSpeaker } from './scenarios-strategies';

@@ -6,7 +6,7 @@
  * reference and the revisit continues the writer's conversation. Both finish with the same output
  * (the back-edge is taken once, by `executions`, whatever the messages say).
  */
-import type { CompiledAgent, GraphPattern } from '../../src/compiler/types';
+import type { CompiledAgent, GraphPattern } from '../../src/compiled/types';
 import { agent as member, answers, bundle } from '../orchestration/builders';
 import { builtinTool } from '../runtime/builders';
 import type { Scenario } from './scenarios';

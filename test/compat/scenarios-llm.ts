@@ -4,7 +4,7 @@
  * They reach patches `phases-continue-as-new` and `phases-workspace` (both decided at the start of
  * the run); `since` skips them on a base before these strategies ran.
  */
-import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiled/types';
 import { agent as member, answers, bundle, scriptedModel } from '../orchestration/builders';
 import { builtinTool } from '../runtime/builders';
 import type { Scenario } from './scenarios';

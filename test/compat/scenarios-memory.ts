@@ -7,7 +7,7 @@
  * new code finishes the member, then the writeback waits for approval in the root (the generic
  * driver approves `memory-1-prefs`) and the run ends with the same answer.
  */
-import type { CompiledCollection } from '../../src/compiler/types';
+import type { CompiledCollection } from '../../src/compiled/types';
 import { agent as member, bundle, locals } from '../orchestration/builders';
 import type { Scenario } from './scenarios';
 import { approvingSpeaker } from './scenarios-strategies';

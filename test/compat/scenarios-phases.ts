@@ -5,7 +5,7 @@
  * resolved at the start of the run) and guard the phase code paths against nondeterministic
  * changes from here on; `since` skips them on a base before the phase strategies.
  */
-import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, StrategiesPattern } from '../../src/compiled/types';
 import { agent as member, answers, bundle } from '../orchestration/builders';
 import { builtinTool } from '../runtime/builders';
 import type { Scenario } from './scenarios';

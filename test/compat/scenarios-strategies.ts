@@ -6,7 +6,7 @@
  * start); a state machine whose MaxRevisits escalation reads ReviewArtifactPath from evidence (patch
  * `strategies-review-artifact`: such runs gather evidence without validators). Registered in scenarios.ts.
  */
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import { agent as member, answers, byInput } from '../orchestration/builders';
 import { builtinTool } from '../runtime/builders';
 import { fanOutConfig, reviewLoopConfig, strategiesTeam } from '../strategies/team';

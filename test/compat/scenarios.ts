@@ -10,7 +10,7 @@
  * of the runtime reads.
  */
 import type { Client } from '@temporalio/client';
-import type { CompiledAgent, CompiledBundle, CompiledCollection, CompiledGuardrail, GraphPattern, JsonObject, JsonValue, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, CompiledCollection, CompiledGuardrail, GraphPattern, JsonObject, JsonValue, SwarmPattern, WorkflowPattern } from '../../src/compiled/types';
 import type { RunOptions } from '../../src/shared/contract';
 import { agent as member, answers, bundle, byInput, handoff, locals } from '../orchestration/builders';
 import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/builders';
@@ -93,7 +93,7 @@ const PII: CompiledGuardrail = { ref: 'pii-scan', version: '1.0.0', status: 'act
 
 export const SCENARIOS: Scenario[] = [
   {
-    // Patch `audit-events-in-chunks` (src/workflows/react/policies.ts flushAudit): with a chunk of
+    // Patch `audit-events-in-chunks` (src/workflows/react/governance.ts flushAudit): with a chunk of
     // one event, the first approval's audit event goes to the store before the second model turn.
     name: 'react-audit-chunks',
     waitsAt: 'second tool approval of an audited run (the first approval\'s audit event already moved to the store on the new code)',

@@ -1,5 +1,5 @@
 /** Small compiled agents, one per pattern, for the diagram golden tests. */
-import type { CompiledAgent, ExecutionPolicy, OrchestrationPattern } from '../../src/compiler/types';
+import type { CompiledAgent, ExecutionPolicy, OrchestrationPattern } from '../../src/compiled/types';
 import { agent, builtinTool, scriptedModel } from '../runtime/builders';
 
 const model = scriptedModel({ turns: [{ content: 'ok' }] }, 'm');

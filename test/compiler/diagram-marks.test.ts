@@ -1,5 +1,5 @@
 /** `--run` marks from a status query (pure; the dev-server golden runs are test/orchestration/graph-diagram-run.test.ts). */
-import type { SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
+import type { SwarmPattern, WorkflowPattern } from '../../src/compiled/types';
 import { runMarks, toDot, agentDiagram } from '../../src/compiler/diagram';
 import { agent } from '../orchestration/builders';
 

@@ -7,7 +7,7 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledKnowledge } from '../../src/compiler/types';
+import type { CompiledKnowledge } from '../../src/compiled/types';
 import { backendChunks, fileChunks } from '../../src/activities/knowledge';
 import { searchKnowledge } from '../../src/runtime/knowledge-search';
 

@@ -5,7 +5,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledKnowledge, ScriptedReply } from '../../src/compiler/types';
+import type { CompiledKnowledge, ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';

@@ -1,7 +1,7 @@
 /**
  * credentials_ref read at run time (issue 14, seed 001 "secret store"): an `http` knowledge
  * backend whose `credentials_ref` the tenant's secret store maps to an env var or a file. The
- * value is read inside the activity that makes the request (src/activities/secrets.ts), so the
+ * value is read inside the activity that makes the request (src/platform/secrets.ts), so the
  * endpoint receives `Authorization: Bearer <value>` while the bundle, the workflow history, the
  * store and the model's requests hold only the ref's name.
  */
@@ -11,13 +11,13 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledKnowledge } from '../../src/compiler/types';
+import type { CompiledKnowledge } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { readSecret } from '../../src/activities/secrets';
+import { readSecret } from '../../src/platform/secrets';
 import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
 
 const suffix = randomBytes(3).toString('hex').toUpperCase();

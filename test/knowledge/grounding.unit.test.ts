@@ -3,7 +3,7 @@
  * answer must cite a chunk this run retrieved, cite nothing it did not retrieve, and at least half
  * of its content words must occur in the chunks it cites.
  */
-import type { CompiledKnowledge } from '../../src/compiler/types';
+import type { CompiledKnowledge } from '../../src/compiled/types';
 import { chunksInToolResult, groundingProblem, groundingRequired, type KnowledgeChunk } from '../../src/runtime/knowledge-search';
 
 const policy: CompiledKnowledge = { kb_id: 'policy', version: '1', status: 'active', required: false, citations_required: false, backend: { type: 'inline', documents: [] } };

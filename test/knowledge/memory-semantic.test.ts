@@ -8,7 +8,7 @@ import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
 import { MemoryStore, memoryEntry } from '../../src/activities/memory';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionReply } from '../../src/shared/session';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 

@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledCollection } from '../../src/compiler/types';
+import type { CompiledCollection } from '../../src/compiled/types';
 import { FileBlobStore } from '../../src/store/file';
 import { memoryEntry, searchCollection } from '../../src/activities/memory';
 import { keywordSearch, semanticSearch } from '../../src/runtime/memory';

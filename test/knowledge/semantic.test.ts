@@ -10,7 +10,7 @@
 import { randomBytes } from 'crypto';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import type { CompiledKnowledge } from '../../src/compiler/types';
+import type { CompiledKnowledge } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';

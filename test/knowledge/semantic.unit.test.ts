@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledKnowledge } from '../../src/compiler/types';
+import type { CompiledKnowledge } from '../../src/compiled/types';
 import { FileBlobStore } from '../../src/store/file';
 import { searchSources } from '../../src/activities/knowledge';
 import { embeddingsConfig } from '../../src/activities/embeddings';

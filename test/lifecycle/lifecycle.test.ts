@@ -6,7 +6,7 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';

@@ -1,5 +1,5 @@
-/** src/policies/lifecycle.ts and src/runtime/output-render.ts (issue 11 point 3). */
-import { lifecycleRefusal, lifecycleWarning, memberRefusal, memberWarning } from '../../src/policies/lifecycle';
+/** src/governance/lifecycle.ts and src/runtime/output-render.ts (issue 11 point 3). */
+import { lifecycleRefusal, lifecycleWarning, memberRefusal, memberWarning } from '../../src/governance/lifecycle';
 import { renderOutput } from '../../src/runtime/output-render';
 
 describe('lifecycle', () => {

@@ -4,7 +4,7 @@
  * naming the member, and the member never starts; a deprecated member runs and its warning reaches
  * the root's result. Real dev server; members are scripted react agents.
  */
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { agent, answers, bundle, locals } from '../orchestration/builders';
 import { childIds, failureOf, Harness, startHarness } from '../orchestration/harness';

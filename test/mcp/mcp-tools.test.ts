@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Worker } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { CompiledTool, JsonObject } from '../../src/compiler/types';
+import type { CompiledTool, JsonObject } from '../../src/compiled/types';
 import type { ApproveArgs } from '../../src/shared/contract';
 import { expandMcpTools, mcpServerKey } from '../../src/compiler/mcp-tools';
 import { listMcpTools } from '../../src/mcp/discover';

@@ -5,7 +5,7 @@
  * loopback one (DNS rebinding) is refused instead of reached. A real MCP server on 127.0.0.1 under
  * a made-up `.test` host name that only the test's resolver knows.
  */
-import type { McpServerConfig } from '../../src/compiler/types';
+import type { McpServerConfig } from '../../src/compiled/types';
 import { connectMcp } from '../../src/mcp/connect';
 import { assertMcpUrlAllowed } from '../../src/mcp/net-check';
 

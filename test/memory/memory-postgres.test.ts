@@ -12,7 +12,7 @@ import { createActivities } from '../../src/activities';
 import { MemoryStore } from '../../src/activities/memory';
 import { storeBundle } from '../../src/activities/blob-store';
 import { parseStoreUrl, PostgresBlobStore } from '../../src/store';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionReply } from '../../src/shared/session';
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';

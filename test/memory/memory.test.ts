@@ -8,9 +8,9 @@ import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import { createActivities } from '../../src/activities';
 import { MemoryStore } from '../../src/activities/memory';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
 import type { RunStatus } from '../../src/shared/contract';
-import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/definitions';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 

@@ -14,7 +14,7 @@
 import { randomBytes } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { MemoryStore } from '../../src/activities/memory';
-import type { CompiledAgent, CompiledCollection, CompiledModel, JsonValue } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledCollection, CompiledModel, JsonValue } from '../../src/compiled/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
 import { openStore } from '../../src/store';
 import { WORKFLOW_TYPES, workflowTypeFor } from '../../src/shared/dispatch';

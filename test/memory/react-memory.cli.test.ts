@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunStatus } from '../../src/shared/contract';
-import { approveUpdate, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, statusQuery } from '../../src/shared/definitions';
 import { EXAMPLES, startCliHarness, until, CliHarness } from '../cli/harness';
 
 let h: CliHarness;

@@ -17,7 +17,7 @@ import type {
   ScriptedModelConfig,
   ScriptedReply,
   EscalationRule,
-} from '../../src/compiler/types';
+} from '../../src/compiled/types';
 import { FileBlobStore, storeBundle } from '../../src/activities/blob-store';
 import type { BlobRef } from '../../src/shared/contract';
 

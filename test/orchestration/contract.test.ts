@@ -4,7 +4,7 @@
  * orchestration naming the member and the field, and the member's workflow never starts. Real
  * dev server; members are scripted react agents.
  */
-import type { ExecutionPolicy } from '../../src/compiler/types';
+import type { ExecutionPolicy } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { agent, answers, bundle, locals } from './builders';
 import { failureOf, Harness, startHarness } from './harness';

@@ -5,7 +5,7 @@ import { DagScheduler, checkDag } from '../../src/orchestration/task-dag';
 import { planSteps, renderTemplate, containsCI, joinCollected, checkSteps, COLLECT_SEPARATOR } from '../../src/orchestration/steps';
 import { matchEscalation, shadowedRules } from '../../src/orchestration/escalation';
 import { shardRanges, shardSizeFor, mapBounded } from '../../src/orchestration/batch';
-import type { EscalationRule, StepDefinition, WorkflowTask } from '../../src/compiler/types';
+import type { EscalationRule, StepDefinition, WorkflowTask } from '../../src/compiled/types';
 
 describe('graph edge expressions', () => {
   const scope = { vars: { state: { score: 0.85, label: 'billing', n: 3 }, result: { text: 'Billing issue' } }, resultText: 'This is a BILLING question' };

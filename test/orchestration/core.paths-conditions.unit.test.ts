@@ -2,7 +2,7 @@ import { parsePath, checkPath, resolvePath, resolveInputMapping, expandBatchInpu
 import { evaluateCondition, applyOperator, checkCondition, isOperatorObject } from '../../src/orchestration/conditions';
 import { parseOutputFrom, selectOutput, mergeOutputs, checkOutputFrom } from '../../src/orchestration/output-from';
 import type { ExecutionContext } from '../../src/orchestration/paths';
-import type { ConditionGroup } from '../../src/compiler/types';
+import type { ConditionGroup } from '../../src/compiled/types';
 
 const ctx: ExecutionContext = {
   parent: { input: { query: 'q', topic: 't', language: 'ja', items: [{ value: 1 }, { value: 2 }, { value: 3 }], nested: { a: { b: 7 } }, tags: ['x', 'y'] } },

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
-import type { CompiledAgent, CompiledTool } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';

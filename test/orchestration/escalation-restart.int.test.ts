@@ -1,5 +1,5 @@
 /** Human-queue escalation answered through the `loom` CLI, and a worker stopped mid-fan-out and restarted. */
-import type { GraphPattern, EscalationRule } from '../../src/compiler/types';
+import type { GraphPattern, EscalationRule } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { runCli } from '../../src/cli/main';
 import { createTestWorker } from '../helpers/temporal';

@@ -5,7 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CompiledAgent, CompiledBundle, GraphPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, GraphPattern } from '../../src/compiled/types';
 import type { RunStatus } from '../../src/shared/contract';
 import { agentDiagram, renderDiagram, runMarks } from '../../src/compiler/diagram';
 import { agent, answers, bundle, locals } from './builders';

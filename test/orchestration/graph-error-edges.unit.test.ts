@@ -1,5 +1,5 @@
 import { GraphScheduler, SELF } from '../../src/orchestration/graph';
-import type { GraphPattern } from '../../src/compiler/types';
+import type { GraphPattern } from '../../src/compiled/types';
 
 const pattern = (edges: GraphPattern['edges']): Pick<GraphPattern, 'nodes' | 'edges'> => ({
   nodes: [{ id: 'charge', agent_ref: 'a' }, { id: 'refund-desk', agent_ref: 'b' }, { id: 'notify', agent_ref: 'c' }, { id: 'audit', agent_ref: 'd' }],

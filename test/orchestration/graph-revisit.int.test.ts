@@ -5,7 +5,7 @@
  * nodes (their first message) and by edge conditions (`transcript`, `transcript_last`).
  */
 import { randomBytes } from 'crypto';
-import type { CompiledAgent, GraphPattern } from '../../src/compiler/types';
+import type { CompiledAgent, GraphPattern } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { agent, answers, bundle } from './builders';
 import { Harness, startHarness } from './harness';

@@ -8,7 +8,7 @@ import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
-import type { CompiledBundle, JsonValue } from '../../src/compiler/types';
+import type { CompiledBundle, JsonValue } from '../../src/compiled/types';
 import type { RunAgentInput, RunOptions } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';

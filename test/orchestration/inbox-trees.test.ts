@@ -5,9 +5,9 @@
  * that continues-as-new between iterations (the new run lists the next iteration's decision). Each
  * decision is answered with the `decide` update on the root.
  */
-import type { CompiledAgent, CompiledTool, ScriptedModelConfig } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool, ScriptedModelConfig } from '../../src/compiled/types';
 import type { AgentRunResult, PendingDecision, RunStatus } from '../../src/shared/contract';
-import { decideUpdate, statusQuery } from '../../src/shared/handlers';
+import { decideUpdate, statusQuery } from '../../src/shared/definitions';
 import type { WorkflowHandle } from '@temporalio/client';
 import { agent, bundle, locals } from './builders';
 import { Harness, startHarness, waitFor } from './harness';

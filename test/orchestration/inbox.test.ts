@@ -5,9 +5,9 @@
  * requested_at) and in its Current Details (the Web UI; read through the SDK's built-in
  * `__temporal_workflow_metadata` query), and is gone once answered in the member that holds it.
  */
-import type { CompiledAgent, CompiledTool, JsonSchema, ScriptedModelConfig, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool, JsonSchema, ScriptedModelConfig, StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult, PendingDecision, RunStatus } from '../../src/shared/contract';
-import { approveUpdate, respondEscalationUpdate, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, respondEscalationUpdate, statusQuery } from '../../src/shared/definitions';
 import type { WorkflowHandle } from '@temporalio/client';
 import { agent, answers, bundle, locals } from './builders';
 import { historyEvents } from '../helpers/history';
@@ -74,7 +74,7 @@ test('a 3-stage pipeline: the 2nd member\'s approval is in the root\'s status an
   });
   expect(Date.parse(dec.requested_at)).toBeLessThanOrEqual(Date.now());
   expect(Date.parse(dec.requested_at)).toBeGreaterThan(t0 - 60_000);
-  // The member's own status redacts the sensitive field too (issue 11: src/policies/sensitive.ts).
+  // The member's own status redacts the sensitive field too (issue 11: src/governance/sensitive.ts).
   const member = h.t.client.workflow.getHandle(dec.workflow_id);
   expect((await statusOf(member)).pending_approvals.map((p) => p.arguments.card)).toEqual(['[redacted]']);
   const details = await waitFor(async () => ((await currentDetails(wf)).includes('pay-1') ? currentDetails(wf) : undefined), 'the root\'s Current Details to list pay-1');

@@ -1,5 +1,5 @@
 /** The pure half of tree-wide pending decisions (src/runtime/decisions.ts): redaction, the parent's merge, addressing. */
-import type { JsonObject } from '../../src/compiler/types';
+import type { JsonObject } from '../../src/compiled/types';
 import type { DescendantDecisionsReport, PendingDecision } from '../../src/shared/contract';
 import { approvalsAsDecisions, decideArgsProblem, decisionRef, decisionsDetails, DescendantDecisions, redactArgs, resolveCall, resolveDecide, resolveEscalation, waited } from '../../src/runtime/decisions';
 

@@ -3,7 +3,7 @@
  * a plain agf.react agent qualifies; every feature that needs a workflow of its own sends it to a
  * child workflow, with the reason. Also the model activity options both paths share.
  */
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentView } from '../../src/runtime/agent-view';
 import { inlineMemberBlocker, modelActivityOptions, MemberCall } from '../../src/runtime/inline-member';
 import { agent, answers, scriptedModel } from './builders';

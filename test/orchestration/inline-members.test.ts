@@ -7,7 +7,7 @@
  * and that the inline run started no member child workflow (except a member whose reply needed the
  * react loop, which runs as a child from the start).
  */
-import type { CompiledAgent, JsonValue } from '../../src/compiler/types';
+import type { CompiledAgent, JsonValue } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, bundle, locals } from './builders';
 import { childIds, Harness, startHarness } from './harness';

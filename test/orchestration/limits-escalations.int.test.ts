@@ -4,7 +4,7 @@
  * `on: node_failure` with and without `node` for swarm and workflow (task DAG). Real dev server,
  * scripted models; durations only as limits the runtime enforces, never as test assertions.
  */
-import type { EscalationRule, GraphPattern, SwarmPattern, WorkflowPattern } from '../../src/compiler/types';
+import type { EscalationRule, GraphPattern, SwarmPattern, WorkflowPattern } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, answers, bundle, failingModel, handoff, locals } from './builders';
 import { failureOf, Harness, startHarness } from './harness';

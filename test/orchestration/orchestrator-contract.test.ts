@@ -4,7 +4,7 @@
  * over the whole orchestration (members and human waits), and its interface.output.schema and
  * output guardrails on the final output. Real dev server; members are scripted react agents.
  */
-import type { CompiledGuardrail, ExecutionPolicy, GuardrailResultType } from '../../src/compiler/types';
+import type { CompiledGuardrail, ExecutionPolicy, GuardrailResultType } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { agent, AgentSpec, answers, bundle, locals } from './builders';
 import { childIds, failureOf, Harness, startHarness } from './harness';

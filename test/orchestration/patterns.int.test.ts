@@ -1,5 +1,5 @@
 /** Graph, Swarm, task DAG and steps patterns on a real Temporal dev server. */
-import type { GraphPattern, StepDefinition, SwarmPattern, WorkflowPattern, EscalationRule } from '../../src/compiler/types';
+import type { GraphPattern, StepDefinition, SwarmPattern, WorkflowPattern, EscalationRule } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, answers, bundle, byInput, failingModel, handoff } from './builders';
 import { childIds, failureOf, Harness, startHarness, waitFor } from './harness';

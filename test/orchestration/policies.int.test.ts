@@ -1,5 +1,5 @@
 /** agf.sequential / parallel / loop / batch / conditional / vendor on a real Temporal dev server. */
-import type { ExecutionPolicy } from '../../src/compiler/types';
+import type { ExecutionPolicy } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { agent, answers, bundle, byInput, failingModel, locals } from './builders';
 import { failureOf, Harness, startHarness, waitFor } from './harness';

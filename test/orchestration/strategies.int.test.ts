@@ -8,9 +8,9 @@
  */
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { approveUpdate, pauseSignal, rejectUpdate, resumeSignal, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, pauseSignal, rejectUpdate, resumeSignal, statusQuery } from '../../src/shared/definitions';
 import { answers, byInput, store } from './builders';
 import { failureOf, waitFor } from './harness';
 import { childWorkflowIds, historyEvents, signalEventIds, waitForSettledHistory } from '../helpers/history';

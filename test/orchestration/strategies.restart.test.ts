@@ -4,9 +4,9 @@
  * the conversation finishes with every turn run once, in order, and the right final answer.
  */
 import { createActivities } from '../../src/activities';
-import type { StrategiesPattern } from '../../src/compiler/types';
+import type { StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { createTestWorker } from '../helpers/temporal';
 import { childWorkflowIds, historyEvents, waitForSettledHistory } from '../helpers/history';
 import { agent, answers, bundle, byInput } from './builders';

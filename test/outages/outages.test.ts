@@ -20,7 +20,7 @@ import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores, openStore } from '../../src/store';
 import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import type { CompiledModel, CompiledTool } from '../../src/compiler/types';
+import type { CompiledModel, CompiledTool } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 
 jest.setTimeout(600_000);

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { run } from '../../src/cli/commands/audit';
-import { AuditRecord, sealEntry } from '../../src/policies/audit';
+import { AuditRecord, sealEntry } from '../../src/governance/audit';
 
 const rec = (wf: string, over: Partial<AuditRecord> = {}): AuditRecord => ({
   event: 'run', level: 'standard', agent_id: 'support', agent_version: '1.0.0', workflow_id: wf, run_id: `${wf}-r`,

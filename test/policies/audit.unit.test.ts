@@ -1,5 +1,5 @@
 /** The audit log's hash chain: entries link and verify; a changed, removed or reordered line is detected. */
-import { AuditRecord, sealEntry, verifyChain } from '../../src/policies/audit';
+import { AuditRecord, sealEntry, verifyChain } from '../../src/governance/audit';
 
 const rec = (n: number, over: Partial<AuditRecord> = {}): AuditRecord => ({
   event: 'run', level: 'standard', agent_id: 'a', agent_version: '1.0.0', workflow_id: `wf-${n}`, run_id: `r-${n}`,

@@ -1,5 +1,5 @@
 /** The builtin blocked_content classifier: each seed category recognised, ordinary answers pass. */
-import { BLOCKED_CONTENT_CATEGORIES, blockedContentProvider, classifyContent, refusalReason } from '../../src/policies/content';
+import { BLOCKED_CONTENT_CATEGORIES, blockedContentProvider, classifyContent, refusalReason } from '../../src/governance/content';
 import { evaluateGuardrails } from '../../src/activities/guardrails';
 
 describe('classifyContent', () => {

@@ -1,5 +1,5 @@
 /** A member whose policies the react loop enforces never runs inline in a batch (it runs as a child react run). */
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentView } from '../../src/runtime/agent-view';
 import { inlineMemberBlocker } from '../../src/runtime/inline-member';
 import { agent, answers } from '../orchestration/builders';

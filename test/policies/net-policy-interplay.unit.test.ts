@@ -4,7 +4,7 @@
  * ("Network policy for http tools") states it: the host check (by name) comes first, then every
  * resolved address must be public unless the tool allows private networks.
  */
-import { checkHttpTarget, type NetPolicy } from '../../src/activities/net-policy';
+import { checkHttpTarget, type NetPolicy } from '../../src/governance/network';
 
 const dns: Record<string, string[]> = { 'api.example.com': ['93.184.216.34'], 'wiki.corp': ['10.1.2.3'], 'rebind.example.com': ['127.0.0.1'] };
 const resolve = async (h: string) => dns[h] ?? [];

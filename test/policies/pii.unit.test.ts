@@ -1,5 +1,5 @@
 /** The platform PII engine (policies.pii_redaction, the pii-regex guardrail, the audit log): typed placeholders, no false positives on plain prose. */
-import { describeFound, detectPii, redactJson, redactReply, redactText } from '../../src/policies/pii';
+import { describeFound, detectPii, redactJson, redactReply, redactText } from '../../src/governance/pii';
 
 describe('redactText', () => {
   it.each([

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { CompiledAgent, CompiledModel } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledModel } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
@@ -18,7 +18,7 @@ import { activityTypes, historyEvents, HistoryEvent } from '../helpers/history';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agent, AgentSpec, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { auditLogPath } from '../../src/activities/audit';
-import { AuditEntry, verifyChain } from '../../src/policies/audit';
+import { AuditEntry, verifyChain } from '../../src/governance/audit';
 
 const KEY_ENV = 'LOOM_TEST_POLICIES_OPENAI_KEY';
 let t: TestTemporal;

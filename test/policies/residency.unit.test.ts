@@ -1,5 +1,5 @@
 /** data_residency and allowed_connectors gates: what is refused, and the reason names the field. */
-import { modelRefusal, toolRefusal, withinResidency } from '../../src/policies/residency';
+import { modelRefusal, toolRefusal, withinResidency } from '../../src/governance/residency';
 
 describe('residency and connector gates', () => {
   it('a region is within a residency when equal or a sub-region', () => {

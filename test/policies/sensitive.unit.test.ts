@@ -1,5 +1,5 @@
-/** src/policies/sensitive.ts: the one redaction of sensitive tool fields (issue 11). */
-import { REDACTED, redactArgs, redactToolArgs, sensitiveFieldsOf } from '../../src/policies/sensitive';
+/** src/governance/sensitive.ts: the one redaction of sensitive tool fields (issue 11). */
+import { REDACTED, redactArgs, redactToolArgs, sensitiveFieldsOf } from '../../src/governance/sensitive';
 
 describe('sensitive tool fields', () => {
   const args = { to: 'a@b.io', card: '4111', owner: { ssn: '123', name: 'Al' }, cards: [{ number: '1', exp: '2' }], tags: ['x', 'y'] };

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import { MODEL_PROVIDERS } from '../../src/compiler/types';
+import { MODEL_PROVIDERS } from '../../src/compiled/types';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DEMO = path.join(ROOT, 'examples', 'demo');

@@ -9,7 +9,7 @@
  */
 import type { Worker } from '@temporalio/worker';
 import { randomBytes } from 'crypto';
-import type { CompiledModel, JsonSchema } from '../../src/compiler/types';
+import type { CompiledModel, JsonSchema } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { createActivities } from '../../src/activities';
 import type { ProviderRequest } from '../../src/activities/model';

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { randomBytes } from 'crypto';
-import type { CompiledModel } from '../../src/compiler/types';
+import type { CompiledModel } from '../../src/compiled/types';
 import { createActivities } from '../../src/activities';
 import type { ProviderRequest } from '../../src/activities/model';
 import { nativeProviders } from '../../src/activities/providers';

@@ -13,7 +13,7 @@ import type {
   JsonSchema,
   ReactConfig,
   ScriptedModelConfig,
-} from '../../src/compiler/types';
+} from '../../src/compiled/types';
 import type { BlobRef } from '../../src/shared/contract';
 import { FileBlobStore, storeBundle } from '../../src/activities/blob-store';
 

@@ -16,7 +16,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { randomUUID } from 'crypto';
-import type { ExecutionPolicy, JsonValue } from '../../src/compiler/types';
+import type { ExecutionPolicy, JsonValue } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { startDevServer, DevServer } from '../../src/server/dev-server';
 import { createActivities } from '../../src/activities';

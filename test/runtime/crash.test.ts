@@ -14,7 +14,7 @@ import * as path from 'path';
 import { randomUUID } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApproveArgs, AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
-import type { CompiledTool } from '../../src/compiler/types';
+import type { CompiledTool } from '../../src/compiled/types';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, spawnWorker, until, WorkerProcess } from '../helpers/spawn-worker';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';

@@ -8,7 +8,7 @@ import * as path from 'path';
 import { ARGS_REF_KEY, argsWithRef, splitArgs, stateShape, storedArgsRef } from '../../src/runtime/ephemeral-args';
 import { resolveArgs, storeCallArgs } from '../../src/activities/ephemeral';
 import { readState, written } from '../../src/runtime/execution-loop';
-import type { JsonObject } from '../../src/compiler/types';
+import type { JsonObject } from '../../src/compiled/types';
 import { FileBlobStore } from '../../src/store/file';
 import { withStoredArgs, ARGS_GONE } from '../../src/cli/stored-args';
 

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
-import type { CompiledTool } from '../../src/compiler/types';
+import type { CompiledTool } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, readEffects, readMarkers, spawnWorker, until } from '../helpers/spawn-worker';

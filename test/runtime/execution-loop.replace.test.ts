@@ -7,7 +7,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { CompiledAgent, CompiledGuardrail, JsonObject } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledGuardrail, JsonObject } from '../../src/compiled/types';
 import type { ApproveArgs, DecideArgs } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness, waitForStatus } from './harness';

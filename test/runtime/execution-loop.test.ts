@@ -6,7 +6,7 @@
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { JsonObject, ScriptedReply } from '../../src/compiler/types';
+import type { JsonObject, ScriptedReply } from '../../src/compiled/types';
 import type { ApproveArgs, RunStatus } from '../../src/shared/contract';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness, waitForStatus } from './harness';

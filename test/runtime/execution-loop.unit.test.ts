@@ -1,6 +1,6 @@
 /** The pure execution-loop scheduler (seed 003): wire form, ready set, skips, cycles, write-once State, alternatives. */
 import fc from 'fast-check';
-import type { JsonObject } from '../../src/compiler/types';
+import type { JsonObject } from '../../src/compiled/types';
 import { ExecutionPlan, findCycles, planCall, readState, withLoopKeys, writeState, written } from '../../src/runtime/execution-loop';
 import type { ToolCall } from '../../src/runtime/messages';
 

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ApplicationFailure } from '@temporalio/common';
-import type { CompiledGuardrail, GuardrailResultType, JsonObject } from '../../src/compiler/types';
+import type { CompiledGuardrail, GuardrailResultType, JsonObject } from '../../src/compiled/types';
 import {
   createGuardrailActivities,
   evaluateGuardrails,

@@ -1,7 +1,7 @@
 /** The openai provider's structured output: the agent's output schema as `response_format`. */
 import { buildRequest, objectOutputSchema, responseFormat, strictSchema } from '../../src/activities/openai';
 import type { ProviderRequest } from '../../src/activities/model';
-import type { CompiledModel, JsonSchema } from '../../src/compiler/types';
+import type { CompiledModel, JsonSchema } from '../../src/compiled/types';
 import { agent } from './builders';
 
 const MODEL: CompiledModel = { model_id: 'm', version: '1', status: 'active', provider: 'openai', openai: { base_url: 'http://127.0.0.1:1/v1', model: 'gpt-x' } };

@@ -6,7 +6,7 @@
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { replayHistories } from '../helpers/replay';
 import { activityTypes, waitForSettledHistory } from '../helpers/history';
-import type { CompiledAgent, CompiledGuardrail, EscalationRule, GuardrailResultType, JsonObject } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledGuardrail, EscalationRule, GuardrailResultType, JsonObject } from '../../src/compiled/types';
 import type { AgentRunResult, RespondArgs, RunStatus } from '../../src/shared/contract';
 import { agent, AgentSpec, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, scheduledActivities, startHarness, waitForStatus } from './harness';

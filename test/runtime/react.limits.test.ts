@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ScriptedReply } from '../../src/compiler/types';
+import type { ScriptedReply } from '../../src/compiled/types';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness } from './harness';
 import { activityCompletedEventIds, activityEventIds, historyEvents } from '../helpers/history';

@@ -5,7 +5,7 @@
  */
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledModel, OpenAIModelConfig } from '../../src/compiler/types';
+import type { CompiledModel, OpenAIModelConfig } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { FakeOpenAIServer, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { historyEvents } from '../helpers/history';

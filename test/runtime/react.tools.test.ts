@@ -5,7 +5,7 @@
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import type { CompiledTool, HttpToolConfig } from '../../src/compiler/types';
+import type { CompiledTool, HttpToolConfig } from '../../src/compiled/types';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
 import { Harness, startHarness } from './harness';
 import { activityAttempts, historyEvents } from '../helpers/history';

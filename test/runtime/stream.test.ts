@@ -10,7 +10,7 @@
 import { randomBytes } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { parseStreamRecord, STREAM_RECORD_KIND } from '../../src/activities/stream-text';
 import { FakeOpenAIServer, FakeResponse, reply, startFakeOpenAI } from '../helpers/openai-server';

@@ -7,9 +7,9 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
-import type { CompiledAgent } from '../../src/compiler/types';
+import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { historyEvents } from '../helpers/history';

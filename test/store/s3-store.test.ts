@@ -22,7 +22,7 @@ import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores, openRoute, openStore } from '../../src/store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
-import type { CompiledTenant } from '../../src/compiler/tenant';
+import type { CompiledTenant } from '../../src/compiled/types';
 import { bundleOf } from '../runtime/builders';
 import { archivistAgent } from '../artifacts/archivist';
 

@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { CompiledAgent, CompiledTool } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool } from '../../src/compiled/types';
 import type { RunStatus } from '../../src/shared/contract';
 import { connectTestTemporal, temporalAddress, TestTemporal } from '../helpers/temporal';
 import { startTestPostgres, TestPostgres } from '../helpers/postgres';

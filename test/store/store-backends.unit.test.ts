@@ -12,7 +12,7 @@ import { BlobStore, FileBlobStore, PostgresBlobStore, S3BlobStore, parseStoreUrl
 import { startTestPostgres, TestPostgres, freePort } from '../helpers/postgres';
 import { startTestS3, TestS3 } from '../helpers/s3';
 import { MessageStore } from '../../src/activities/message-store';
-import { EncryptedBlobStore } from '../../src/codec/encrypted-store';
+import { EncryptedBlobStore } from '../../src/store/encrypted';
 import { codecKeysFromEnv } from '../../src/codec/keys';
 import type { BlobRef } from '../../src/shared/contract';
 

@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
-import type { CompiledAgent, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledAgent, StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, readEffects, readMarkers, spawnWorker, survivingPids, until } from '../helpers/spawn-worker';

@@ -5,9 +5,9 @@
  */
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/handlers';
+import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/definitions';
 import { agent, answers, bundle, scriptedModel } from '../orchestration/builders';
 import { childIds, Harness, startHarness, waitFor } from '../orchestration/harness';
 

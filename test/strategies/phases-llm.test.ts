@@ -6,9 +6,9 @@
 import { randomBytes } from 'crypto';
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { agent, answers, bundle, scriptedModel } from '../orchestration/builders';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 import { childIds, Harness, startHarness } from '../orchestration/harness';

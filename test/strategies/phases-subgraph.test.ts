@@ -7,7 +7,7 @@
 import * as path from 'path';
 import { parse } from 'yaml';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig } from '../../src/compiler/types';
+import type { ScriptedModelConfig } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { SUBGRAPH_GRAPH_YAML, SUBGRAPH_MAPREDUCE_YAML, SUBGRAPH_SCATTER_YAML } from './seed-examples';
 import { recordingHarness } from './dev-server';

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledTool, ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
+import type { CompiledTool, ScriptedModelConfig, ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { agent } from '../orchestration/builders';
 import { recordingHarness } from './dev-server';

@@ -4,7 +4,7 @@
  * finishes with every mapper run started once and its model called once, outputs in item order.
  */
 import { createActivities } from '../../src/activities';
-import type { StrategiesPattern } from '../../src/compiler/types';
+import type { StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { reducerInput } from '../../src/strategies/phases';
 import { createTestWorker } from '../helpers/temporal';

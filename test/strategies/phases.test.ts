@@ -7,9 +7,9 @@
 import { randomBytes } from 'crypto';
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { reducerInput, synthesizerInput, splitterCorrection } from '../../src/strategies/phases';
 import { answers, byInput } from '../orchestration/builders';
 import { failureOf } from '../orchestration/harness';

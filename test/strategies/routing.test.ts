@@ -8,9 +8,9 @@
  */
 import * as path from 'path';
 import { compileBundle } from '../../src/compiler';
-import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiler/types';
+import type { ScriptedModelConfig, ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { answers, byInput } from '../orchestration/builders';
 import { recordingHarness } from './dev-server';
 import { fanOutConfig, reviewLoopConfig, scriptedTeam } from './team';

@@ -7,9 +7,9 @@
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import type { ScriptedModelConfig, StrategiesPattern } from '../../src/compiler/types';
+import type { ScriptedModelConfig, StrategiesPattern } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { statusQuery } from '../../src/shared/handlers';
+import { statusQuery } from '../../src/shared/definitions';
 import { unionText } from '../../src/strategies';
 import { agent, answers, bundle, byInput } from '../orchestration/builders';
 import { Harness, startHarness } from '../orchestration/harness';

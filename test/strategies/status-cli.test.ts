@@ -5,11 +5,11 @@
  * adversarial and llm runs.
  */
 import { randomUUID } from 'crypto';
-import type { CompiledBundle, ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledBundle, ScriptedModelConfig, ScriptedReply, StrategiesPattern } from '../../src/compiled/types';
 import type { RunAgentInput } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
-import { approveUpdate } from '../../src/shared/handlers';
+import { approveUpdate } from '../../src/shared/definitions';
 import { agent, answers, bundle, scriptedModel, store } from '../orchestration/builders';
 import { CliHarness, startCliHarness, statusWhen } from '../cli/harness';
 import { builtinTool } from '../runtime/builders';

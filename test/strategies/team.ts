@@ -3,7 +3,7 @@
  * guard's script imports it too). The root agent runs a strategies `config` over members named as
  * the config names them; a scripted team gives each member agent id `<prefix>-<name lowercased>`.
  */
-import type { CompiledAgent, CompiledBundle, ScriptedModelConfig, StrategiesPattern } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledBundle, ScriptedModelConfig, StrategiesPattern } from '../../src/compiled/types';
 import { agent, answers, bundle } from '../orchestration/builders';
 
 /** The root `root` runs `config` over `members` (config name -> compiled agent). */

@@ -12,7 +12,7 @@ import { randomBytes } from 'crypto';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import type { Worker } from '@temporalio/worker';
-import type { CompiledAgent, CompiledTool } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledTool } from '../../src/compiled/types';
 import { expandMcpTools } from '../../src/compiler/mcp-tools';
 import { listMcpTools } from '../../src/mcp/discover';
 import { McpPool } from '../../src/mcp/pool';

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'net';
 import * as path from 'path';
 import { Worker } from '@temporalio/worker';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import type { CompiledAgent, CompiledGuardrail, CompiledKnowledge } from '../../src/compiler/types';
+import type { CompiledAgent, CompiledGuardrail, CompiledKnowledge } from '../../src/compiled/types';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { AgentTracing } from '../../src/telemetry/tracing';
 import { runSpanId, runTraceId } from '../../src/telemetry/trace-ids';

@@ -20,7 +20,7 @@ import type {
   LanguageModelV3Usage,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { JsonSchema } from '../../compiler/types';
+import type { JsonSchema } from '../../compiled/types';
 import type { Message, ToolCall } from '../../runtime/messages';
 import type { Provider, ProviderReply, ProviderRequest } from '../model';
 import { INVALID_ARGUMENTS_KEY, parseToolArguments } from '../openai';

@@ -5,7 +5,7 @@
  * activity's cancellation, and name its endpoint without credentials.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import type { CompiledModel, ProviderEndpointConfig } from '../../compiler/types';
+import type { CompiledModel, ProviderEndpointConfig } from '../../compiled/types';
 import { DEFAULT_REQUEST_TIMEOUT_S, safeEndpoint } from '../openai';
 
 /**

@@ -25,7 +25,7 @@ export const run = defineCommand(
     // The run checks the payload with the same schema: a misfit is said here, before anything is sent.
     payloadToSend(ApproveArgsSchema, { call_id: callId, ...fields }, PAYLOAD_SHAPES.approve, 'approveCall');
     return withRun(id, { command: 'approve', action: 'approve' }, async (s, wid) => {
-      const { approveUpdate } = await import('../../shared/handlers');
+      const { approveUpdate } = await import('../../shared/definitions');
       const t = await callTarget(s, wid, callId);
       const payload: ApproveArgs = payloadToSend(ApproveArgsSchema, { call_id: t.callId, ...fields }, PAYLOAD_SHAPES.approve, 'approveCall');
       await s.client.workflow.getHandle(t.workflowId).executeUpdate(approveUpdate, { args: [payload] });

@@ -70,7 +70,7 @@ export const run = defineCommand(
           return 1;
         }
         const { codecKeysFromEnv } = await import('../../codec/keys');
-        const { unseal } = await import('../../codec/encrypted-store');
+        const { unseal } = await import('../../store/encrypted');
         const body = unseal(a.content, codecKeysFromEnv(), `artifact ${a.name} of run ${id} (${a.retention_class})`);
         process.stdout.write(body.toString('utf8').replace(/\n?$/, '\n'));
         return 0;

@@ -1,7 +1,7 @@
 /**
  * `loom audit ID [--json]`: the audit log of an agent (ID = agent id) or of one run (ID = a
  * workflow id, looked up in every agent's log), each entry on one line, then the hash chain
- * verified over the whole log file (src/policies/audit.ts). Exit 1 when the chain is broken (an
+ * verified over the whole log file (src/governance/audit.ts). Exit 1 when the chain is broken (an
  * entry changed, removed or reordered) or nothing is logged under ID. No server is needed: the
  * log is `<LOOM_HOME|./.loom>/audit/<agent_id>.jsonl`, written by the workers' appendAudit activity.
  */
@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand } from '../args';
 import { auditDir } from '../../activities/audit';
-import { AuditEntry, ChainCheck, describeEvent, verifyChain } from '../../policies/audit';
+import { AuditEntry, ChainCheck, describeEvent, verifyChain } from '../../governance/audit';
 
 interface AuditLog {
   file: string;

@@ -62,7 +62,7 @@ export const run = defineCommand(
       return 0;
     }
     return withRun(runId, { command: 'diagram' }, async (s, id) => {
-      const { statusQuery } = await import('../../shared/handlers');
+      const { statusQuery } = await import('../../shared/definitions');
       const status = await s.client.workflow.getHandle(id).query(statusQuery);
       if (status.agent_id !== agentId) {
         process.stderr.write(`loom diagram: run ${id} is a run of '${status.agent_id}', not '${agentId}' (write: loom diagram ${status.agent_id} --run ${id})\n`);

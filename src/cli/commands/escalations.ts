@@ -18,7 +18,7 @@ export const run = defineCommand(
   { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string', value: 'Q', help: 'only the runs waiting on human queue Q.' }, json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const queue = flagString(args, 'queue');
-    const { statusQuery } = await import('../../shared/handlers');
+    const { statusQuery } = await import('../../shared/definitions');
     const s = await connect();
     try {
       const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];

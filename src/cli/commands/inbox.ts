@@ -18,7 +18,7 @@ import { connect, LoomSession } from '../connect';
 import { PendingDecision, RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { approvalsAsDecisions, decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { mapBounded } from '../../orchestration/batch';
-import { envInt } from '../../activities/env';
+import { envInt } from '../../platform/env';
 import { withStoredArgs } from '../stored-args';
 import { waitingFor } from '../waiting';
 
@@ -53,7 +53,7 @@ export function queryTimeoutMs(): number {
 type Answer = { st: RunStatus } | { closed: true } | { unanswered: true };
 
 async function status(s: Pick<LoomSession, 'client'>, id: string): Promise<Answer> {
-  const { statusQuery } = await import('../../shared/handlers');
+  const { statusQuery } = await import('../../shared/definitions');
   try {
     return { st: await s.client.withDeadline(Date.now() + queryTimeoutMs(), () => s.client.workflow.getHandle(id).query(statusQuery)) };
   } catch (e) {

@@ -15,7 +15,7 @@ export const run = defineCommand(
     // The run checks the payload with the same schema: a misfit is said here, before anything is sent.
     payloadToSend(RejectArgsSchema, { call_id: callId, reason, by: process.env.USER }, PAYLOAD_SHAPES.reject, 'rejectCall');
     return withRun(id, { command: 'reject', action: 'reject' }, async (s, wid) => {
-      const { rejectUpdate } = await import('../../shared/handlers');
+      const { rejectUpdate } = await import('../../shared/definitions');
       const t = await callTarget(s, wid, callId);
       const payload: RejectArgs = payloadToSend(RejectArgsSchema, { call_id: t.callId, reason, by: process.env.USER }, PAYLOAD_SHAPES.reject, 'rejectCall');
       await s.client.workflow.getHandle(t.workflowId).executeUpdate(rejectUpdate, { args: [payload] });

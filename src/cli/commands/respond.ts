@@ -41,7 +41,7 @@ export const run = defineCommand(
     // The run checks the payload with the same schema: a misfit is said here, before anything is sent.
     payloadToSend(RespondArgsSchema, { queue: queue ?? ref ?? '', ...answer }, PAYLOAD_SHAPES.respond, 'respondEscalation');
     return withRun(id, { command: 'respond', action: 'respond to' }, async (s, wid) => {
-      const { respondEscalationUpdate } = await import('../../shared/handlers');
+      const { respondEscalationUpdate } = await import('../../shared/definitions');
       // REF (or the queue) names the run of the tree that waits; --queue with a REF must be its queue.
       const t = await escalationTarget(s, wid, ref ?? queue!);
       if (ref && queue && t.queue !== queue) throw new RefusedError(`${ref} waits on queue '${t.queue}', not '${queue}'`);

@@ -7,7 +7,7 @@ export const run = defineCommand(
   { usage: 'loom resume ID', options: {}, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) =>
     withRun(args.positionals[0], { command: 'resume', action: 'resume' }, async (s, id) => {
-      const { resumeSignal } = await import('../../shared/handlers');
+      const { resumeSignal } = await import('../../shared/definitions');
       await s.client.workflow.getHandle(id).signal(resumeSignal);
       process.stdout.write(`resume signal sent to ${id}\n`);
       return 0;

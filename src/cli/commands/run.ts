@@ -9,7 +9,7 @@
  * own prompt and answer join the session when it succeeds (src/activities/session.ts).
  */
 import { defineCommand, flagString, registryDir, RUN_OPTIONS, UsageError } from '../args';
-import type { JsonValue } from '../../compiler/types';
+import type { JsonValue } from '../../compiled/types';
 
 export const run = defineCommand(
   'run',
@@ -30,7 +30,7 @@ export const run = defineCommand(
     let prepared;
     try {
       const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
-      // --allow-draft: a draft root agent may run (the workflow input carries it; src/policies/lifecycle.ts).
+      // --allow-draft: a draft root agent may run (the workflow input carries it; src/governance/lifecycle.ts).
       const withActor = flagString(args, 'actor') !== undefined ? { ...options, actor_id: flagString(args, 'actor') } : options;
       const withDraft = args.flags['allow-draft'] === true ? { ...withActor, allow_draft: true } : withActor;
       prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), withDraft, flagString(args, 'session'));

@@ -6,11 +6,11 @@
  */
 import { ApplicationFailure, condition, patched, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
 import { patient } from '../activity-options';
-import type { JsonObject } from '../../compiler/types';
+import type { JsonObject } from '../../compiled/types';
 import type { RunAgentInput } from '../../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../../shared/contract';
 import { hadCallId, signalPayload, validatedPayload } from '../shell/payloads';
-import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/handlers';
+import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/definitions';
 import type { Activities } from '../../activities';
 import type { ApprovalBook } from '../../runtime/approvals';
 import { WRITEBACK_AS_EXTRACTED, WRITEBACK_TOOL } from '../../runtime/memory';
@@ -19,7 +19,7 @@ import type { RunShell } from '../shell/run-shell';
 import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
-import { noteAudit, toolPolicyRefusal } from './policies';
+import { noteAudit, toolPolicyRefusal } from './governance';
 import type { AgentloomTracingSinks } from '../../telemetry/sink-types';
 import { PATCHES } from '../patches';
 

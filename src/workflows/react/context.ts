@@ -6,7 +6,7 @@
  */
 import { proxyActivities, workflowInfo, ActivityInterfaceFor, ActivityOptions } from '@temporalio/workflow';
 import { GUARDRAIL_ACTIVITY, TOOL_ACTIVITY } from '../activity-options';
-import type { CompiledTool, GuardrailPosition, JsonObject } from '../../compiler/types';
+import type { CompiledTool, GuardrailPosition, JsonObject } from '../../compiled/types';
 import type { ExtraToolSpec, RunAgentInput } from '../../shared/contract';
 import type { Activities } from '../../activities';
 import type { AgentView } from '../../runtime/agent-view';

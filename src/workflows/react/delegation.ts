@@ -4,7 +4,7 @@
  * `delegate_to_agent` tool; the runtime runs only `allowed_delegates`, whatever the model asks for).
  */
 import { isCancellation, patched } from '@temporalio/workflow';
-import type { JsonObject, JsonValue } from '../../compiler/types';
+import type { JsonObject, JsonValue } from '../../compiled/types';
 import type { ExtraToolSpec } from '../../shared/contract';
 import type { AgentView } from '../../runtime/agent-view';
 import { DELEGATE_TOOL } from '../../runtime/agent-view';

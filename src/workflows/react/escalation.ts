@@ -16,7 +16,7 @@ import { runChildAgent } from '../child';
 import { failureMessage } from '../shell/failures';
 import { runEscalation } from '../shell/human-queue';
 import type { ReactRun } from './context';
-import { noteAudit } from './policies';
+import { noteAudit } from './governance';
 
 /** Thrown inside the loop when the run must escalate; handled outside the loop (and its deadline). */
 export class EscalationRequest extends Error {

@@ -6,7 +6,7 @@
  * only starts calls (react/tool-calls.ts: limits, checks, approval, the tool) and feeds results back.
  */
 import { condition } from '@temporalio/workflow';
-import type { JsonObject, JsonValue } from '../../compiler/types';
+import type { JsonObject, JsonValue } from '../../compiled/types';
 import { ExecutionPlan, formatStatePath } from '../../runtime/execution-loop';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import type { ReactRun } from './context';

@@ -5,7 +5,7 @@
  * verdict may redact/transform, block, ask for one correction (output) or escalate.
  */
 import { ApplicationFailure, patched } from '@temporalio/workflow';
-import type { GuardrailPosition, JsonObject, JsonValue } from '../../compiler/types';
+import type { GuardrailPosition, JsonObject, JsonValue } from '../../compiled/types';
 import type { AgentView } from '../../runtime/agent-view';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import type { RunGuardrailsInput, RunGuardrailsOutput } from '../../activities/guardrails';
@@ -13,7 +13,7 @@ import type { BlobRef } from '../../shared/contract';
 import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { EscalationRequest, guardrailEvent } from './escalation';
-import { noteAudit } from './policies';
+import { noteAudit } from './governance';
 import { PATCHES } from '../patches';
 
 const POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'output'];

@@ -4,7 +4,7 @@
  * user message, the runtime.timeout_seconds deadline, and when to continue-as-new.
  */
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
-import type { JsonValue } from '../../compiler/types';
+import type { JsonValue } from '../../compiled/types';
 import { reactConfig } from '../../runtime/agent-view';
 import { renderUserPrompt } from '../../runtime/template';
 import type { ReactRun } from './context';

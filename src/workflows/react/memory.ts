@@ -24,7 +24,7 @@ import type { AgentRunResult, BlobRef } from '../../shared/contract';
 import { memoryUse, writebackApproval, writebackCallId, WritebackRequest, WRITEBACK_TOOL } from '../../runtime/memory';
 import { awaitWritebackDecision } from '../shell/memory-writeback';
 import type { ReactRun } from './context';
-import { noteAudit } from './policies';
+import { noteAudit } from './governance';
 import { PATCHES } from '../patches';
 
 /** A single run is message 1 of its own session. */

@@ -3,11 +3,11 @@
  * (RunAgentInput.carried; the run shell adds usage, warnings and a pause). Only references and
  * counters: the conversation itself lives in the message store.
  */
-import type { JsonObject } from '../../compiler/types';
+import type { JsonObject } from '../../compiled/types';
 import type { BlobRef } from '../../shared/contract';
 import type { AppendItem } from '../../runtime/messages';
 import { Counters, newCounters } from '../../runtime/limits';
-import type { AuditEvent } from '../../policies/audit';
+import type { AuditEvent } from '../../governance/audit';
 
 export interface ReactState {
   head: BlobRef | null;

@@ -8,7 +8,7 @@
  * were taken and completes the turn with them, so no call runs twice.
  */
 import { setHandler, log } from '@temporalio/workflow';
-import { callStreamedSignal, streamedCallsQuery } from '../../shared/handlers';
+import { callStreamedSignal, streamedCallsQuery } from '../../shared/definitions';
 import type { StreamedCall } from '../../shared/contract';
 import { PAYLOAD_SHAPES, StreamedCallSchema, StreamedTurnSchema } from '../../shared/contract';
 import { checkPayload } from '../../shared/payload-check';

@@ -3,7 +3,7 @@
  * checks, tool_input guardrails, approval just before it runs (after any pause), the `runTool`
  * activity or an agent tool's child run, and tool_output guardrails on the result.
  */
-import type { CompiledTool, JsonObject } from '../../compiler/types';
+import type { CompiledTool, JsonObject } from '../../compiled/types';
 import { DELEGATE_TOOL } from '../../runtime/agent-view';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import { countToolCall, toolCallBlocked } from '../../runtime/limits';
@@ -13,7 +13,7 @@ import { errorResult } from './tool-result';
 import { awaitApproval } from './approval';
 import { runAgentCall, runDelegation } from './delegation';
 import { guardToolInput, guardToolOutput } from './guardrails';
-import { toolPolicyRefusal } from './policies';
+import { toolPolicyRefusal } from './governance';
 
 // Arguments that were not a JSON object, as the openai provider marks them (INVALID_ARGUMENTS_KEY in src/activities/openai.ts).
 const INVALID_ARGUMENTS_KEY = '__agentloom_invalid_arguments';

@@ -4,7 +4,7 @@
  * and guardrails, or a limit. Between turns a long run continues-as-new carrying its state.
  */
 import { ApplicationFailure, isCancellation, patched } from '@temporalio/workflow';
-import type { JsonObject } from '../../compiler/types';
+import type { JsonObject } from '../../compiled/types';
 import type { AgentRunResult } from '../../shared/contract';
 import { modelPrefs } from '../../runtime/agent-view';
 import { countTurn, toolCallBlocked, toolsExhausted, turnBlocked } from '../../runtime/limits';
@@ -16,7 +16,7 @@ import { modelEscalation } from './escalation';
 import { guardOutput } from './guardrails';
 import { shouldContinueAsNew } from './limits';
 import { runCall } from './tool-calls';
-import { flushAudit, refuseBlockedContent } from './policies';
+import { flushAudit, refuseBlockedContent } from './governance';
 import { runExecutionLoop } from './execution-loop';
 import { operatorNotes } from './approval';
 import { PATCHES } from '../patches';

@@ -6,11 +6,11 @@
  * attributes around the wait are the run shell's (RunShell.waitForHuman).
  */
 import { condition, log, setHandler } from '@temporalio/workflow';
-import type { EscalationRule, JsonValue } from '../../compiler/types';
+import type { EscalationRule, JsonValue } from '../../compiled/types';
 import type { AgentRunResult, RespondArgs } from '../../shared/contract';
 import { PAYLOAD_SHAPES, RespondArgsSchema } from '../../shared/contract';
 import { isObject, signalPayload, validatedPayload } from './payloads';
-import { respondEscalationUpdate, respondSignal } from '../../shared/handlers';
+import { respondEscalationUpdate, respondSignal } from '../../shared/definitions';
 import { describeEscalation, EscalationEvent, matchEscalation } from '../../orchestration/escalation';
 
 /** Human response to an escalation. */

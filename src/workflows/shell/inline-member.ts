@@ -9,7 +9,7 @@
  * child workflow from the start, as it would have without the patch.
  */
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { JsonValue } from '../../compiler/types';
+import type { JsonValue } from '../../compiled/types';
 import type { AgentRunResult, BlobRef } from '../../shared/contract';
 import type { Activities } from '../../activities';
 import type { ModelTurnOutput } from '../../activities/model';

@@ -32,16 +32,16 @@
  */
 import { allHandlersFinished, ApplicationFailure, CancellationScope, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { patient } from '../activity-options';
-import type { JsonObject } from '../../compiler/types';
+import type { JsonObject } from '../../compiled/types';
 import type { Decision } from '../../runtime/approvals';
 import type { Activities } from '../../activities';
 import type { AgentRunResult, DecideArgs, PendingApproval, PendingDecision, RunAgentInput, RunState, RunStatus, TokenUsage } from '../../shared/contract';
 import { DecideArgsSchema, DescendantDecisionsReportSchema, PAYLOAD_SHAPES, SEARCH_ATTRIBUTES } from '../../shared/contract';
-import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/handlers';
+import { approveSignal, decideUpdate, descendantDecisionsSignal, pauseSignal, rejectSignal, respondSignal, resumeSignal, statusQuery } from '../../shared/definitions';
 import { approvalsAsDecisions, CarriedMemberDecisions, decisionsDetails, decisionsKey, DescendantDecisions, replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
-import { redactToolArgs } from '../../policies/sensitive';
-import { lifecycleWarning, memberWarning } from '../../policies/lifecycle';
+import { redactToolArgs } from '../../governance/sensitive';
+import { lifecycleWarning, memberWarning } from '../../governance/lifecycle';
 import { HumanQueue, HumanResponse } from './human-queue';
 import { isObject, refuseUndecodableInput, signalPayload, validatedPayload } from './payloads';
 import { PATCHES } from '../patches';

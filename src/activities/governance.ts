@@ -11,11 +11,11 @@
  * Detection and classification are pure (src/policies); this file only does the I/O around them.
  */
 import { log } from '@temporalio/activity';
-import type { CompiledAgent, JsonValue } from '../compiler/types';
+import type { CompiledAgent, JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import type { AppendItem, Message } from '../runtime/messages';
-import { describeFound, redactJson, redactReply, redactText, PiiKind, type RedactOptions } from '../policies/pii';
-import { classifyContent, refusalReason, ContentClassifier } from '../policies/content';
+import { describeFound, redactJson, redactReply, redactText, PiiKind, type RedactOptions } from '../governance/pii';
+import { classifyContent, refusalReason, ContentClassifier } from '../governance/content';
 import { BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
 import { openBlobStore } from './blob-store';

@@ -5,8 +5,8 @@
  * without `hash`); `prev` is the hash of the line before ('' for the first). Changing, removing
  * or reordering a line breaks every hash after it, which `verifyChain` reports. Pure.
  */
-import { canonicalJson, sha256 } from '../compiler/canonical';
-import type { JsonValue } from '../compiler/types';
+import { canonicalJson, sha256 } from '../compiled/canonical';
+import type { JsonValue } from '../compiled/types';
 
 export type AuditOutcome = 'success' | 'refused' | 'error' | 'cancelled';
 

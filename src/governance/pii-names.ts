@@ -1,5 +1,5 @@
 /**
- * Person names without a cue phrase, for the PII engine (src/policies/pii.ts): compromise's
+ * Person names without a cue phrase, for the PII engine (src/governance/pii.ts): compromise's
  * part-of-speech tagger (`nlp(text).people()`) finds names mid-sentence, in all-caps text and in
  * JSON tool results; a few rules around it fix what it gets wrong on platform text:
  *  - JSON punctuation (quotes, braces, brackets, backslashes) is turned into line breaks of the

@@ -1,5 +1,5 @@
 /**
- * The entity kinds of the platform's one PII engine (src/policies/pii.ts) and the names the
+ * The entity kinds of the platform's one PII engine (src/governance/pii.ts) and the names the
  * `pii-regex` guardrail accepts in its `config.kinds`. Constants only (no detector is loaded), so
  * the compiler can check a guardrail's config without loading the name tagger.
  */

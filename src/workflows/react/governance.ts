@@ -10,11 +10,11 @@
  * runs recorded before these passes existed replay unchanged.
  */
 import { ApplicationFailure, CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
-import type { CompiledTool } from '../../compiler/types';
+import type { CompiledTool } from '../../compiled/types';
 import type { BlobRef } from '../../shared/contract';
-import { modelRefusal, toolRefusal } from '../../policies/residency';
+import { modelRefusal, toolRefusal } from '../../governance/residency';
 import { failureMessage } from '../shell/failures';
-import type { AuditEvent } from '../../policies/audit';
+import type { AuditEvent } from '../../governance/audit';
 import type { ReactRun } from './context';
 import { PATCHES } from '../patches';
 

@@ -475,7 +475,7 @@ export interface CompiledPolicies {
   audit_level: 'none' | 'standard' | 'full';
   /**
    * Set when pii_redaction or blocked_content is declared: the react loop runs the policy pass
-   * (src/workflows/react/policies.ts). Absent from bundles compiled before that pass existed, so
+   * (src/workflows/react/governance.ts). Absent from bundles compiled before that pass existed, so
    * their runs replay with the commands they recorded.
    */
   runtime_pass?: true;
@@ -518,7 +518,7 @@ export interface CompiledAgent {
   observability?: JsonObject;
   routing?: { intents?: string[]; trigger_phrases?: string[]; priority?: number; fallback_agents?: string[]; tool_description?: string };
   /** Injected from the registry's tenant.md: artifact store, telemetry defaults, residency, where each credentials_ref is read. */
-  tenant?: import('./tenant').CompiledTenant;
+  tenant?: CompiledTenant;
   orchestration: CompiledOrchestration;
   /** Defaults to `{ id: 'agf.react', config: {} }` when the file declares none. */
   execution_policy: ExecutionPolicy;
@@ -542,3 +542,21 @@ export interface CompiledBundle {
   /** sha256 over the canonical JSON of `{format, root, agents}`. */
   content_hash: string;
 }
+
+/** Where a worker reads one `credentials_ref`: an environment variable or a file (tenant.md `secrets`). */
+export interface SecretRef { env?: string; file?: string }
+export interface HumanQueue { description: string; answered_by?: string }
+
+/** What the compiler injects into a compiled agent (`tenant`), visible in `loom compile`. */
+export interface CompiledTenant {
+  tenant_id: string;
+  data_residency?: string;
+  artifact_store?: JsonObject;
+  telemetry?: JsonObject;
+  /** credentials_ref → where a worker reads it (env var name or file path), for the refs this agent uses. */
+  secrets?: Record<string, SecretRef>;
+}
+
+/** Memory writeback strategies (`writeback.strategy`): `output` the answer as given, `summary` its first characters, `exchange` the message and the answer. */
+export const WRITEBACK_STRATEGIES = ['output', 'summary', 'exchange'] as const;
+export type WritebackStrategy = (typeof WRITEBACK_STRATEGIES)[number];

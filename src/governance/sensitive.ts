@@ -4,7 +4,7 @@
  * status`, pending-approval lists (`loom inbox`, pending_decisions), Current Details, activity
  * summaries and logs, and telemetry spans. Pure: no Temporal import; unit tested.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 
 /** What replaces a sensitive value (kept lower-case: the wire value since the inbox shipped; decision 230). */
 export const REDACTED = '[redacted]';

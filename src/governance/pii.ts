@@ -11,10 +11,10 @@
  * Rules run in order over the text; what an earlier rule claimed is blanked for the later ones,
  * so a span has one kind. Pure and deterministic (rules and a lexicon-based tagger, no model, no
  * I/O): the same text always redacts the same way. Names come from compromise's tagger
- * (src/policies/pii-names.ts), which is too heavy for the workflow sandbox: no workflow code
+ * (src/governance/pii-names.ts), which is too heavy for the workflow sandbox: no workflow code
  * imports this module (test/policies/pii-sandbox.unit.test.ts keeps it so).
  */
-import type { JsonValue } from '../compiler/types';
+import type { JsonValue } from '../compiled/types';
 import { PII_KIND_ALIASES, PII_KINDS, placeholder, type PiiKind } from './pii-kinds';
 import { isPlaceValue, personSpans } from './pii-names';
 

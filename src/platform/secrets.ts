@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import { ApplicationFailure } from '@temporalio/common';
-import type { SecretRef } from '../compiler/tenant';
+import type { SecretRef } from '../compiled/types';
 
 /** The value of `ref`, or a non-retryable failure naming the ref and where it was looked for (never a value). */
 export function readSecret(ref: string, secrets: Readonly<Record<string, SecretRef>> | undefined, env: NodeJS.ProcessEnv = process.env): string {

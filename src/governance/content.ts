@@ -7,7 +7,7 @@
  * src/activities/guardrails.ts), so a deployment can swap in another classifier for the same
  * categories (createPolicyActivities({ classifier })) or use this one as a builtin guardrail.
  */
-import type { JsonObject, JsonValue } from '../compiler/types';
+import type { JsonObject, JsonValue } from '../compiled/types';
 
 /** The seed's controlled vocabulary (the compiler warns, AGL014, about any other value). */
 export const BLOCKED_CONTENT_CATEGORIES = ['legal_advice', 'medical_advice', 'financial_advice', 'adult_content', 'hate_speech', 'violence'] as const;

@@ -12,7 +12,7 @@
  *  agf.conditional first matching route, else default_agent, else a clear failure
  */
 import { executeChild, patched, workflowInfo, ParentClosePolicy } from '@temporalio/workflow';
-import type { BatchConfig, ConditionalConfig, JsonObject, JsonValue, LoopConfig, ParallelConfig, PolicyStep, SequentialConfig } from '../compiler/types';
+import type { BatchConfig, ConditionalConfig, JsonObject, JsonValue, LoopConfig, ParallelConfig, PolicyStep, SequentialConfig } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
 import { WORKFLOW_TYPES } from '../shared/dispatch';

@@ -7,7 +7,7 @@
 import * as dns from 'dns';
 import * as net from 'net';
 import * as ipaddr from 'ipaddr.js';
-import { loomEnv } from './env';
+import { loomEnv } from '../platform/env';
 
 export type AddressClass =
   | 'public'

@@ -7,10 +7,10 @@
  * store still opens sealed data and writes plaintext.
  */
 import type { BlobRef } from '../shared/contract';
-import { hashOf } from '../store/file';
-import type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from '../store/types';
-import { decrypt, encrypt } from './aes-gcm';
-import type { CodecKeys } from './keys';
+import { hashOf } from './file';
+import type { ArtifactInfo, BlobStore, StoredArtifact, StoredRecord } from './types';
+import { decrypt, encrypt } from '../codec/aes-gcm';
+import type { CodecKeys } from '../codec/keys';
 
 /** Marker of a sealed blob: `LOOMENC1`, one byte of key-id length, the key id, then iv|ciphertext|tag. */
 const MAGIC = Buffer.from('LOOMENC1', 'ascii');
