@@ -4,7 +4,8 @@
  * Exit codes: 0 success, 1 the command failed (including an unexpected error, printed on one line),
  * 2 a usage error. The process ends when its work is done: nothing is left running to force an exit.
  */
-import { describeError, runCli } from './src/cli/main';
+import { runCli } from './src/cli/main';
+import { describeError } from './src/operator/errors';
 
 runCli(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },

@@ -1,8 +1,24 @@
-// ESLint (flat config). Workflow code must be deterministic: no Node built-ins and no
-// non-workflow Temporal packages in src/workflows; floating promises are errors everywhere.
+// ESLint (flat config). Layers point down (scripts/layers.js); workflow code must be deterministic:
+// no Node built-ins and no non-workflow Temporal packages; floating promises are errors everywhere.
 const tseslint = require('typescript-eslint');
 
 const nodeBuiltins = require('module').builtinModules.flatMap((m) => [m, `node:${m}`]);
+const { LAYER_OF } = require('./scripts/layers');
+
+/** Folders whose modules the workflow bundle pulls in: deterministic code only. */
+const WORKFLOW_BUNDLE = ['workflows', 'runtime', 'orchestration', 'strategies', 'routing', 'shared'];
+const deterministicPaths = [
+  ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins (use an activity).' })),
+  { name: '@temporalio/client', message: 'Workflows import only @temporalio/workflow.' },
+  { name: '@temporalio/worker', message: 'Workflows import only @temporalio/workflow.' },
+  { name: '@temporalio/activity', message: 'Workflows import only @temporalio/workflow.' },
+  { name: '@temporalio/testing', message: 'Workflows import only @temporalio/workflow.' },
+  { name: 'openai', message: 'Model calls are activities.' },
+];
+const deterministicPatterns = [
+  { group: ['**/activities/*'], message: 'Workflows may only `import type` from activities.', allowTypeImports: true },
+  { group: ['**/compiler/*'], message: 'Workflows may not load the compiler (I/O).', allowTypeImports: true },
+];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.loom/**', 'coverage/**', 'bin/**', '**/*.js'] },
@@ -18,25 +34,23 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
     },
   },
-  {
-    // Everything the workflow bundle pulls in: workflows and the pure modules they import.
-    files: ['src/workflows/**/*.ts', 'src/runtime/**/*.ts', 'src/orchestration/**/*.ts', 'src/shared/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          ...nodeBuiltins.map((name) => ({ name, message: 'Workflow code must be deterministic: no Node built-ins (use an activity).' })),
-          { name: '@temporalio/client', message: 'Workflows import only @temporalio/workflow.' },
-          { name: '@temporalio/worker', message: 'Workflows import only @temporalio/workflow.' },
-          { name: '@temporalio/activity', message: 'Workflows import only @temporalio/workflow.' },
-          { name: '@temporalio/testing', message: 'Workflows import only @temporalio/workflow.' },
-          { name: 'openai', message: 'Model calls are activities.' },
-        ],
-        patterns: [
-          { group: ['**/activities/*', '!**/activities/types'], message: 'Workflows may only `import type` from activities.', allowTypeImports: true },
-          { group: ['**/compiler/*', '!**/compiler/types'], message: 'Workflows may not load the compiler (I/O).', allowTypeImports: true },
-        ],
-      }],
-      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep()/timers from @temporalio/workflow.' }],
-    },
-  },
+  // The layer order (scripts/layers.js): a folder of src/ imports only its own layer and the ones
+  // below it. The workflow bundle's folders also keep workflow code deterministic.
+  ...Object.keys(LAYER_OF).map((folder) => {
+    const above = Object.keys(LAYER_OF).filter((f) => LAYER_OF[f] > LAYER_OF[folder]);
+    const layerPatterns = above.length
+      ? [{ regex: `^(\\.\\.?/)+(.*/)?(${above.join('|')})(/|$)`, message: `src/${folder} may import only its own layer and the layers below it (scripts/layers.js).` }]
+      : [];
+    const bundled = WORKFLOW_BUNDLE.includes(folder);
+    return {
+      files: [`src/${folder}/**/*.ts`],
+      rules: {
+        'no-restricted-imports': ['error', {
+          paths: bundled ? deterministicPaths : [],
+          patterns: [...layerPatterns, ...(bundled ? deterministicPatterns : [])],
+        }],
+        ...(bundled ? { 'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep()/timers from @temporalio/workflow.' }] } : {}),
+      },
+    };
+  }),
 );

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { Client, Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
+import { startDevServer, PROJECT_ROOT } from '../src/platform/temporal-dev-server';
 import { FileBlobStore } from '../src/activities/blob-store';
 import type { CompiledAgent, JsonValue } from '../src/compiled/types';
 

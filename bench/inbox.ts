@@ -16,8 +16,8 @@ import type { RunAgentInput } from '../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../src/shared/contract';
 import { statusQuery } from '../src/shared/definitions';
 import { patternOf, workflowTypeFor } from '../src/shared/dispatch';
-import { collectInbox } from '../src/cli/commands/inbox';
-import type { LoomSession } from '../src/cli/connect';
+import { collectInbox } from '../src/operator/inbox';
+import type { LoomSession } from '../src/operator/connect';
 import { agent, bundle, locals } from '../test/orchestration/builders';
 
 const CHARGE: CompiledTool = {

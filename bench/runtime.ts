@@ -9,7 +9,7 @@
  * Each profile in BENCH_PROFILES (default `before,project`) starts its own dev server and worker
  * in this same run: `before` = the dev server without the project's dynamic config and a worker
  * with the SDK's defaults (the settings before the turn-latency work); `project` = the dev server
- * and worker settings the project uses (src/server/dev-server.ts DEV_SERVER_TUNING,
+ * and worker settings the project uses (src/platform/temporal-dev-server.ts DEV_SERVER_TUNING,
  * src/worker/create-worker.ts WORKER_TUNING). BENCH_TURNS (default 100) sets N; BENCH_REPEAT
  * (default 2) measured runs of each workflow per profile (the best is reported, after a warm-up);
  * BENCH_DUMP=dir writes the measured histories there as JSON.
@@ -28,7 +28,7 @@ import * as path from 'path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, NativeConnection, Runtime, Worker, WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT, DEV_SERVER_TUNING } from '../src/server/dev-server';
+import { startDevServer, PROJECT_ROOT, DEV_SERVER_TUNING } from '../src/platform/temporal-dev-server';
 import { WORKER_TUNING } from '../src/worker/create-worker';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';

@@ -21,7 +21,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { startDevServer, PROJECT_ROOT } from '../src/server/dev-server';
+import { startDevServer, PROJECT_ROOT } from '../src/platform/temporal-dev-server';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import type { CompiledBundle } from '../src/compiled/types';
 import { benchAgent } from './react-agent';

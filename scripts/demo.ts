@@ -6,10 +6,12 @@
  * LOOM_LOG_LEVEL.
  */
 import * as path from 'path';
-import { parseCommand, UsageError } from '../src/cli/args';
-import { connect, webUiLink } from '../src/cli/connect';
-import { prepareRun, startPrepared } from '../src/cli/runs';
-import { watchRun } from '../src/cli/progress';
+import { parseCommand } from '../src/cli/args';
+import { UsageError } from '../src/operator/errors';
+import { connect, webUiLink } from '../src/operator/connect';
+import { withEmbeddedWorker } from '../src/cli/embedded';
+import { prepareRun, startPrepared } from '../src/operator/runs';
+import { watchRun } from '../src/operator/progress';
 import type { AgentRunResult, RunStatus } from '../src/shared/contract';
 import { approveUpdate } from '../src/shared/definitions';
 
@@ -34,7 +36,7 @@ async function main(): Promise<void> {
   say(`demo: agent '${agentId}' (${path.relative(process.cwd(), registry)}): ${prepared.root.meta.description ?? ''}`);
   say(`demo: input ${JSON.stringify(prepared.input)}`);
   say('demo: starting a local Temporal server and a worker (the first start takes ~10 s)…');
-  const session = await connect({ embedded: 'with-worker', verbose });
+  const session = await connect({ embedded: withEmbeddedWorker, verbose });
   try {
     const handle = await startPrepared(session.client, prepared);
     const link = webUiLink(session.uiUrl, session.namespace, handle.workflowId);

@@ -2,7 +2,8 @@
  * `npm run layout:report` — figures of how the source tree is organised, for anyone to rerun before
  * and after a change of layout:
  *
- *  - folder pairs of src/ that import each other (a layer should only import the ones below it);
+ *  - folder pairs of src/ that import each other, and imports that run up a layer of the written
+ *    order (scripts/layers.js, which ESLint enforces), with folders the order does not place;
  *  - import circles between files (strongly connected components of the file import graph);
  *  - the longest functions in src/ (lines, file:line, name);
  *  - source comments citing specification documents, decision or issue numbers, which a reader of
@@ -14,6 +15,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
+const { LAYER_OF } = require('./layers') as { LAYER_OF: Record<string, number> };
 
 const ROOT = path.resolve(__dirname, '..');
 const SRC = path.join(ROOT, 'src');
@@ -102,6 +104,7 @@ function main(): void {
   };
   const graph = new Map<string, Set<string>>();
   const folderEdges = new Set<string>();
+  const upward: string[] = [];
   let citations = { spec: 0, decision: 0, issue: 0 };
   for (const f of files) {
     const text = fs.readFileSync(f, 'utf8');
@@ -111,6 +114,8 @@ function main(): void {
       if (!target || !target.startsWith(SRC + path.sep)) continue;
       deps.add(target);
       if (folder(f) !== folder(target)) folderEdges.add(`${folder(f)}>${folder(target)}`);
+      const [lf, lt] = [LAYER_OF[folder(f)], LAYER_OF[folder(target)]];
+      if (lf !== undefined && lt !== undefined && lt > lf) upward.push(`${path.relative(ROOT, f)} -> ${path.relative(ROOT, target)}`);
     }
     graph.set(f, deps);
     citations = {
@@ -131,6 +136,9 @@ function main(): void {
     folders: new Set(files.map(folder)).size,
     folder_pairs_importing_each_other: pairs.length,
     pairs: pairs.sort(),
+    imports_up_a_layer: upward.length,
+    upward: upward.sort(),
+    folders_without_a_layer: [...new Set(files.map(folder))].filter((d) => files.some((f) => f.startsWith(path.join(SRC, d) + path.sep)) && LAYER_OF[d] === undefined).sort(),
     file_circles: loops.length,
     circles: loops,
     longest_function: longest[0],
@@ -144,6 +152,9 @@ function main(): void {
   const lines = [
     `files in src: ${report.files} in ${report.folders} folders`,
     `folder pairs importing each other: ${report.folder_pairs_importing_each_other}${pairs.length ? `  (${report.pairs.join(' ')})` : ''}`,
+    `imports that run up a layer (scripts/layers.js): ${report.imports_up_a_layer}`,
+    ...upward.map((u) => `  up: ${u}`),
+    ...(report.folders_without_a_layer.length ? [`folders scripts/layers.js does not place: ${report.folders_without_a_layer.join(' ')}`] : []),
     `file import circles: ${report.file_circles}`,
     ...loops.map((c) => `  circle: ${c.join(' -> ')}`),
     `functions over 150 lines: ${report.functions_over_150_lines}`,

@@ -18,7 +18,7 @@ import * as path from 'path';
 import { parseArgs } from 'util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
-import { startDevServer } from '../src/server/dev-server';
+import { startDevServer } from '../src/platform/temporal-dev-server';
 
 const USAGE = 'usage: npm run replay:compat -- [--base REV] [--current REV] [--scenario NAME]... [--record [--at REV] [--overwrite SCENARIO@VERSION]...] [--list]';
 

@@ -21,8 +21,8 @@ export type { DataConverterChoice } from './plugin/client-plugin';
 export { loomDataConverter } from './codec/data-converter';
 export { AesGcmPayloadCodec } from './codec/payload-codec';
 export { codecKeysFromEnv, keysFrom } from './codec/keys';
-export { prepareRun, startPrepared, newWorkflowId, RunError } from './cli/runs';
-export type { PreparedRun } from './cli/runs';
+export { prepareRun, startPrepared, newWorkflowId, RunError } from './operator/runs';
+export type { PreparedRun } from './operator/runs';
 export * from './shared/definitions';
 export { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTES, SIGNALS, UPDATES, QUERIES } from './shared/contract';
 export type {

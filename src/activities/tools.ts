@@ -9,7 +9,7 @@
  * - http tools (`kind: http`): URL template filled from URL-encoded arguments, the rest as query
  *   string (GET, or `body: none`) or JSON body; headers from env vars (`value_env`); an
  *   `Idempotency-Key` header on non-GET; a W3C `traceparent` when the agent traces and propagates
- *   context (src/telemetry/propagation.ts); the network policy of src/governance/network.ts checked before
+ *   context (src/platform/trace-context.ts); the network policy of src/governance/network.ts checked before
  *   connecting, and the connection made to the checked addresses only (DNS-rebinding safe).
  *
  * Failure semantics (react-tools.ts turns thrown errors into error results for the model):
@@ -36,7 +36,7 @@ import { searchSources } from './knowledge';
 import { CHANGES_FILE, EVIDENCE_DIR, recordChange } from './evidence-log';
 import { shellTool } from './shell';
 import { SHELL_BUILTIN } from '../governance/shell';
-import { currentTraceHeaders } from '../telemetry/propagation';
+import { currentTraceHeaders } from '../platform/trace-context';
 
 // ---------------------------------------------------------------------------------------------
 // Builtin registry
@@ -537,7 +537,7 @@ async function executeHttpTool(ctx: ExternalToolContext, opts: ToolExecutorOptio
     'user-agent': 'agentloom-tool/1',
     accept: 'application/json, text/*;q=0.9, */*;q=0.5',
     connection: 'close',
-    // W3C traceparent of this call's agent.tool_call span when the agent propagates context (src/telemetry/propagation.ts).
+    // W3C traceparent of this call's agent.tool_call span when the agent propagates context (src/platform/trace-context.ts).
     ...currentTraceHeaders(),
   };
   const secrets: string[] = [];

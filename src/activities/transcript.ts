@@ -13,7 +13,7 @@ import { renderUserPrompt } from '../runtime/template';
 import { textOf } from '../shared/expr';
 import { conversationText, TRANSCRIPT_LIMITS, windowOf } from '../strategies/transcript';
 import type { TranscriptEntry } from '../strategies/transcript';
-import type { MemberInputsRequest, MemberInputsResult } from '../workflows/strategies-transcript';
+import type { MemberInputsRequest, MemberInputsResult } from '../strategies/transcript';
 import type { BundleCache } from './agent-loader';
 import type { MessageStore } from './message-store';
 

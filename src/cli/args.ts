@@ -6,6 +6,8 @@
 import { parseArgs as nodeParseArgs } from 'util';
 import { damerauDistance } from '../shared/edit-distance';
 import type { ConnectionOverrides } from '../connection/config';
+import { UsageError } from '../operator/errors';
+import { setConnectionOverrides } from '../operator/connect';
 
 export type OptionType = 'string' | 'boolean';
 
@@ -32,7 +34,6 @@ export interface ParsedArgs {
   flags: Record<string, string | true>;
 }
 
-export class UsageError extends Error {}
 
 /**
  * The known word closest to `name` (edit distance ≤ 2 counting a swap of two neighbouring letters as
@@ -58,7 +59,7 @@ function unknownOption(raw: string, known: string[]): UsageError {
 /**
  * The `temporal` CLI's connection options, accepted by every command beside its own: they override
  * TEMPORAL_* variables and the config file's profile (src/connection/config.ts). They are taken out
- * of a command's flags and kept for `connect()` (cliConnectionOverrides).
+ * of a command's flags and kept for `connect()` (setConnectionOverrides in src/operator/connect.ts).
  */
 export const CONNECTION_OPTIONS: Record<string, OptionSpec & { key: keyof ConnectionOverrides }> = {
   address: { type: 'string', key: 'address', value: 'HOST:PORT', help: 'the Temporal frontend to connect to (else TEMPORAL_ADDRESS, the profile, or the embedded dev server).' },
@@ -95,13 +96,6 @@ export function commandHelp(name: string, spec: CommandSpec, summary?: string): 
   return lines.join('\n');
 }
 
-let connectionOverrides: ConnectionOverrides = {};
-
-/** The connection options of the command line parsed last (one command per process). */
-export function cliConnectionOverrides(): ConnectionOverrides {
-  return connectionOverrides;
-}
-
 /** Parse `argv` against `spec` (throws UsageError). `--help`/`-h` and the connection options are accepted by every command. */
 export function parseCommand(argv: string[], spec: ParseSpec): ParsedArgs {
   const connection = Object.fromEntries(Object.entries(CONNECTION_OPTIONS).map(([k, o]) => [k, { type: o.type }]));
@@ -133,7 +127,7 @@ export function parseCommand(argv: string[], spec: ParseSpec): ParsedArgs {
     else if (typeof v === 'string') flags[k] = v;
     else if (v === true) flags[k] = true;
   }
-  connectionOverrides = overrides as ConnectionOverrides;
+  setConnectionOverrides(overrides as ConnectionOverrides);
   const positionals = parsed.positionals;
   if (flags.help !== true) {
     if (positionals.length < spec.positionals.min) {
@@ -186,7 +180,7 @@ export function defineCommand(name: string, spec: CommandSpec, body: (args: Pars
       return 2;
     }
     if (args.flags.help === true) {
-      const { COMMANDS } = await import('./main');
+      const { COMMANDS } = await import('./command-table');
       process.stdout.write(commandHelp(name, spec, COMMANDS[name]?.summary) + '\n');
       return 0;
     }

@@ -2,7 +2,7 @@
  * AgentloomClient: what the `loom` CLI does, for an application — start a run of an agent of a
  * registry folder, follow it, answer its pending decisions, pause, resume, cancel it and read its
  * result — over a Temporal `Client`. One implementation: every method calls the functions the CLI
- * commands call (src/cli/runs.ts, decisions.ts, run-status.ts, run-flow.ts, inbox, progress.ts);
+ * commands call (src/operator/runs.ts, decisions.ts, run-status.ts, run-flow.ts, inbox, progress.ts);
  * only printing and exit codes stay in the CLI.
  */
 import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
@@ -13,14 +13,14 @@ import {
   type RespondArgs, type RespondResult, type RunOptions, type RunStatus,
 } from '../shared/contract';
 import { approveUpdate, pauseSignal, rejectUpdate, respondEscalationUpdate, resumeSignal } from '../shared/definitions';
-import { prepareCompiled, prepareRun, startPrepared, RunError } from '../cli/runs';
-import { callTarget, escalationTarget } from '../cli/decisions';
-import { endedAs, RunEndedError } from '../cli/run-control';
-import { payloadToSend } from '../cli/payloads';
-import { readRunStatus } from '../cli/run-status';
-import type { InboxEntry } from '../cli/commands/inbox';
+import { prepareCompiled, prepareRun, startPrepared, RunError } from '../operator/runs';
+import { callTarget, escalationTarget } from '../operator/decisions';
+import { endedAs, RunEndedError } from '../operator/run-control';
+import { payloadToSend } from '../operator/payloads';
+import { readRunStatus } from '../operator/run-status';
+import type { InboxEntry } from '../operator/inbox';
 
-export type { InboxEntry } from '../cli/commands/inbox';
+export type { InboxEntry } from '../operator/inbox';
 
 export { RunEndedError };
 
@@ -116,7 +116,7 @@ export class AgentloomClient {
 
   /** Every decision waiting on a human in every open run tree (`loom inbox --json`). */
   async inbox(): Promise<InboxEntry[]> {
-    const { collectInbox } = await import('../cli/commands/inbox');
+    const { collectInbox } = await import('../operator/inbox');
     return collectInbox({ client: this.client }, Date.now());
   }
 
@@ -170,7 +170,7 @@ export class AgentloomClient {
    */
   async result(id: string): Promise<JsonValue> {
     const { WorkflowFailedError } = await import('@temporalio/client');
-    const { describeFailure } = await import('../cli/progress');
+    const { describeFailure } = await import('../operator/progress');
     let result: any;
     try {
       result = await this.client.workflow.getHandle(id).result();
@@ -181,7 +181,7 @@ export class AgentloomClient {
     const output = (result?.output ?? result) as JsonValue;
     const { ephemeralOutputRef } = await import('../activities/ephemeral');
     if (!ephemeralOutputRef(output)) return output;
-    const { collectOutput } = await import('../cli/run-flow');
+    const { collectOutput } = await import('../operator/run-flow');
     const kept = await collectOutput(id);
     if (!kept) throw new RunError(`${id} is an ephemeral run and its output is no longer in the store (already collected, or swept after LOOM_EPHEMERAL_PICKUP_HOURS)`);
     return kept.output as JsonValue;
@@ -192,7 +192,7 @@ export class AgentloomClient {
    * the store record the model activity writes (the run must be started with `stream: true`).
    */
   async *stream(id: string): AsyncGenerator<string, void, undefined> {
-    const { watchStreamText } = await import('../cli/progress');
+    const { watchStreamText } = await import('../operator/progress');
     const { openBlobStore } = await import('../activities/blob-store');
     const chunks: string[] = [];
     let wake: (() => void) | undefined;

@@ -10,7 +10,7 @@ import * as https from 'https';
 import { Readable } from 'stream';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { guardedLookup, type NetPolicy, type Resolver, systemResolver } from '../governance/network';
-import { currentTraceHeaders } from '../telemetry/propagation';
+import { currentTraceHeaders } from '../platform/trace-context';
 
 /** Statuses whose responses have no body (the Response constructor refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);

@@ -7,7 +7,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import type { McpServerConfig } from '../compiled/types';
 import { mcpSchemaHash, mcpServerKey } from '../compiler/mcp-tools';
 import { connectMcp, type McpConnection } from './connect';
-import { withoutTraceHeaders } from '../telemetry/propagation';
+import { withoutTraceHeaders } from '../platform/trace-context';
 
 export interface McpSession {
   conn: McpConnection;

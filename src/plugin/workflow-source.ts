@@ -8,7 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { WorkerOptions } from '@temporalio/worker';
-import { PROJECT_ROOT } from '../server/dev-server';
+import { PROJECT_ROOT } from '../platform/temporal-dev-server';
 import { isSealedBundle, sealedBundlePath } from './bundle';
 
 /** Agentloom's workflows module: src/workflows/index.ts from source, its .js once built. */

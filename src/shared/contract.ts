@@ -174,7 +174,7 @@ export interface RunStatus {
   /**
    * What the run waits on besides a human, e.g. `waiting for the store postgres://loom@db:5432/loomstore
    * (unreachable since 12:01:07, attempt 6)`: filled by the CLI from the run's pending activities
-   * (src/cli/waiting.ts), never by the workflow, which cannot see its activities' retries.
+   * (src/operator/waiting.ts), never by the workflow, which cannot see its activities' retries.
    */
   waiting_for?: string[];
 }

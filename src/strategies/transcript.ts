@@ -3,6 +3,8 @@
  * activity, src/activities/transcript.ts): entries capped in length, the most recent ones within
  * a count and a character budget, and the text a member reads (task, then the conversation).
  */
+import type { JsonObject, JsonValue } from '../compiled/types';
+import type { BlobRef } from '../shared/contract';
 
 /** Entries kept, characters per entry, characters in all. */
 export const TRANSCRIPT_LIMITS = { entries: 24, entry_chars: 4000, total_chars: 32000 };
@@ -39,3 +41,25 @@ export function conversationText(taskText: string, window: readonly TranscriptEn
   }
   return parts.join('\n\n');
 }
+
+/** Where the stored chain ends and how many entries it holds. */
+export interface StoredTranscript { head: BlobRef | null; size: number }
+export interface TranscriptState {
+  /** In-workflow mode: the window. Store mode: the entries added since the last member input was built. */
+  window: TranscriptEntry[];
+  omitted: number;
+  /** Store mode only. */
+  stored?: StoredTranscript;
+}
+
+/** What the transcript activity needs to write the first message of one member run. */
+export interface MemberInputSpec { agent_id: string; context?: JsonObject; extra?: string }
+export interface MemberInputsRequest {
+  bundle: BlobRef;
+  task: JsonValue;
+  transcript: StoredTranscript;
+  /** Entries to store after `transcript.head`, oldest first. */
+  append: TranscriptEntry[];
+  members: MemberInputSpec[];
+}
+export interface MemberInputsResult { transcript: StoredTranscript; inputs: BlobRef[] }

@@ -17,7 +17,7 @@ import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
 import { readOtelEnv, type OtelEnv } from './otel-env';
 import { metricsConfigOf, type MetricsConfig } from './config';
-import type { RunSpanStatus } from './sink-types';
+import type { RunSpanStatus } from '../shared/tracing-sinks';
 
 interface Instruments {
   runCount: Counter;

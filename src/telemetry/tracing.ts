@@ -50,10 +50,10 @@ import { logsConfigOf, metricsConfigOf, tracingConfigOf, type Platform, type Tra
 import { readOtelEnv, type OtelEnv } from './otel-env';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
-import type { AgentloomTracingSinks, ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from './sink-types';
+import type { AgentloomTracingSinks, ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from '../shared/tracing-sinks';
 import { isRunSampled, modelInputsAttribute, toolArgsAttribute } from './span-content';
 import { formatTraceparent, runSpanId, runTraceId } from './trace-ids';
-import { withTraceHeaders } from './propagation';
+import { withTraceHeaders } from '../platform/trace-context';
 
 /** The workflow interceptor module to bundle with the workflows (WorkerOptions.interceptors.workflowModules / bundleWorkflowCode). */
 export const TRACING_WORKFLOW_MODULE = path.join(__dirname, 'workflow-interceptor');

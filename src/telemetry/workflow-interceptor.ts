@@ -19,7 +19,7 @@ import {
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
 import type { BlobRef, TokenUsage } from '../shared/contract';
-import type { AgentloomTracingSinks, RunSpanStatus } from './sink-types';
+import type { AgentloomTracingSinks, RunSpanStatus } from '../shared/tracing-sinks';
 
 const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();
 

@@ -10,5 +10,5 @@ export { selectScriptedReply, materializeReply, scriptedUsage } from '../runtime
 export type { ScriptedContext, ScriptedResult } from '../runtime/scripted';
 export type { ScriptedModelConfig, ScriptedReply, ScriptedRule, ScriptedToolCall } from '../compiled/types';
 export * from './openai-server';
-export { startDevServer, freePort } from '../server/dev-server';
-export type { DevServer, DevServerOptions } from '../server/dev-server';
+export { startDevServer, freePort } from '../platform/temporal-dev-server';
+export type { DevServer, DevServerOptions } from '../platform/temporal-dev-server';

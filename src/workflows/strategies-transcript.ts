@@ -17,31 +17,10 @@ import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { Activities } from '../activities';
 import { textOf } from '../shared/expr';
 import { capEntry, conversationText, TRANSCRIPT_LIMITS } from '../strategies/transcript';
-import type { TranscriptEntry } from '../strategies/transcript';
+import type { MemberInputSpec, MemberInputsRequest, StoredTranscript, TranscriptEntry, TranscriptState } from '../strategies/transcript';
 
-export type { TranscriptEntry } from '../strategies/transcript';
+export type { TranscriptEntry, TranscriptState } from '../strategies/transcript';
 
-/** Where the stored chain ends and how many entries it holds. */
-export interface StoredTranscript { head: BlobRef | null; size: number }
-export interface TranscriptState {
-  /** In-workflow mode: the window. Store mode: the entries added since the last member input was built. */
-  window: TranscriptEntry[];
-  omitted: number;
-  /** Store mode only. */
-  stored?: StoredTranscript;
-}
-
-/** What the transcript activity needs to write the first message of one member run. */
-export interface MemberInputSpec { agent_id: string; context?: JsonObject; extra?: string }
-export interface MemberInputsRequest {
-  bundle: BlobRef;
-  task: JsonValue;
-  transcript: StoredTranscript;
-  /** Entries to store after `transcript.head`, oldest first. */
-  append: TranscriptEntry[];
-  members: MemberInputSpec[];
-}
-export interface MemberInputsResult { transcript: StoredTranscript; inputs: BlobRef[] }
 
 const acts = proxyActivities<Activities>(patient('1 minute'));
 

@@ -14,7 +14,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { CompiledAgent } from '../../src/compiled/types';
 import { openStore } from '../../src/store';
 import { storeBundle } from '../../src/activities/blob-store';
-import { startPrepared, type PreparedRun } from '../../src/cli/runs';
+import { startPrepared, type PreparedRun } from '../../src/operator/runs';
 import { EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND } from '../../src/runtime/artifacts';
 import type { CompiledGuardrail, JsonObject } from '../../src/compiled/types';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';

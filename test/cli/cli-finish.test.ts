@@ -8,7 +8,8 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { COMMANDS, loadCommand } from '../../src/cli/main';
+import { loadCommand } from '../../src/cli/main';
+import { COMMANDS } from '../../src/cli/command-table';
 import { CONNECTION_OPTIONS } from '../../src/cli/args';
 import { DEMO_REGISTRY, ROOT, mapLimit, spawnCli, userEnv } from './harness';
 

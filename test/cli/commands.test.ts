@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { COMMANDS } from '../../src/cli/main';
+import { COMMANDS } from '../../src/cli/command-table';
 import { DEMO_REGISTRY, ROOT, mapLimit, spawnCli, userEnv } from './harness';
 
 // These commands never reach Temporal: an address nobody listens on proves it.

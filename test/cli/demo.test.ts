@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { freePort } from '../../src/server/dev-server';
+import { freePort } from '../../src/platform/temporal-dev-server';
 import { approveUpdate, statusQuery } from '../../src/shared/definitions';
 import { CliHarness, DEMO_REGISTRY, ROOT, STACK_TRACE, spawnProcess, startCliHarness, startedId, until, userEnv } from './harness';
 

@@ -10,7 +10,7 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { BODY, ROOT, baseAgent, tempRegistry } from '../compiler/helpers';
 import { describeForm, isBcp47 } from '../../src/compiler/ui';
-import { accepts, fileInputErrors } from '../../src/cli/file-inputs';
+import { accepts, fileInputErrors } from '../../src/operator/file-inputs';
 import type { CompiledAgent } from '../../src/compiled/types';
 
 const loom = path.join(ROOT, 'bin', 'loom.js');

@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { freePort } from '../../src/server/dev-server';
+import { freePort } from '../../src/platform/temporal-dev-server';
 import { DEMO_REGISTRY, LoomProcess, STACK_TRACE, json, spawnCli, until, userEnv, workflowBundleEnv } from './harness';
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-dev-'));

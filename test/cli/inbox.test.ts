@@ -10,7 +10,7 @@ import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { agent, bundle, locals, store } from '../orchestration/builders';
-import type { InboxEntry } from '../../src/cli/commands/inbox';
+import type { InboxEntry } from '../../src/operator/inbox';
 import { CliHarness, json, startCliHarness, statusWhen } from './harness';
 
 let h: CliHarness;

@@ -9,7 +9,7 @@ import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, startCliHarness, startedId } from './harness';
 import { historyEvents, HistoryEvent } from '../helpers/history';
-import { MAX_INPUT_DEPTH } from '../../src/cli/input-limits';
+import { MAX_INPUT_DEPTH } from '../../src/operator/input-limits';
 
 let h: CliHarness;
 beforeAll(async () => {

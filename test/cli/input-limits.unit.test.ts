@@ -1,7 +1,7 @@
 /** The input checks made before a run starts (depth without recursion, size) and the CLI's one-line error with its causes. */
 import { ServiceError } from '@temporalio/client';
-import { depthRefusal, inputBytes, MAX_INPUT_DEPTH, nestsDeeperThan } from '../../src/cli/input-limits';
-import { describeError } from '../../src/cli/main';
+import { depthRefusal, inputBytes, MAX_INPUT_DEPTH, nestsDeeperThan } from '../../src/operator/input-limits';
+import { describeError } from '../../src/operator/errors';
 
 function nested(n: number): unknown {
   let v: unknown = 'leaf';

@@ -7,8 +7,8 @@ import { execFile } from 'child_process';
 import * as path from 'path';
 import { promisify } from 'util';
 import { ApproveArgsSchema, PAYLOAD_SHAPES } from '../../src/shared/contract';
-import { payloadToSend } from '../../src/cli/payloads';
-import { UsageError } from '../../src/cli/args';
+import { payloadToSend } from '../../src/operator/payloads';
+import { UsageError } from '../../src/operator/errors';
 
 const exec = promisify(execFile);
 const LOOM = path.resolve(__dirname, '..', '..', 'bin', 'loom.js');

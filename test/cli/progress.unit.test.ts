@@ -1,5 +1,5 @@
-/** `loom run` progress lines (src/cli/progress.ts): a strategies run names its speaker, position and route. */
-import { progressLine, streamedIsOutput } from '../../src/cli/progress';
+/** `loom run` progress lines (src/operator/progress.ts): a strategies run names its speaker, position and route. */
+import { progressLine, streamedIsOutput } from '../../src/operator/progress';
 import type { RunStatus } from '../../src/shared/contract';
 
 const status = (over: Partial<RunStatus>): RunStatus => ({

@@ -9,7 +9,7 @@ import { execFile } from 'child_process';
 import { promisify } from 'util';
 import type { CompiledAgent, CompiledTool, JsonSchema } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
-import { resolveTemporalCli } from '../../src/server/dev-server';
+import { resolveTemporalCli } from '../../src/platform/temporal-dev-server';
 import { temporalAddress } from '../helpers/temporal';
 import { agent, bundle, locals } from '../orchestration/builders';
 import { Harness, startHarness, waitFor } from '../orchestration/harness';

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'child_process';
 import { promisify } from 'util';
-import { resolveTemporalCli } from '../../src/server/dev-server';
+import { resolveTemporalCli } from '../../src/platform/temporal-dev-server';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { temporalAddress } from '../helpers/temporal';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from '../runtime/builders';

@@ -10,7 +10,7 @@ import * as path from 'path';
 import { workflowSource } from '../../src/worker/create-worker';
 import { isSealedBundle, sealedBundlePath } from '../../src/plugin/bundle';
 import { SEALED_FAILURES_MARK } from '../../src/codec/failure-converter';
-import { PROJECT_ROOT } from '../../src/server/dev-server';
+import { PROJECT_ROOT } from '../../src/platform/temporal-dev-server';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-choice-'));
 const SAVED = ['LOOM_WORKFLOW_BUNDLE', 'LOOM_WORKFLOWS_PATH'].map((k) => [k, process.env[k]] as const);

@@ -23,7 +23,7 @@ import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { loomDataConverter } from '../../src/codec';
 import { openStore } from '../../src/store';
-import { DevServer, freePort, startDevServer } from '../../src/server/dev-server';
+import { DevServer, freePort, startDevServer } from '../../src/platform/temporal-dev-server';
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';
 import { vaultAgent } from './vault-agent';
 import { LoomProcess, spawnCli, userEnv } from '../cli/harness';

@@ -94,7 +94,7 @@ export async function workerFor(version: CodeVersion, connection: NativeConnecti
     activities: mod.createActivities(),
     // Finish quickly on shutdown: the next version's worker takes over the same queue.
     shutdownGraceTime: '1s',
-    // The telemetry sinks newer workflow code calls (src/telemetry/sink-types.ts), as no-ops.
+    // The telemetry sinks newer workflow code calls (src/shared/tracing-sinks.ts), as no-ops.
     sinks: NO_TELEMETRY_SINKS,
     // A version whose activity presets retry without limit ends retrying with its outage interceptor.
     ...outagesOf(version),

@@ -15,7 +15,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
 import type { Worker } from '@temporalio/worker';
-import { resolveTemporalCli } from '../../src/server/dev-server';
+import { resolveTemporalCli } from '../../src/platform/temporal-dev-server';
 import { createActivities } from '../../src/activities';
 import { loomWorkerDataConverter } from '../../src/codec/data-converter';
 import { agfReactWorkflow } from '../../src/workflows/react';

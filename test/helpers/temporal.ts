@@ -5,12 +5,12 @@
 import { outageInterceptor } from '../../src/activities/outages';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, Runtime, DefaultLogger, WorkerOptions, type InjectedSinks } from '@temporalio/worker';
-import type { AgentloomTracingSinks } from '../../src/telemetry/sink-types';
+import type { AgentloomTracingSinks } from '../../src/shared/tracing-sinks';
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../../src/plugin/bundle';
-import { PROJECT_ROOT } from '../../src/server/dev-server';
+import { PROJECT_ROOT } from '../../src/platform/temporal-dev-server';
 
 let runtimeInstalled = false;
 function quietRuntime(): void {
@@ -93,7 +93,7 @@ export async function createTestWorker(
     taskQueue: t.taskQueue,
     workflowBundle: { codePath: sealed ? await sealedWorkflowBundlePath() : workflowBundlePath() },
     activities,
-    // The telemetry sinks the workflows call (src/telemetry/sink-types.ts), as no-ops: a test that
+    // The telemetry sinks the workflows call (src/shared/tracing-sinks.ts), as no-ops: a test that
     // checks telemetry passes an AgentTracing's sinks in `extra`.
     sinks: NO_TELEMETRY_SINKS,
     ...extra,

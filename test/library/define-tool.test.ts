@@ -13,7 +13,7 @@ import * as path from 'path';
 import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
 import { AgentloomPlugin } from '../../src/plugin/agentloom-plugin';
 import { defineTool, toolFile } from '../../src/plugin/define-tool';
-import { prepareRun, startPrepared } from '../../src/cli/runs';
+import { prepareRun, startPrepared } from '../../src/operator/runs';
 
 const calls: { order_id: string; qty: number; callId: string }[] = [];
 const lookupOrder = defineTool({

@@ -12,7 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { AgentloomPlugin } from '../../src/plugin/agentloom-plugin';
-import { prepareRun, startPrepared } from '../../src/cli/runs';
+import { prepareRun, startPrepared } from '../../src/operator/runs';
 
 const ENCODING = 'binary/agentloom-library-test';
 

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { compileBundle, publishBundle } from '../../src/compiler';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MAX_INPUT_DEPTH } from '../../src/cli/input-limits';
+import { MAX_INPUT_DEPTH } from '../../src/operator/input-limits';
 import { CliHarness, DEMO_REGISTRY, EXAMPLES, LOOM_BIN, ROOT, spawnCli, startCliHarness, until } from '../cli/harness';
 
 let h: CliHarness;

@@ -88,7 +88,7 @@ test('loom start --actor: the writeback waits under prefs/<actor>, loom approve 
 }, 180_000);
 
 test('prepareRun (loom run/start): --actor and --session become RunOptions.actor_id/session_id for an agent with memory; $USER by default; nothing for an agent without', async () => {
-  const { prepareRun } = await import('../../src/cli/runs');
+  const { prepareRun } = await import('../../src/operator/runs');
   const inSession = await prepareRun('customer-support-agent', REGISTRY, undefined, { actor_id: 'ada' }, 'support-42');
   expect(inSession.runInput.options).toMatchObject({ actor_id: 'ada', session_id: 'support-42' });
   const user = process.env.USER;

@@ -1,5 +1,5 @@
-/** The CLI's reading of a run's pending activities (src/cli/waiting.ts): raw describe() fields to sentences. */
-import { pendingView, waitingFromDescription } from '../../src/cli/waiting';
+/** The CLI's reading of a run's pending activities (src/operator/waiting.ts): raw describe() fields to sentences. */
+import { pendingView, waitingFromDescription } from '../../src/operator/waiting';
 
 const json = (v: unknown) => ({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(v)) });
 const ts = (iso: string) => ({ seconds: { toNumber: () => Date.parse(iso) / 1000 }, nanos: 0 });

@@ -18,7 +18,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { randomUUID } from 'crypto';
 import type { ExecutionPolicy, JsonValue } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
-import { startDevServer, DevServer } from '../../src/server/dev-server';
+import { startDevServer, DevServer } from '../../src/platform/temporal-dev-server';
 import { createActivities } from '../../src/activities';
 import { workflowTypeFor } from '../../src/shared/dispatch';
 import { createTestWorker, TestTemporal } from '../helpers/temporal';

@@ -10,7 +10,7 @@ import { resolveArgs, storeCallArgs } from '../../src/activities/ephemeral';
 import { readState, written } from '../../src/runtime/execution-loop';
 import type { JsonObject } from '../../src/compiled/types';
 import { FileBlobStore } from '../../src/store/file';
-import { withStoredArgs, ARGS_GONE } from '../../src/cli/stored-args';
+import { withStoredArgs, ARGS_GONE } from '../../src/operator/stored-args';
 
 describe('splitArgs / storedArgsRef', () => {
   test('reserved keys stay beside the reference, the rest is stored', () => {

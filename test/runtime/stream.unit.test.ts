@@ -6,7 +6,7 @@
 import { ExecutionPlan } from '../../src/runtime/execution-loop';
 import type { ToolCall } from '../../src/runtime/messages';
 import { scriptedChunks } from '../../src/activities/model';
-import { streamPrinter } from '../../src/cli/progress';
+import { streamPrinter } from '../../src/operator/progress';
 
 const call = (id: string, args: Record<string, unknown> = {}): ToolCall => ({ id, name: 'echo', arguments: { text: id, ...args } as ToolCall['arguments'] });
 

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { startDevServer, PROJECT_ROOT } from '../../src/server/dev-server';
+import { startDevServer, PROJECT_ROOT } from '../../src/platform/temporal-dev-server';
 
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-test-'));

@@ -117,7 +117,7 @@ test('a large input takes the claim-check path through PostgreSQL', async () => 
 test('the database down mid-run: the activity fails with a retryable error naming the store, the run finishes once it is back', async () => {
   // The CLI's own first step (store the bundle) while the database is up, then the outage.
   process.env.LOOM_TASK_QUEUE = t.taskQueue;
-  const { prepareRun, startPrepared } = await import('../../src/cli/runs');
+  const { prepareRun, startPrepared } = await import('../../src/operator/runs');
   const prepared = await prepareRun('store-echo', REGISTRY, JSON.stringify({ note: 'after the outage' }));
   pg.stop();
   let restarted = false;

@@ -3,7 +3,7 @@
  * trace id, span id and sampling decision, and reading one back as a receiver does.
  */
 import { formatTraceparent, parseTraceparent, runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
-import { currentTraceHeaders, withoutTraceHeaders, withTraceHeaders } from '../../src/telemetry/propagation';
+import { currentTraceHeaders, withoutTraceHeaders, withTraceHeaders } from '../../src/platform/trace-context';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';

@@ -4,11 +4,12 @@
  * (seed 003 "Correction"; refused by the run with the reason when TOOL or the arguments do not fit). ID may be the root of a tree: the call is found in its pending decisions and
  * answered in the member holding it (CALL_ID or PATH:CALL_ID, see ../decisions.ts).
  */
-import { defineCommand, flagString, UsageError } from '../args';
-import { withRun, parseJsonFlag } from '../run-control';
-import { callTarget, heldBy } from '../decisions';
+import { defineCommand, flagString } from '../args';
+import { UsageError } from '../../operator/errors';
+import { withRun, parseJsonFlag } from '../../operator/run-control';
+import { callTarget, heldBy } from '../../operator/decisions';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, type ApproveArgs } from '../../shared/contract';
-import { payloadToSend } from '../payloads';
+import { payloadToSend } from '../../operator/payloads';
 
 export const run = defineCommand(
   'approve',

@@ -6,7 +6,8 @@
  * artifactsPurgeWorkflow on a worker), or create/update the Temporal Schedule `loom-artifacts-purge`
  * that runs it every interval.
  */
-import { defineCommand, UsageError } from '../args';
+import { defineCommand } from '../args';
+import { UsageError } from '../../operator/errors';
 
 export const PURGE_SCHEDULE_ID = 'loom-artifacts-purge';
 
@@ -16,7 +17,7 @@ function table(rows: string[][]): string {
 }
 
 async function purge(flags: Record<string, string | true>): Promise<number> {
-  const { connect } = await import('../connect');
+  const { connect } = await import('../../operator/connect');
   const { DEFAULT_TASK_QUEUE } = await import('../../shared/contract');
   const taskQueue = process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
   const s = await connect({ embedded: 'never' });

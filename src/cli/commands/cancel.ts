@@ -1,6 +1,6 @@
 /** `loom cancel ID`: request Temporal cancellation (activities heartbeat and stop); refused for a run that has ended. */
 import { defineCommand } from '../args';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 
 export const run = defineCommand(
   'cancel',

@@ -5,7 +5,8 @@
  * reply is printed. Ctrl-D (end of input) leaves the prompt; the session stays open for
  * `loom send SESSION_ID TEXT` until it has been idle for --idle-timeout seconds.
  */
-import { defineCommand, flagString, registryDir, UsageError } from '../args';
+import { defineCommand, flagString, registryDir } from '../args';
+import { UsageError } from '../../operator/errors';
 import type { SessionReply } from '../../shared/session';
 
 /** A reply as a person reads it: text as is, anything else as JSON. */
@@ -25,8 +26,8 @@ export const run = defineCommand(
     const idleRaw = flagString(args, 'idle-timeout');
     const idle = idleRaw === undefined ? undefined : Number(idleRaw);
     if (idle !== undefined && !(Number.isFinite(idle) && idle > 0)) throw new UsageError(`--idle-timeout must be a positive number of seconds, e.g. --idle-timeout 900 (got '${idleRaw}')`);
-    const { prepareSession, SessionStartError } = await import('../sessions');
-    const { runOptionsFromFlags, RunError } = await import('../runs');
+    const { prepareSession, SessionStartError } = await import('../../operator/sessions');
+    const { runOptionsFromFlags, RunError } = await import('../../operator/runs');
     let prepared;
     try {
       prepared = await prepareSession(agentId, registryDir(args), {
@@ -37,11 +38,12 @@ export const run = defineCommand(
       if (err instanceof SessionStartError || err instanceof RunError) { process.stderr.write(`loom chat: ${err.message}\n`); return 1; }
       throw err;
     }
-    const { connect } = await import('../connect');
-    const { startOrJoinSession } = await import('../sessions');
+    const { connect } = await import('../../operator/connect');
+    const { withEmbeddedWorker } = await import('../embedded');
+    const { startOrJoinSession } = await import('../../operator/sessions');
     const { sessionMessageUpdate } = await import('../../shared/session');
     const { WorkflowUpdateFailedError } = await import('@temporalio/client');
-    const conn = await connect({ embedded: 'with-worker' });
+    const conn = await connect({ embedded: withEmbeddedWorker });
     try {
       const { handle, joined } = await startOrJoinSession(conn.client, prepared);
       process.stderr.write(`session ${handle.workflowId} (${joined ? 'joined' : 'started'}; ${agentId}); type a message, Ctrl-D to leave\n`);

@@ -4,7 +4,8 @@
  * LOOM_CODEC_KEY_FILE. Point the Web UI at it (Settings → Data Encoder, or the UI server's
  * TEMPORAL_CODEC_ENDPOINT). Runs until Ctrl-C / SIGTERM.
  */
-import { defineCommand, UsageError } from '../args';
+import { defineCommand } from '../args';
+import { UsageError } from '../../operator/errors';
 
 const DEFAULT_ORIGINS = 'http://localhost:8233,http://127.0.0.1:8233,http://localhost:8080';
 

@@ -6,12 +6,14 @@
  * Install: `source <(loom completion bash)`, `loom completion zsh > "${fpath[1]}/_loom"`,
  * `loom completion fish > ~/.config/fish/completions/loom.fish`.
  */
-import { CONNECTION_OPTIONS, defineCommand, HELP_OPTION, UsageError, type OptionSpec } from '../args';
+import { CONNECTION_OPTIONS, defineCommand, HELP_OPTION, type OptionSpec } from '../args';
+import { UsageError } from '../../operator/errors';
 
 interface Table { commands: { name: string; summary: string; options: Record<string, OptionSpec> }[] }
 
 async function table(): Promise<Table> {
-  const { COMMANDS, loadCommand } = await import('../main');
+  const { loadCommand } = await import('../main');
+  const { COMMANDS } = await import('../command-table');
   const commands = [];
   for (const [name, c] of Object.entries(COMMANDS)) {
     const spec = (await loadCommand(name)).run.spec;

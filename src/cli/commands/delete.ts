@@ -5,7 +5,7 @@
  * Prints "deleted" once the run no longer resolves (Temporal deletes asynchronously).
  */
 import { defineCommand } from '../args';
-import { connect } from '../connect';
+import { connect } from '../../operator/connect';
 import { quote } from './list';
 
 interface Execution { workflowId: string; runId?: string }

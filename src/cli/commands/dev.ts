@@ -10,8 +10,8 @@
  * (default 3) restarts within 10 minutes, or a restart that fails, it stops with exit 1 and the reason.
  */
 import { defineCommand } from '../args';
-import { startEmbeddedServer, writeDevInfo, removeDevInfo, readDevInfo } from '../connect';
-import type { DevServer } from '../../server/dev-server';
+import { startEmbeddedServer, writeDevInfo, removeDevInfo, readDevInfo } from '../../operator/connect';
+import type { DevServer } from '../../platform/temporal-dev-server';
 
 /** Restarts allowed within RESTART_WINDOW_MS before `loom dev` gives up. */
 export const DEFAULT_DEV_RESTARTS = 3;
@@ -38,7 +38,7 @@ export const run = defineCommand(
     const budget = restartBudget(process.env);
     const { NativeConnection } = await import('@temporalio/worker');
     const { createAgentloomWorker, installWorkerRuntime } = await import('../../worker/create-worker');
-    const { describeError } = await import('../main');
+    const { describeError } = await import('../../operator/errors');
     installWorkerRuntime(args.flags.verbose === true);
     const server = await startEmbeddedServer();
     let current: DevServer = server;

@@ -4,11 +4,12 @@
  * it has finished and those it failed at are marked (from the run's status query).
  * `loom validate --diagram` prints one per agent of the registry.
  */
-import { defineCommand, flagString, registryDir, UsageError } from '../args';
+import { defineCommand, flagString, registryDir } from '../args';
+import { UsageError } from '../../operator/errors';
 import { compileBundle, formatDiagnostic, loadRegistry } from '../../compiler';
 import { bundleDiagram, renderDiagram, runMarks, type DiagramFormat, type RunMarks } from '../../compiler/diagram';
 import { pinMcpServers } from '../../mcp/discover';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 import type { RunStatus } from '../../shared/contract';
 
 export function diagramFormat(raw: string | undefined): DiagramFormat {

@@ -35,9 +35,10 @@ export const run = defineCommand(
       process.stdout.write(`${winner.agent_id}\n`);
       return 0;
     }
-    const { prepareRun, RunError } = await import('../runs');
-    const { connect } = await import('../connect');
-    const { runToEnd } = await import('../run-flow');
+    const { prepareRun, RunError } = await import('../../operator/runs');
+    const { connect } = await import('../../operator/connect');
+    const { withEmbeddedWorker } = await import('../embedded');
+    const { runToEnd } = await import('../../operator/run-flow');
     let session: Awaited<ReturnType<typeof connect>> | undefined;
     const order = attemptOrder(winner);
     try {
@@ -57,7 +58,7 @@ export const run = defineCommand(
           process.stderr.write(`loom dispatch: ${id} is unavailable: ${err.message}${onward}\n`);
           continue;
         }
-        session ??= await connect({ embedded: 'with-worker', verbose: args.flags.verbose === true });
+        session ??= await connect({ embedded: withEmbeddedWorker, verbose: args.flags.verbose === true });
         const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say });
         if (end.ok) {
           if (id !== winner.agent_id) say(`dispatch: answered by fallback agent ${id}`);

@@ -3,7 +3,7 @@
  * `human_queue`), found through visibility: AgentStatus = 'waiting_for_human' (and EscalationQueue).
  */
 import { defineCommand, flagString } from '../args';
-import { connect } from '../connect';
+import { connect } from '../../operator/connect';
 import { RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { quote } from './list';
 

@@ -4,8 +4,9 @@
  * Member runs (child workflows) are hidden unless --all; --tree shows each root's member runs
  * indented under it (members are `<parent>/<role>`), with their status and what each waits on.
  */
-import { defineCommand, flagString, UsageError } from '../args';
-import { connect } from '../connect';
+import { defineCommand, flagString } from '../args';
+import { UsageError } from '../../operator/errors';
+import { connect } from '../../operator/connect';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 

@@ -1,11 +1,12 @@
 /**
  * `loom mcp [--registry DIR] [--http PORT]`: serve Agentloom's run operations as MCP tools (see
- * src/mcp/server.ts) over stdio (default; stdout carries only the protocol) or streamable HTTP on
+ * src/mcp-server/server.ts) over stdio (default; stdout carries only the protocol) or streamable HTTP on
  * 127.0.0.1:PORT. Needs a Temporal server (TEMPORAL_ADDRESS or a running `loom dev`).
  */
 import * as http from 'http';
 import * as path from 'path';
-import { defineCommand, flagString, registryDir, UsageError } from '../args';
+import { defineCommand, flagString, registryDir } from '../args';
+import { UsageError } from '../../operator/errors';
 
 export const run = defineCommand(
   'mcp',
@@ -15,8 +16,8 @@ export const run = defineCommand(
     const port = portText === undefined ? undefined : Number(portText);
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) throw new UsageError(`--http needs a port number (0-65535), e.g. --http 8765 (got '${portText}')`);
     const registry = path.resolve(registryDir(args));
-    const { connect } = await import('../connect');
-    const { createLoomMcpServer } = await import('../../mcp/server');
+    const { connect } = await import('../../operator/connect');
+    const { createLoomMcpServer } = await import('../../mcp-server/server');
     const session = await connect({ embedded: 'never' });
     if (port === undefined) {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');

@@ -1,6 +1,6 @@
 /** `loom pause ID`: signal `pause` to a run (no new model or tool call starts until `loom resume`). */
 import { defineCommand } from '../args';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 
 export const run = defineCommand(
   'pause',

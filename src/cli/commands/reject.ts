@@ -1,9 +1,10 @@
 /** `loom reject ID CALL_ID|PATH:CALL_ID --reason TEXT`: reject a pending tool call or route (anywhere in ID's tree); the model sees the reason. */
-import { defineCommand, flagString, UsageError } from '../args';
-import { withRun } from '../run-control';
-import { callTarget, heldBy } from '../decisions';
+import { defineCommand, flagString } from '../args';
+import { UsageError } from '../../operator/errors';
+import { withRun } from '../../operator/run-control';
+import { callTarget, heldBy } from '../../operator/decisions';
 import { PAYLOAD_SHAPES, RejectArgsSchema, type RejectArgs } from '../../shared/contract';
-import { payloadToSend } from '../payloads';
+import { payloadToSend } from '../../operator/payloads';
 
 export const run = defineCommand(
   'reject',

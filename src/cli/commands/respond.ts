@@ -5,11 +5,12 @@
  * PATH:QUEUE); `--queue Q` alone names the one run of the tree waiting on Q (see ../decisions.ts).
  */
 import * as fs from 'fs';
-import { defineCommand, flagString, UsageError } from '../args';
-import { withRun } from '../run-control';
-import { escalationTarget, heldBy, RefusedError } from '../decisions';
+import { defineCommand, flagString } from '../args';
+import { UsageError } from '../../operator/errors';
+import { withRun } from '../../operator/run-control';
+import { escalationTarget, heldBy, RefusedError } from '../../operator/decisions';
 import { PAYLOAD_SHAPES, RespondArgsSchema, type RespondArgs } from '../../shared/contract';
-import { payloadToSend } from '../payloads';
+import { payloadToSend } from '../../operator/payloads';
 
 export const run = defineCommand(
   'respond',

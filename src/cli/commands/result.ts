@@ -1,6 +1,6 @@
 /** `loom result ID [--json]`: wait for a run and print its output (exit 1 with the reason on failure). */
 import { defineCommand } from '../args';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 
 export const run = defineCommand(
   'result',
@@ -8,14 +8,14 @@ export const run = defineCommand(
   async (args) =>
     withRun(args.positionals[0], { command: 'result' }, async (s, id) => {
       const { WorkflowFailedError } = await import('@temporalio/client');
-      const { describeFailure } = await import('../progress');
+      const { describeFailure } = await import('../../operator/progress');
       try {
         const result: any = await s.client.workflow.getHandle(id).result();
         let output = result?.output ?? result;
         // An ephemeral run's output waits in the store until collected once (decision 263).
         const { ephemeralOutputRef } = await import('../../activities/ephemeral');
         if (ephemeralOutputRef(output)) {
-          const { collectOutput } = await import('../run-flow');
+          const { collectOutput } = await import('../../operator/run-flow');
           const kept = await collectOutput(id);
           if (!kept) { process.stderr.write(`loom result: ${id} is an ephemeral run and its output is no longer in the store: it was already collected (by loom run or loom result), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged\n`); return 1; }
           output = kept.output;

@@ -1,6 +1,6 @@
 /** `loom resume ID`: signal `resume` to a paused run. */
 import { defineCommand } from '../args';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 
 export const run = defineCommand(
   'resume',

@@ -8,7 +8,8 @@
  * `--session ID` continues a chat session: the run sees the session's earlier exchanges, and its
  * own prompt and answer join the session when it succeeds (src/activities/session.ts).
  */
-import { defineCommand, flagString, registryDir, RUN_OPTIONS, UsageError } from '../args';
+import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
+import { UsageError } from '../../operator/errors';
 import type { JsonValue } from '../../compiled/types';
 
 export const run = defineCommand(
@@ -24,9 +25,10 @@ export const run = defineCommand(
     if (args.flags.stream === true && args.flags['no-stream'] === true) throw new UsageError('give --stream or --no-stream, not both');
     const stream = args.flags.stream === true || (args.flags['no-stream'] !== true && !json && process.stdout.isTTY === true);
     // Loaded once the arguments are known good: a usage error never loads the compiler or gRPC.
-    const { prepareRun, runOptionsFromFlags, recordSessionRun, RunError } = await import('../runs');
-    const { connect } = await import('../connect');
-    const { runToEnd } = await import('../run-flow');
+    const { prepareRun, runOptionsFromFlags, recordSessionRun, RunError } = await import('../../operator/runs');
+    const { connect } = await import('../../operator/connect');
+    const { withEmbeddedWorker } = await import('../embedded');
+    const { runToEnd } = await import('../../operator/run-flow');
     let prepared;
     try {
       const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
@@ -43,10 +45,10 @@ export const run = defineCommand(
     if (prepared.inputFromExample) say(`input (first of interface.input.examples): ${JSON.stringify(prepared.input)}`);
     const sess = prepared.session;
     if (sess) say(`session ${sess.id}: ${sess.prev.runs} earlier run(s), ${sess.kept} earlier message(s) given to the model${sess.dropped ? `, ${sess.dropped} left out (session budget)` : ''}`);
-    const session = await connect({ embedded: 'with-worker', verbose: args.flags.verbose === true });
+    const session = await connect({ embedded: withEmbeddedWorker, verbose: args.flags.verbose === true });
     try {
       if (session.embedded) say(`embedded Temporal server at ${session.address}${session.uiUrl ? `, Web UI ${session.uiUrl}` : ''}`);
-      const { watchStreamText, streamedIsOutput } = await import('../progress');
+      const { watchStreamText, streamedIsOutput } = await import('../../operator/progress');
       const { openBlobStore } = await import('../../activities/blob-store');
       let lastStreamed: string | undefined;
       const follow = stream ? (wid: string) => watchStreamText(openBlobStore(), wid, (text) => void process.stdout.write(text), undefined, (r) => { lastStreamed = r.text; }) : undefined;

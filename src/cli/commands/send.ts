@@ -1,8 +1,8 @@
 /** `loom send SESSION_ID TEXT [--json]`: one message to a running chat session (for scripts); prints the reply. */
 import { defineCommand } from '../args';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 import { replyText } from './chat';
-import { payloadToSend } from '../payloads';
+import { payloadToSend } from '../../operator/payloads';
 import { SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../../shared/session';
 
 export const run = defineCommand(

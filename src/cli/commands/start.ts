@@ -10,8 +10,8 @@ export const run = defineCommand(
   },
   async (args) => {
     const agentId = args.positionals[0];
-    const { prepareRun, runOptionsFromFlags, startPrepared, RunError } = await import('../runs');
-    const { connect } = await import('../connect');
+    const { prepareRun, runOptionsFromFlags, startPrepared, RunError } = await import('../../operator/runs');
+    const { connect } = await import('../../operator/connect');
     let prepared;
     try {
       const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));

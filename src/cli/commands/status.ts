@@ -1,9 +1,9 @@
 /** `loom status ID [--json]`: the run's state from the `status` query (and its Temporal close status). */
 import { defineCommand } from '../args';
-import { withRun } from '../run-control';
+import { withRun } from '../../operator/run-control';
 import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
 import { strategyStatusLines } from '../../strategies/status';
-import { readRunStatus } from '../run-status';
+import { readRunStatus } from '../../operator/run-status';
 
 export const run = defineCommand(
   'status',

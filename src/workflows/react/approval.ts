@@ -20,7 +20,7 @@ import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
 import { noteAudit, toolPolicyRefusal } from './governance';
-import type { AgentloomTracingSinks } from '../../telemetry/sink-types';
+import type { AgentloomTracingSinks } from '../../shared/tracing-sinks';
 import { PATCHES } from '../patches';
 
 const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();

@@ -18,7 +18,7 @@ import { isEphemeral } from '../runtime/artifacts';
 import { deleteEphemeralWrites, markEphemeralRun } from '../activities/ephemeral';
 import { MessageStore } from '../activities/message-store';
 import { claimCheckable, depthRefusal, formatBytes, inputBytes, MAX_INLINE_INPUT_BYTES, sizeRefusal } from './input-limits';
-import { UsageError } from './args';
+import { UsageError } from './errors';
 
 export interface PreparedRun {
   bundle: CompiledBundle;

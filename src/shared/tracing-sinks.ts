@@ -3,7 +3,7 @@
  * and what it passes: types only, shared by the workflow side and the worker side.
  */
 import type { Sinks } from '@temporalio/workflow';
-import type { BlobRef, TokenUsage } from '../shared/contract';
+import type { BlobRef, TokenUsage } from './contract';
 
 export type RunSpanStatus = 'success' | 'refused' | 'error' | 'cancelled' | 'continued_as_new';
 

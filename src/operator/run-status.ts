@@ -1,7 +1,7 @@
 /**
  * What `loom status ID` (and an application's AgentloomClient.status) reads of a run: Temporal's
  * description, the run's `status` query with an ephemeral run's stored call arguments filled in,
- * and what it waits on besides a human (src/cli/waiting.ts).
+ * and what it waits on besides a human (src/operator/waiting.ts).
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';

@@ -5,7 +5,7 @@
  */
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { connect, LoomSession } from './connect';
-import { UsageError } from './args';
+import { UsageError } from './errors';
 import { RefusedError } from './decisions';
 
 /** How a closed run ended, in words: `completed`, `failed`, `cancelled`, `terminated`, `timed out`. */

@@ -12,17 +12,17 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CompiledBundle, JsonObject, JsonValue } from '../compiled/types';
 import { compareSemver } from '../compiler/publish';
-import type { LoomSession } from '../cli/connect';
+import type { LoomSession } from '../operator/connect';
 import type { ApproveArgs, RejectArgs, RunStatus } from '../shared/contract';
 import { workflowTypeFor, patternOf } from '../shared/dispatch';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
-import { byReferenceInput, inputErrors, startPrepared, storeFirstMessage, tooLargeForHistory, type PreparedRun } from '../cli/runs';
-import { depthRefusal } from '../cli/input-limits';
-import { describeError } from '../cli/main';
-import { collectInbox } from '../cli/commands/inbox';
-import { callTarget } from '../cli/decisions';
+import { byReferenceInput, inputErrors, startPrepared, storeFirstMessage, tooLargeForHistory, type PreparedRun } from '../operator/runs';
+import { depthRefusal } from '../operator/input-limits';
+import { describeError } from '../operator/errors';
+import { collectInbox } from '../operator/inbox';
+import { callTarget } from '../operator/decisions';
 import { approveUpdate, rejectUpdate, statusQuery } from '../shared/definitions';
-import { statusWithStoredArgs } from '../cli/stored-args';
+import { statusWithStoredArgs } from '../operator/stored-args';
 
 /** A refusal the MCP client should read (bad input, nothing published, a refused update). */
 class ToolRefusal extends Error {}
@@ -114,7 +114,7 @@ export function createLoomMcpServer(s: LoomSession, opts: { registry: string }):
     // An ephemeral run's output waits in the store: collected once, like `loom result` (decision 263).
     const { ephemeralOutputRef } = await import('../activities/ephemeral');
     if (ephemeralOutputRef(output)) {
-      const kept = await (await import('../cli/run-flow')).collectOutput(workflow_id);
+      const kept = await (await import('../operator/run-flow')).collectOutput(workflow_id);
       if (!kept) throw new ToolRefusal(`${workflow_id} is an ephemeral run and its output is no longer in the store: it was already collected, or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged`);
       return { workflow_id, done: true, output: kept.output as JsonValue };
     }

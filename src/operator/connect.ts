@@ -15,10 +15,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Client, Connection } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
-import { DevServer, freePort, startDevServer } from '../server/dev-server';
-import { describeConnection, loadTemporalConfig, type TemporalConnectConfig } from '../connection/config';
-import { cliConnectionOverrides } from './args';
+import { DevServer, freePort, startDevServer } from '../platform/temporal-dev-server';
+import { describeConnection, loadTemporalConfig, type ConnectionOverrides, type TemporalConnectConfig } from '../connection/config';
 
 export interface LoomSession {
   client: Client;
@@ -30,6 +28,13 @@ export interface LoomSession {
 }
 
 export const LOOM_DIR = () => path.resolve(process.env.LOOM_HOME ?? path.join(process.cwd(), '.loom'));
+let overrides: ConnectionOverrides = {};
+
+/** The connection options of the command line (--address, --tls, …) that `connect()` applies; one command per process. */
+export function setConnectionOverrides(o: ConnectionOverrides): void {
+  overrides = o;
+}
+
 const DEV_FILE = () => path.join(LOOM_DIR(), 'dev.json');
 
 interface DevInfo { address: string; uiUrl?: string; pid: number }
@@ -59,7 +64,7 @@ export function webUiLink(uiUrl: string | undefined, namespace: string, workflow
 }
 
 /** `cfg` (TLS, API key) for a configured cluster; none for a `loom dev` or embedded server (plaintext on 127.0.0.1). */
-async function clientFor(address: string, namespace: string, cfg?: TemporalConnectConfig): Promise<{ client: Client; connection: Connection }> {
+export async function clientFor(address: string, namespace: string, cfg?: TemporalConnectConfig): Promise<{ client: Client; connection: Connection }> {
   // Loaded here, not at the top: a command that fails on its arguments never loads gRPC.
   const { Client, Connection } = await import('@temporalio/client');
   let connection: Connection;
@@ -110,12 +115,16 @@ async function portFree(port: number): Promise<boolean> {
   });
 }
 
+/** Starts a server and an in-process worker for a command that may run one itself (the CLI's `loom run`: src/cli/embedded.ts). */
+export type EmbeddedStarter = (namespace: string, verbose?: boolean) => Promise<LoomSession>;
+
 /**
- * Connect for a command. `embedded: 'with-worker'` lets the command start its own server and an
- * in-process worker when nothing else is available; `'never'` fails with what to do instead.
+ * Connect for a command: the configured cluster, else the `loom dev` server of this folder. With
+ * `embedded` a starter, a command with neither starts its own server and worker through it;
+ * `'never'` fails with what to do instead.
  */
-export async function connect(opts: { embedded: 'never' | 'with-worker'; verbose?: boolean } = { embedded: 'never' }): Promise<LoomSession> {
-  const cfg = loadTemporalConfig(cliConnectionOverrides());
+export async function connect(opts: { embedded: 'never' | EmbeddedStarter; verbose?: boolean } = { embedded: 'never' }): Promise<LoomSession> {
+  const cfg = loadTemporalConfig(overrides);
   const namespace = cfg.namespace;
   const external = cfg.address;
   if (external) {
@@ -130,38 +139,5 @@ export async function connect(opts: { embedded: 'never' | 'with-worker'; verbose
   if (opts.embedded === 'never') {
     throw new Error('no Temporal server: set TEMPORAL_ADDRESS to a cluster, or start `loom dev` in this folder first');
   }
-  const { NativeConnection } = await import('@temporalio/worker');
-  const { createAgentloomWorker, installWorkerRuntime } = await import('../worker/create-worker');
-  installWorkerRuntime(opts.verbose);
-  const server = await startEmbeddedServer();
-  let native: import('@temporalio/worker').NativeConnection | undefined;
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
-  let connection: Connection | undefined;
-  const stopAll = async () => {
-    // Client first (the caller has awaited its calls), then the worker and its connection, the server last.
-    removeDevInfo();
-    if (connection) await connection.close();
-    if (worker && running) {
-      worker.shutdown();
-      await running;
-    }
-    if (native) await native.close();
-    await server.stop();
-  };
-  try {
-    native = await NativeConnection.connect({ address: server.address });
-    worker = await createAgentloomWorker({ connection: native });
-    running = worker.run();
-    // Marked handled here; a worker failure still rejects close() (it is awaited there).
-    running.catch(() => undefined);
-    const c = await clientFor(server.address, namespace);
-    connection = c.connection;
-    // Let `loom approve/status/…` from another shell reach this embedded server while it runs.
-    writeDevInfo({ address: server.address, uiUrl: server.uiUrl, pid: process.pid });
-    return { client: c.client, address: server.address, namespace, uiUrl: server.uiUrl, embedded: true, close: stopAll };
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
+  return opts.embedded(namespace, opts.verbose);
 }

@@ -17,7 +17,7 @@ export async function runToEnd(client: Client, prepared: PreparedRun, opts: { js
   const link = webUiLink(opts.uiUrl, opts.namespace, handle.workflowId);
   opts.say(`started ${handle.workflowId}${link ? `\n  ${link}` : ''}`);
   const watcher = opts.json ? undefined : watchRun(handle, opts.say);
-  // `loom run --stream`: the model's text as it arrives (src/cli/progress.ts watchStreamText).
+  // `loom run --stream`: the model's text as it arrives (src/operator/progress.ts watchStreamText).
   const follower = opts.follow?.(handle.workflowId);
   let result;
   try {

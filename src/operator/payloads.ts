@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { checkPayload } from '../shared/payload-check';
-import { UsageError } from './args';
+import { UsageError } from './errors';
 
 /** `value` when it fits `schema`; else a UsageError naming `what` (e.g. "approveCall"), the problem and the expected shape. */
 export function payloadToSend<T>(schema: z.ZodType<T>, value: unknown, expected: string, what: string): T {

@@ -1,0 +1,29 @@
+/**
+ * The two kinds of failure an operator sees, shared by the CLI, the MCP server and AgentloomClient:
+ * a usage error (bad input from the person or program asking; the CLI exits 2) and the one line
+ * printed for any other error, with every distinct cause under it.
+ */
+
+export class UsageError extends Error {}
+
+/**
+ * The one line `loom` prints for an unexpected error: its message and every distinct cause under it
+ * (a Temporal client error wraps the server's reason: "Failed to start Workflow: … message size
+ * exceeds …"), so the root cause is always shown. gRPC errors carry the server's text in `details`.
+ */
+export function describeError(err: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  for (let cur: unknown = err; cur !== undefined && cur !== null && !seen.has(cur) && parts.length < 10; cur = (cur as { cause?: unknown }).cause) {
+    seen.add(cur);
+    const e = cur as { message?: unknown; details?: unknown };
+    const text = (typeof e.details === 'string' && e.details) || (typeof e.message === 'string' && e.message) || (typeof cur === 'object' ? '' : String(cur));
+    const line = text.replace(/\s+/g, ' ').trim();
+    if (!line) continue;
+    // A wrapper that repeats its cause's text (or the other way round) adds nothing.
+    const last = parts[parts.length - 1];
+    if (last && (last.includes(line) || line.includes(last))) { if (line.length > last.length) parts[parts.length - 1] = line; continue; }
+    parts.push(line);
+  }
+  return parts.length ? parts.join(': ') : String(err);
+}
