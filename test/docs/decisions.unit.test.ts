@@ -107,6 +107,13 @@ describe('docs/spec-decisions.md', () => {
     expect(linked).toEqual(headings);
   });
 
+  it('links only to anchors that exist (the "decision N" references in the text included)', () => {
+    const ids = new Set(anchors());
+    const links = [...DOC.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(400);
+    expect(links.filter((l) => !ids.has(l))).toEqual([]);
+  });
+
   it('keeps decisions in numeric order within a topic', () => {
     const topics = [...DOC.matchAll(/^## <a id="([^"]+)"><\/a>/gm)].map((m) => m[1]);
     for (const id of topics) {
