@@ -7,9 +7,11 @@
  *   ```text output                            (right after a run block) every non-blank line of it
  *                                             must appear in what the commands printed on stdout
  *
- * Every page gets a fresh empty folder; its blocks are applied in page order (files written, then
- * commands run when they come), so a page's commands see exactly the files the page showed before
- * them. `loom` in a command is the CLI of this checkout.
+ * Every page gets a fresh folder holding only `examples/` (a link to the repository's, so a command
+ * such as `loom run pipeline --registry examples/orchestrators/sequential` runs as it does from the
+ * repository root); its blocks are applied in page order (files written, then commands run when
+ * they come), so a page's commands see exactly the files the page showed before them. `loom` in a
+ * command is the CLI of this checkout.
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -86,6 +88,7 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ co
 export async function runPage(markdown: string, env: NodeJS.ProcessEnv): Promise<BlockFailure | undefined> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-docs-page-'));
   const bin = loomShim();
+  fs.symlinkSync(path.join(ROOT, 'examples'), path.join(dir, 'examples'), 'dir');
   try {
     const pageEnv = { ...env, PATH: `${bin}${path.delimiter}${env.PATH ?? process.env.PATH ?? ''}` };
     for (const b of runnableBlocks(markdown)) {
