@@ -1,6 +1,6 @@
 /**
  * The `decide` update on the root (issue 9), driven with the official `temporal` CLI binary only,
- * as the README's run-protocol table shows it: an operator with no `loom` answers approvals held by
+ * as the run-protocol table of docs/operating.md shows it: an operator with no `loom` answers approvals held by
  * members of a fan-out, the root's own call, and a human-queue escalation held two levels down,
  * each by the root's workflow id; a ref that names nothing (or two things) is refused with the
  * reason, and the answer is visible in the root's status when the update returns.

@@ -1,7 +1,7 @@
 /**
- * An operator without `loom`: the README's run-protocol table is enough to read a run's status and
+ * An operator without `loom`: the run-protocol table of docs/operating.md is enough to read a run's status and
  * approve or reject its pending calls with the official `temporal` CLI binary (the project-local
- * one the suite's dev server runs on). The commands below are the README's, word for word.
+ * one the suite's dev server runs on). The commands below are that page's, word for word.
  */
 import { execFile } from 'child_process';
 import { promisify } from 'util';

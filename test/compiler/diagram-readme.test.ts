@@ -1,8 +1,9 @@
 /**
- * README diagrams cannot drift (issue 13): every ```mermaid block of README.md is labelled on the line
+ * Documented diagrams cannot drift (issue 13): every ```mermaid block of docs/diagrams.md (the page the
+ * README's diagrams moved to) is labelled on the line
  * before it — `<!-- loom diagram AGENT --registry DIR -->` (compared with what `loom diagram` prints for
  * that agent today) or `<!-- test/fixtures/diagrams/NAME.mmd -->` (a golden file of a test run) — and
- * equals it; every example registry has at least one diagram in the README.
+ * equals it; every example registry has at least one diagram on that page.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -10,10 +11,10 @@ import { compileBundle } from '../../src/compiler';
 import { bundleDiagram, toMermaid } from '../../src/compiler/diagram';
 
 const ROOT = path.join(__dirname, '..', '..');
-const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const readme = fs.readFileSync(path.join(ROOT, 'docs', 'diagrams.md'), 'utf8');
 const blocks = [...readme.matchAll(/(?:^|\n)([^\n]*)\n```mermaid\n([\s\S]*?)```/g)].map((m) => ({ label: m[1], text: m[2] }));
 
-test('README has labelled mermaid blocks', () => {
+test('docs/diagrams.md has labelled mermaid blocks', () => {
   expect(blocks.length).toBeGreaterThan(20);
   expect(blocks.filter((b) => !/^<!-- (loom diagram \S+ --registry \S+|test\/fixtures\/diagrams\/\S+\.mmd) -->$/.test(b.label)).map((b) => b.label)).toEqual([]);
 });
@@ -32,7 +33,7 @@ describe.each(blocks.map((b) => [b.label, b] as const))('%s', (_label, b) => {
   });
 });
 
-test('every example registry has a diagram in the README', () => {
+test('every example registry has a diagram in docs/diagrams.md', () => {
   const regs = ['examples/demo', 'examples/customer-support', 'examples/execution-loop',
     ...['orchestrators', 'strategies'].flatMap((g) => fs.readdirSync(path.join(ROOT, 'examples', g), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `examples/${g}/${e.name}`))];
   const shown = new Set(blocks.map((b) => /--registry (\S+) -->/.exec(b.label)?.[1]).filter(Boolean));
