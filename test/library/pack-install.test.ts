@@ -13,6 +13,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
+import * as yaml from 'js-yaml';
 import { connectTestTemporal, temporalAddress, type TestTemporal } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { spawnProcess, type LoomProcess } from '../cli/harness';
@@ -48,6 +49,7 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-pack-install-'));
+  const connecting = connectTestTemporal('pack-install');
   const sources = path.join(tmp, 'agentloom');
   for (const f of SOURCES) fs.cpSync(path.join(ROOT, f), path.join(sources, f), { recursive: true });
   // prepack's tsc and the build's types: this checkout's node_modules, as a developer's clone has them.
@@ -60,7 +62,7 @@ beforeAll(async () => {
 
   app = path.join(tmp, 'orders-app');
   fs.cpSync(EXAMPLE, app, { recursive: true, filter: (src) => !/[/\\](node_modules|dist|\.loom)$/.test(src) });
-  t = await connectTestTemporal('pack-install');
+  t = await connecting;
 });
 
 afterAll(async () => {
@@ -86,6 +88,10 @@ test('the packed tarball installs offline into a copy of the example, which type
   expect(JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).dependencies['@agentloom/core']).toMatch(/^file:\.\.\/agentloom-core-[\d.]+\.tgz$/);
   await timed('tsc', () => run(process.execPath, [path.join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env: userEnv() }));
   for (const f of ['worker', 'client', 'workflows', 'tools']) expect(fs.existsSync(path.join(app, 'dist', 'src', `${f}.js`))).toBe(true);
+  // The registry's declaration of the tool is the JSON Schema of the code's zod input (what the model is shown is what execute accepts).
+  const { stdout: schema } = await run(process.execPath, ['-e', "process.stdout.write(JSON.stringify(require('./dist/src/tools.js').lookupOrder.inputSchema))"], { cwd: app, env: userEnv() });
+  const declared = yaml.load(/^---\n([\s\S]*?)\n---/.exec(fs.readFileSync(path.join(app, 'tools', 'lookup_order.tool.md'), 'utf8'))![1]) as { input_schema: unknown };
+  expect(JSON.parse(schema)).toEqual(declared.input_schema);
 });
 
 test('its worker (own workflow + AgentloomPlugin + a defineTool tool) and its client run on one task queue of the dev server; the client prints the agent\'s answer', async () => {
