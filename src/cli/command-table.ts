@@ -4,6 +4,7 @@ export interface CommandEntry { module: string; summary: string }
 
 /** name -> module under src/cli/commands (loaded lazily) and a one-line summary for `loom help`. */
 export const COMMANDS: Record<string, CommandEntry> = {
+  init: { module: 'init', summary: 'write a starter project into DIR (an agent on a scripted model, README); never overwrites' },
   validate: { module: 'validate', summary: 'validate agent definitions and registry files (exit 1 on errors)' },
   compile: { module: 'compile', summary: 'compile AGENT_ID and print the canonical JSON bundle' },
   publish: { module: 'publish', summary: 'store the compiled payload under .loom/published/<agent_id>/<version>.json' },

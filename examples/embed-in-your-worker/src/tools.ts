@@ -1,0 +1,16 @@
+/**
+ * A tool written in code: the registry's tools/lookup_order.tool.md declares it (`kind: builtin`,
+ * `builtin: { name: lookup_order }`) and the worker runs it through AgentloomPlugin's `tools`.
+ * The zod schema parses the model's arguments before `execute` sees them; it is the declaration's
+ * `input_schema` (strict: `additionalProperties: false`), which the Agentloom test checks.
+ */
+import { defineTool } from '@agentloom/core';
+import { z } from 'zod/v4';
+import { findOrder } from './orders';
+
+export const lookupOrder = defineTool({
+  name: 'lookup_order',
+  description: 'Look an order up by its id and say where it is.',
+  input: z.object({ order_id: z.string().regex(/^A-\d+$/).describe('The order id, e.g. A-42.') }).strict(),
+  execute: ({ order_id }) => findOrder(order_id) ?? { order_id, status: 'unknown order' },
+});
