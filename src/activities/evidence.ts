@@ -10,7 +10,7 @@ import * as path from 'path';
 import type { HandoffContextEntry, TurnEvidence } from '../strategies/types';
 import { handoffFiles, renderHandoffContext } from '../strategies/handoff';
 import { changeRecords, shellRecords } from './evidence-log';
-import { workspaceRoot } from './tools';
+import { workspaceRoot } from './file-tools';
 
 /** Bytes of one artifact file carried into the workflow (larger files are cut, so their JSON fails to parse). */
 export const MAX_ARTIFACT_BYTES = 64 * 1024;

@@ -13,7 +13,7 @@ import type { JsonObject } from '../compiled/types';
 import type { ExternalToolContext } from './react-tools';
 import { OUTPUT_TAIL_CHARS, recordedShellRun, recordShellRun, ShellRecord } from './evidence-log';
 import { admitCommand, BASE_ENV, parseShellConfig, ShellConfig } from '../governance/shell';
-import { workspaceRoot } from './tools';
+import { workspaceRoot } from './file-tools';
 
 export interface ShellRunResult extends JsonObject {
   command: string;

@@ -121,7 +121,7 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     else ctx.warn(path, code, pr.message, key);
   }
   const sel = isObj(block.Selection) ? block.Selection : {};
-  // Every seed 002 selection type runs (src/workflows/strategies.ts), and so do a keyword graph's Graph,
+  // Every seed 002 selection type runs (src/workflows/strategies/workflow.ts), and so do a keyword graph's Graph,
   // MapReduce and ScatterGather sub-graphs: no AGL017 "compiles but does not run" warning for any of them.
   // llm selection / magentic manager models travel compiled with the pattern (decision 119): the bundle holds agents only.
   const selectionModels: Record<string, CompiledModel> = {};

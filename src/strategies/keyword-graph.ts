@@ -9,7 +9,7 @@
  */
 import { admits, FailureState, noFailures, recordFailure, Router, speak, Step } from './core';
 import { runValidators, validatorsOf } from './evidence';
-import { sameKeyword, signalsOf } from './signals';
+import { sameKeyword, signalsOf } from './keywords';
 import type { Decision, GraphConfig, GraphEdgeConfig, GraphNodeConfig, Turn } from './types';
 
 /** Seed GraphConfig.MaxRetries default. */

@@ -3,7 +3,7 @@
  * `{{$agents}}` and `{{$history}}`, or a built-in one), strict parsing of the selector's reply (one
  * agent name, case-insensitive), the one correction an unusable reply gets, and the fallback rule
  * after it (decision 117: the agent after the last speaker in `Agents` order). The workflow
- * (src/workflows/strategies-llm.ts) sequences selector calls and member turns around these.
+ * (src/workflows/strategies/llm.ts) sequences selector calls and member turns around these.
  */
 
 /** The built-in prompt when `Prompt` is omitted (the seed's example prompt). */

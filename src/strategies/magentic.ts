@@ -3,7 +3,7 @@
  * (magentic_orientation, magentic_ledger_update, magentic_select_speaker) and the strict parsing of
  * their JSON replies (a reply that is not the JSON asked for is refused with the reason, so the
  * workflow corrects it once), the focused member input, and the stall/reset bookkeeping.
- * The workflow (src/workflows/strategies-magentic.ts) sequences manager calls and member turns.
+ * The workflow (src/workflows/strategies/magentic.ts) sequences manager calls and member turns.
  */
 import { extractJsonObject } from './json';
 import type { MagenticConfig } from './types';

@@ -6,7 +6,7 @@
  * workflows (src/workflows/strategies-*.ts) only sequence member runs around these functions.
  */
 import { extractJsonObject, resolveField } from './json';
-import { lineMatches, normalizeKeyword } from './signals';
+import { lineMatches, normalizeKeyword } from './keywords';
 import type { AdversarialConfig, AdversarialStageConfig, MapReduceConfig, ScatterGatherConfig } from './types';
 
 /** The phase strategies: with the routing types they are every seed 002 selection type, and all of them run. */

@@ -6,7 +6,8 @@
  */
 import { replay, Router, Step } from './core';
 import { keywordGraphRouter } from './keyword-graph';
-import { keywordRouter, roundRobinRouter, sequentialRouter, structuredRouter } from './selection';
+import { roundRobinRouter, sequentialRouter, structuredRouter } from './selection';
+import { keywordRouter } from './keyword-routing';
 import { stateMachineRouter } from './statemachine';
 import { checkTermination } from './termination';
 import { ROUTING_TYPES, RoutingType, StrategyConfig, Turn } from './types';

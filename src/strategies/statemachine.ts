@@ -9,7 +9,7 @@
  */
 import { admits, FailureState, noFailures, recordFailure, Router, speak, Step } from './core';
 import { contractNamesOf, evaluateContracts } from './evidence';
-import { sameKeyword, signalsOf } from './signals';
+import { sameKeyword, signalsOf } from './keywords';
 import type { ContractConfig, Decision, StateMachineConfig, TransitionConfig, Turn } from './types';
 
 /** Contract failures on one transition before its RecoveryAgent runs ("fails repeatedly"). */

@@ -8,7 +8,7 @@
 import { editDistance } from '../shared/edit-distance';
 import { contractNamesOf, validatorsOf } from './evidence';
 import { entryNodeOf, fanOutGroup, fanOutJoin, graphLayers } from './keyword-graph';
-import { normalizeKeyword, sameKeyword } from './signals';
+import { normalizeKeyword, sameKeyword } from './keywords';
 import { reachableStates } from './statemachine';
 import {
   BUILTIN_VALIDATORS, CONDITION_OPERATORS, CONTRACT_REQUIREMENTS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,

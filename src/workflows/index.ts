@@ -12,10 +12,10 @@ export { graphWorkflow } from './graph';
 export { swarmWorkflow } from './swarm';
 export { taskDagWorkflow } from './task-dag';
 export { stepsWorkflow } from './steps';
-export { strategiesWorkflow } from './strategies';
+export { strategiesWorkflow } from './strategies/workflow';
 export { sessionWorkflow } from './session';
 export { artifactsPurgeWorkflow } from './artifacts-purge';
-export { strategiesMapShardWorkflow } from './strategies-map-reduce';
+export { strategiesMapShardWorkflow } from './strategies/map-reduce';
 export { vendorPolicyWorkflow, registerPolicy, registeredPolicies } from './vendor';
 export type { VendorPolicyFn } from './vendor';
 

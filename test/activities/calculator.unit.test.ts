@@ -3,7 +3,7 @@
  * tool documents: precedence, unary minus, division by zero, and what mathjs accepts but the tool
  * refuses (implicit multiplication, percentages, units, keywords, assignments, comments).
  */
-import { evaluateExpression } from '../../src/activities/tools';
+import { evaluateExpression } from '../../src/activities/calculator';
 
 describe('precedence and associativity', () => {
   test.each([
@@ -111,7 +111,7 @@ test('mathjs is loaded on the first calculation, not when the tools module is im
       loads++;
       return jest.requireActual('mathjs/number');
     });
-    const tools = require('../../src/activities/tools') as typeof import('../../src/activities/tools');
+    const tools = require('../../src/activities/calculator') as typeof import('../../src/activities/calculator');
     expect(loads).toBe(0);
     expect(tools.evaluateExpression('1 + 1')).toBe(2);
     expect(tools.evaluateExpression('2 + 2')).toBe(4);

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { envInt, LOOM_ENV, loomEnv, loomEnvProblems } from '../../src/platform/env';
 import { defaultStoreDir } from '../../src/activities/blob-store';
 import { internalHostsFromEnv } from '../../src/governance/network';
-import { workspaceRoot } from '../../src/activities/tools';
+import { workspaceRoot } from '../../src/activities/file-tools';
 
 describe('worker slots', () => {
   test.each([

@@ -10,7 +10,8 @@ import type { CompiledTool, HttpToolConfig, JsonObject } from '../../src/compile
 import { BundleCache } from '../../src/activities/agent-loader';
 import { MessageStore } from '../../src/activities/message-store';
 import { createReactToolActivities, ExternalToolContext, RunToolInput, RunToolOutput } from '../../src/activities/react-tools';
-import { createToolExecutor, executeTool, fillUrlTemplate } from '../../src/activities/tools';
+import { createToolExecutor, executeTool } from '../../src/activities/tools';
+import { fillUrlTemplate } from '../../src/activities/http-tool';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 
 interface Seen {

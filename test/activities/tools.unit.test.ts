@@ -5,14 +5,13 @@ import * as path from 'path';
 import type { CompiledTool, JsonObject } from '../../src/compiled/types';
 import { MINIMAL_BUILTINS } from '../../src/activities/agent-loader';
 import type { ExternalToolContext } from '../../src/activities/react-tools';
+import { evaluateExpression } from '../../src/activities/calculator';
+import { LEDGER_DIR, workspaceRoot } from '../../src/activities/file-tools';
 import {
   builtinToolNames,
-  evaluateExpression,
   executeTool,
   getBuiltinTool,
-  LEDGER_DIR,
   registerBuiltinTool,
-  workspaceRoot,
 } from '../../src/activities/tools';
 
 function tool(name: string, over: Partial<CompiledTool> = {}): CompiledTool {

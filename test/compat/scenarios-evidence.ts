@@ -1,5 +1,5 @@
 /**
- * Compat scenario for patch `strategies-evidence` (src/workflows/strategies-evidence.ts): a state
+ * Compat scenario for patch `strategies-evidence` (src/workflows/strategies/evidence.ts): a state
  * machine whose transition declares HandoffContext, stopped while its first agent waits for a tool
  * approval. Recorded before the patch, the run keeps per-member workspaces and injects nothing;
  * after it, the run resolves one shared workspace at start and injects the handoff block. Both

@@ -1,7 +1,8 @@
 /** sequential, roundrobin, keyword and structured selection (seed 002), driven by the seed's own
  * YAML examples: every routing rule of "How routing works" and the stuck rule. */
 import fc from 'fast-check';
-import { keywordRouter, roundRobinRouter, sequentialRouter, structuredRouter, isTerminalRoute } from '../../src/strategies/selection';
+import { roundRobinRouter, sequentialRouter, structuredRouter } from '../../src/strategies/selection';
+import { keywordRouter, isTerminalRoute } from '../../src/strategies/keyword-routing';
 import { decide } from '../../src/strategies/router';
 import { STUCK_LIMIT } from '../../src/strategies/core';
 import type { RouteConfig, SpeakDecision, StrategyConfig } from '../../src/strategies/types';

@@ -1,7 +1,7 @@
 /** Keyword/signal detection rules of seed 002: relaxed (keyword routing, state-machine signals) and
  * strict (graph) line matching, markdown stripping, case, mid-sentence keywords, handoff calls. */
 import fc from 'fast-check';
-import { detectKeywords, lineMatches, normalizeKeyword, resolveHandoff, signalsOf } from '../../src/strategies/signals';
+import { detectKeywords, lineMatches, normalizeKeyword, resolveHandoff, signalsOf } from '../../src/strategies/keywords';
 
 const KW = ['HANDOFF TO DEVELOPER', 'BUGS FOUND', 'APPROVED'];
 

@@ -11,15 +11,15 @@
  * Also the `handoff(route_keyword)` runtime tool members of keyword/statemachine/graph strategies get.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from './activity-options';
-import type { JsonObject, JsonValue } from '../compiled/types';
-import type { BlobRef, ExtraToolSpec } from '../shared/contract';
-import type { Activities } from '../activities';
-import { textOf } from '../shared/expr';
-import { capEntry, conversationText, TRANSCRIPT_LIMITS } from '../strategies/transcript';
-import type { MemberInputSpec, MemberInputsRequest, StoredTranscript, TranscriptEntry, TranscriptState } from '../strategies/transcript';
+import { patient } from '../activity-options';
+import type { JsonObject, JsonValue } from '../../compiled/types';
+import type { BlobRef, ExtraToolSpec } from '../../shared/contract';
+import type { Activities } from '../../activities';
+import { textOf } from '../../shared/expr';
+import { capEntry, conversationText, TRANSCRIPT_LIMITS } from '../../strategies/transcript';
+import type { MemberInputSpec, MemberInputsRequest, StoredTranscript, TranscriptEntry, TranscriptState } from '../../strategies/transcript';
 
-export type { TranscriptEntry, TranscriptState } from '../strategies/transcript';
+export type { TranscriptEntry, TranscriptState } from '../../strategies/transcript';
 
 
 const acts = proxyActivities<Activities>(patient('1 minute'));

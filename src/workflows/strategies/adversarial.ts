@@ -8,10 +8,10 @@
  * artifact is promoted with a warning. Later generators get the promoted artifacts; the last
  * stage's is the run's output.
  */
-import type { AdversarialConfig } from '../strategies/types';
-import { adversarialOf, criticInput, criticPassed, generatorInput, stageLabel, type PromotedArtifact, type StageOutcome } from '../strategies/phases';
-import type { JsonValue } from '../compiled/types';
-import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import type { AdversarialConfig } from '../../strategies/types';
+import { adversarialOf, criticInput, criticPassed, generatorInput, stageLabel, type PromotedArtifact, type StageOutcome } from '../../strategies/phases';
+import type { JsonValue } from '../../compiled/types';
+import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
 
 /** Stage outcomes for status, without the artifacts. */
 const summary = (os: StageOutcome[]): JsonValue => os.map((o) => ({ label: o.label, outcome: o.outcome, rounds: o.rounds }));

@@ -7,11 +7,11 @@
  * and keep their per-member workspaces.
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { patient } from './activity-options';
-import type { Activities } from '../activities';
-import { artifactPathsOf, reviewArtifactPathsOf, usesEvidence } from '../strategies/evidence';
-import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../strategies';
-import { PATCHES } from './patches';
+import { patient } from '../activity-options';
+import type { Activities } from '../../activities';
+import { artifactPathsOf, reviewArtifactPathsOf, usesEvidence } from '../../strategies/evidence';
+import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../../strategies';
+import { PATCHES } from '../patches';
 
 const acts = proxyActivities<Activities>(patient('1 minute'));
 

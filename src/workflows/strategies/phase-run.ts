@@ -5,16 +5,16 @@
  * `loom status` and the Web UI's Current Details (strategy, phase, round, participants).
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { patient } from './activity-options';
-import type { Activities } from '../activities';
-import type { JsonObject, JsonValue } from '../compiled/types';
-import type { RunAgentInput } from '../shared/contract';
-import { WORKFLOW_TYPES } from '../shared/dispatch';
-import { textOf } from '../shared/expr';
-import type { OrchestratorRun } from './orchestrator';
-import { failureMessage } from './shell/failures';
-import { strategyDetailsTail } from '../strategies/status';
-import { PATCHES } from './patches';
+import { patient } from '../activity-options';
+import type { Activities } from '../../activities';
+import type { JsonObject, JsonValue } from '../../compiled/types';
+import type { RunAgentInput } from '../../shared/contract';
+import { WORKFLOW_TYPES } from '../../shared/dispatch';
+import { textOf } from '../../shared/expr';
+import type { OrchestratorRun } from '../orchestrator';
+import { failureMessage } from '../shell/failures';
+import { strategyDetailsTail } from '../../strategies/status';
+import { PATCHES } from '../patches';
 
 export interface PhaseCtx {
   run: OrchestratorRun;

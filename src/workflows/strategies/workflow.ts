@@ -15,22 +15,22 @@
  * contracts, and HandoffContext blocks are injected (strategies-evidence.ts).
  */
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { JsonObject, JsonValue, StrategiesPattern } from '../compiled/types';
-import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../shared/contract';
-import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../shared/contract';
-import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../shared/definitions';
-import { hadCallId, signalPayload, validatedPayload } from './shell/payloads';
-import { WORKFLOW_TYPES } from '../shared/dispatch';
-import { textOf } from '../shared/expr';
-import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches, SELECTION_TYPES, unionText } from '../strategies';
-import type { BranchOutput, Decision, GraphConfig, HandoffContextEntry, Router, RouterState, StrategyConfig, Turn } from '../strategies';
-import { OrchestratorRun } from './orchestrator';
-import { isExecutedPhaseType } from '../strategies/phases';
-import { runPhaseStrategy, runPhaseSubGraph } from './strategies-phases';
-import { failureMessage } from './shell/failures';
-import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './strategies-transcript';
-import { RunEvidence, type EvidenceState } from './strategies-evidence';
-import { PATCHES } from './patches';
+import type { JsonObject, JsonValue, StrategiesPattern } from '../../compiled/types';
+import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../../shared/contract';
+import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../../shared/contract';
+import { approveSignal, approveUpdate, rejectSignal, rejectUpdate } from '../../shared/definitions';
+import { hadCallId, signalPayload, validatedPayload } from '../shell/payloads';
+import { WORKFLOW_TYPES } from '../../shared/dispatch';
+import { textOf } from '../../shared/expr';
+import { checkTerminationAfter, createRouter, isRoutingType, keywordGraphRouter, mergeBranches, SELECTION_TYPES, unionText } from '../../strategies';
+import type { BranchOutput, Decision, GraphConfig, HandoffContextEntry, Router, RouterState, StrategyConfig, Turn } from '../../strategies';
+import { OrchestratorRun } from '../orchestrator';
+import { isExecutedPhaseType } from '../../strategies/phases';
+import { runPhaseStrategy, runPhaseSubGraph } from './phases';
+import { failureMessage } from '../shell/failures';
+import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './transcript';
+import { RunEvidence, type EvidenceState } from './evidence';
+import { PATCHES } from '../patches';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {

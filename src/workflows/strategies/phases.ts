@@ -4,19 +4,19 @@
  * a keyword-graph node's `MapReduce` or `ScatterGather` sub-graph runs as one step of the graph.
  */
 import { patched } from '@temporalio/workflow';
-import type { JsonValue, StrategiesPattern } from '../compiled/types';
-import type { RunAgentInput } from '../shared/contract';
-import { textOf } from '../shared/expr';
-import type { ExecutedPhaseType } from '../strategies/phases';
-import type { MapReduceConfig, ScatterGatherConfig, StrategyConfig } from '../strategies/types';
-import type { OrchestratorRun } from './orchestrator';
-import { runAdversarial } from './strategies-adversarial';
-import { runLlmSelection } from './strategies-llm';
-import { runMagentic } from './strategies-magentic';
-import { runMapReduce } from './strategies-map-reduce';
-import { phaseWorkspace, type MemberReply, type PhaseCtx } from './strategies-phase-run';
-import { runScatterGather } from './strategies-scatter-gather';
-import { PATCHES } from './patches';
+import type { JsonValue, StrategiesPattern } from '../../compiled/types';
+import type { RunAgentInput } from '../../shared/contract';
+import { textOf } from '../../shared/expr';
+import type { ExecutedPhaseType } from '../../strategies/phases';
+import type { MapReduceConfig, ScatterGatherConfig, StrategyConfig } from '../../strategies/types';
+import type { OrchestratorRun } from '../orchestrator';
+import { runAdversarial } from './adversarial';
+import { runLlmSelection } from './llm';
+import { runMagentic } from './magentic';
+import { runMapReduce } from './map-reduce';
+import { phaseWorkspace, type MemberReply, type PhaseCtx } from './phase-run';
+import { runScatterGather } from './scatter-gather';
+import { PATCHES } from '../patches';
 
 const PHASES: Record<ExecutedPhaseType, (ctx: PhaseCtx, config: StrategyConfig, task: string, names: string[]) => Promise<MemberReply>> = {
   scattergather: (ctx, c, task) => runScatterGather(ctx, c.Selection.ScatterGather!, task),

@@ -4,10 +4,10 @@
  * at once (0 = unlimited); then the `Synthesizer` gets the task plus every output labelled
  * `[Participant: Name]` and its reply is the terminal output. Termination is not evaluated.
  */
-import type { ScatterGatherConfig } from '../strategies/types';
-import { concurrencyLimit, scatterGatherOf, synthesizerInput } from '../strategies/phases';
-import { mapBounded } from '../orchestration/batch';
-import { memberTurn, reportPhase, workspaceSnapshots, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import type { ScatterGatherConfig } from '../../strategies/types';
+import { concurrencyLimit, scatterGatherOf, synthesizerInput } from '../../strategies/phases';
+import { mapBounded } from '../../orchestration/batch';
+import { memberTurn, reportPhase, workspaceSnapshots, type MemberReply, type PhaseCtx } from './phase-run';
 
 /** `task` is the snapshot every participant gets (the run input, or a parent conversation's transcript). */
 export async function runScatterGather(ctx: PhaseCtx, config: ScatterGatherConfig, task: string, prefix = ''): Promise<MemberReply> {

@@ -8,12 +8,12 @@
  * sets no MaxIterations stops after DEFAULT_LLM_MAX_TURNS turns (decision 118).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from './activity-options';
-import type { Activities } from '../activities';
-import { checkTerminationAfter } from '../strategies/termination';
-import { DEFAULT_LLM_MAX_TURNS, fallbackAgent, parseSelection, selectionCorrection, type HistoryTurn } from '../strategies/llm-selection';
-import type { ModelRef, StrategyConfig } from '../strategies/types';
-import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import { patient } from '../activity-options';
+import type { Activities } from '../../activities';
+import { checkTerminationAfter } from '../../strategies/termination';
+import { DEFAULT_LLM_MAX_TURNS, fallbackAgent, parseSelection, selectionCorrection, type HistoryTurn } from '../../strategies/llm-selection';
+import type { ModelRef, StrategyConfig } from '../../strategies/types';
+import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
 
 const acts = proxyActivities<Activities>(patient('2 minutes'));
 

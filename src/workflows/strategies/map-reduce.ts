@@ -10,16 +10,16 @@
  * events whatever the number of items.
  */
 import { executeChild, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
-import type { JsonObject, JsonValue } from '../compiled/types';
-import type { AgentRunResult, RunAgentInput } from '../shared/contract';
-import { SEARCH_ATTRIBUTES } from '../shared/contract';
-import { textOf } from '../shared/expr';
-import type { MapReduceConfig } from '../strategies/types';
-import { concurrencyLimit, extractItems, mapperInput, mapReduceOf, reducerInput, splitterCorrection, splitterInput } from '../strategies/phases';
-import { BATCH_SHARD_SIZE, mapBounded, shardRanges } from '../orchestration/batch';
-import { OrchestratorRun } from './orchestrator';
-import { failureMessage } from './shell/failures';
-import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+import type { JsonObject, JsonValue } from '../../compiled/types';
+import type { AgentRunResult, RunAgentInput } from '../../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../../shared/contract';
+import { textOf } from '../../shared/expr';
+import type { MapReduceConfig } from '../../strategies/types';
+import { concurrencyLimit, extractItems, mapperInput, mapReduceOf, reducerInput, splitterCorrection, splitterInput } from '../../strategies/phases';
+import { BATCH_SHARD_SIZE, mapBounded, shardRanges } from '../../orchestration/batch';
+import { OrchestratorRun } from '../orchestrator';
+import { failureMessage } from '../shell/failures';
+import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
 
 /** What a shard child carries: its slice of the work list and the outputs of the items already mapped. */
 interface MapShard {

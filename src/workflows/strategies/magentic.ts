@@ -10,17 +10,17 @@
  * "<edited plan>"` on call id `plan-<n>`. Termination is ignored (compile warning).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from './activity-options';
-import type { Activities } from '../activities';
-import type { JsonObject } from '../compiled/types';
-import { fallbackAgent, type HistoryTurn } from '../strategies/llm-selection';
+import { patient } from '../activity-options';
+import type { Activities } from '../../activities';
+import type { JsonObject } from '../../compiled/types';
+import { fallbackAgent, type HistoryTurn } from '../../strategies/llm-selection';
 import {
   afterLedger, DEFAULT_MANAGER_INSTRUCTIONS, ledgerPrompt, magenticOf, managerCorrection, orientationPrompt, parseLedger, parseOrientation, parseSpeaker,
   participantInput, speakerPrompt, type Orientation, type Parsed, type StallState,
-} from '../strategies/magentic';
-import type { MagenticConfig } from '../strategies/types';
-import { modelIdOf } from './strategies-llm';
-import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './strategies-phase-run';
+} from '../../strategies/magentic';
+import type { MagenticConfig } from '../../strategies/types';
+import { modelIdOf } from './llm';
+import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
 
 const acts = proxyActivities<Activities>(patient('2 minutes'));
 
