@@ -19,6 +19,7 @@ import { startCliHarness, CliHarness } from '../cli/harness';
 import { scheduledActivities } from '../runtime/harness';
 import { auditLogPath } from '../../src/activities/audit';
 import type { AuditEntry } from '../../src/policies/audit';
+import { until } from '../helpers/wait';
 
 let h: CliHarness;
 beforeAll(async () => {
@@ -174,7 +175,7 @@ test('expired artifacts are purged by the workflow, once and on the schedule loo
     expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'artifactsPurgeWorkflow', taskQueue: h.taskQueue });
     expect(desc.spec.intervals?.[0].every).toBe(6 * 3600 * 1000);
     await handle.trigger();
-    for (let i = 0; i < 300 && (await store.listArtifacts(old2)).length; i++) await new Promise((r) => setTimeout(r, 100));
+    await until(async () => ((await store.listArtifacts(old2)).length === 0 ? true : undefined), 'the scheduled purge to delete the expired artifacts').catch(() => undefined);
     expect(await store.listArtifacts(old2)).toEqual([]);
     expect(await store.listArtifacts(fresh)).toHaveLength(1);
   } finally {

@@ -20,6 +20,7 @@ import type { CompiledGuardrail, JsonObject } from '../../src/compiler/types';
 import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
 import { startCliHarness, CliHarness, EXAMPLES, statusWhen } from '../cli/harness';
 import { historyEvents } from '../helpers/history';
+import { letTimePass } from '../helpers/wait';
 
 let h: CliHarness;
 beforeAll(async () => {
@@ -216,7 +217,7 @@ test('an output nobody collects is deleted by the artifacts purge after LOOM_EPH
   // The worker (this process) reads the window as the purge runs: 0.0001 h is 0.36 s.
   process.env.LOOM_EPHEMERAL_PICKUP_HOURS = '0.0001';
   try {
-    await new Promise((r) => setTimeout(r, 500));
+    await letTimePass(500, 'the 0.36 s pickup window runs out: the expiry is what this test controls');
     const purge = await h.loom(['artifacts', 'purge']);
     expect(purge.err).toBe('');
     expect(purge.out).toMatch(/, and [1-9]\d* uncollected ephemeral output\(s\)\n$/);

@@ -21,6 +21,7 @@ import { openStore } from '../../src/store';
 import { bundleOf } from '../runtime/builders';
 import { vaultAgent } from './vault-agent';
 import { spawnCli, userEnv } from '../cli/harness';
+import { until } from '../helpers/wait';
 
 const PHRASE = `SECRET-PASSPHRASE-${randomBytes(6).toString('hex').toUpperCase()}`;
 const storeDir = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'codec-store-'));
@@ -81,11 +82,7 @@ test('history and store hold no plaintext of the prompt, tool call or answer; th
   // The Web UI flow: `loom codec-server` with the key, called from the UI's origin with its headers.
   const srv = spawnCli(['codec-server', '--port', '0', '--origins', 'http://localhost:8233'], userEnv({ LOOM_CODEC_KEY: codecEnv.LOOM_CODEC_KEY }));
   try {
-    let url: string | undefined;
-    for (let i = 0; i < 600 && !url; i++) {
-      url = /codec endpoint: (http:\/\/\S+)/.exec(srv.out())?.[1];
-      if (!url) await new Promise((r) => setTimeout(r, 100));
-    }
+    const url = await until(() => /codec endpoint: (http:\/\/\S+)/.exec(srv.out())?.[1], 'loom codec-server to print its endpoint', 60_000).catch(() => undefined);
     expect({ url: url ?? null, err: srv.err() }).toEqual({ url: expect.stringMatching(/^http:\/\//), err: '' });
     const wire = {
       payloads: [{

@@ -27,6 +27,7 @@ import { DevServer, freePort, startDevServer } from '../../src/server/dev-server
 import { agent, bundleOf, scriptedModel } from '../runtime/builders';
 import { vaultAgent } from './vault-agent';
 import { LoomProcess, spawnCli, userEnv } from '../cli/harness';
+import { until } from '../helpers/wait';
 
 jest.setTimeout(240_000);
 
@@ -45,12 +46,8 @@ let browser: Browser;
 
 async function startCodecServer(origins: string): Promise<{ proc: LoomProcess; url: string }> {
   const proc = spawnCli(['codec-server', '--port', '0', '--origins', origins], userEnv({ LOOM_CODEC_KEY: codecEnv.LOOM_CODEC_KEY }));
-  for (let i = 0; i < 600; i++) {
-    const url = /codec endpoint: (http:\/\/\S+)/.exec(proc.out())?.[1];
-    if (url) return { proc, url };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`loom codec-server printed no endpoint: ${proc.out()} ${proc.err()}`);
+  const url = await until(() => /codec endpoint: (http:\/\/\S+)/.exec(proc.out())?.[1], () => `loom codec-server to print its endpoint: ${proc.out()} ${proc.err()}`, 60_000);
+  return { proc, url };
 }
 
 beforeAll(async () => {

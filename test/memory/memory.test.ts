@@ -13,6 +13,7 @@ import type { RunStatus } from '../../src/shared/contract';
 import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/handlers';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { until as waitUntil } from '../helpers/wait';
 
 let t: TestTemporal;
 let worker: Worker;
@@ -52,14 +53,7 @@ async function session(a: CompiledAgent, actor: string, extra: Partial<SessionIn
 type Handle = Awaited<ReturnType<typeof session>>;
 const send = (h: Handle, text: string): Promise<SessionReply> => h.executeUpdate(sessionMessageUpdate, { args: [{ text }] });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => waitUntil(fn, what, 40_000);
 
 test('writeback waits for approval (the chat goes on), the approved entry is read by the actor\'s next session and by no other actor', async () => {
   const a = memoryAgent('mem-agent');

@@ -18,6 +18,7 @@ import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from './harness';
 import { activityCompletedEventIds, historyEvents, HistoryEvent, signalEventIds } from '../helpers/history';
 import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
+import { eventually } from '../helpers/wait';
 
 jest.setTimeout(180000);
 
@@ -58,14 +59,7 @@ function runToolsByCall(events: HistoryEvent[]): Map<string, number[]> {
 }
 
 /** Poll `pred` (history, store) until it holds; false after `ms` (the test then fails on the recorded order). */
-async function until(pred: () => Promise<boolean>, ms = 90000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
+const until = (pred: () => Promise<boolean>, ms = 90000): Promise<boolean> => eventually(pred, ms);
 
 test('a call complete in the stream starts before the stream ends; text goes to the store, not to history', async () => {
   const wid = `stream-${randomBytes(4).toString('hex')}`;

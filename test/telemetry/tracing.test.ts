@@ -21,6 +21,7 @@ import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { attr, createTracingWorker, otlpLogRecords, otlpSpans, tracingWorkflowCode, type OtlpSpan } from './otel-harness';
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { FIXTURE_DIR, readManifest, describeReplayError } from '../compat/run-compat';
+import { letTimePass, quietWindow, until, untilOk } from '../helpers/wait';
 
 type WorkflowHandleOf = Awaited<ReturnType<TestTemporal['client']['workflow']['start']>>;
 
@@ -127,6 +128,15 @@ function tracedAgent(id: string, tracingOver: Record<string, unknown> = {}): Com
   return a;
 }
 
+/** Flush the exporters until `done` holds (spans come from activities and, for agent.run, the run-end sinks). */
+async function flushUntil(done: () => boolean, what: string): Promise<void> {
+  await until(async () => {
+    if (done()) return true;
+    await tracing.forceFlush();
+    return done() ? true : undefined;
+  }, what, 30_000, 200);
+}
+
 async function runTraced(a: CompiledAgent, input = 'go', fails = false) {
   const bundle = await storeTestBundle(bundleOf(a));
   const workflowId = `${a.agent_id}-${randomBytes(4).toString('hex')}`;
@@ -135,14 +145,10 @@ async function runTraced(a: CompiledAgent, input = 'go', fails = false) {
   else await h.result();
   const runId = (await h.describe()).runId;
   const traceId = runTraceId(workflowId, runId);
-  const deadline = Date.now() + 30_000;
   const spans = () => received.filter((s) => s.traceId === traceId);
   // The agent.run span comes from the sink after the last workflow task; the others from activities.
   const models = fails ? 0 : 1;
-  while (Date.now() < deadline && !(spans().some((s) => s.name === 'agent.run') && spans().filter((s) => s.name === 'agent.model_invocation').length >= models)) {
-    await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await flushUntil(() => spans().some((s) => s.name === 'agent.run') && spans().filter((s) => s.name === 'agent.model_invocation').length >= models, `the agent.run span and ${models} model span(s) of ${workflowId}`);
   return { h, workflowId, runId, traceId, spans: spans() };
 }
 
@@ -187,7 +193,7 @@ test('agent.run is the parent of the model and tool spans; tool args absent by d
     workflowId,
   );
   await tracing.forceFlush();
-  await new Promise((r) => setTimeout(r, 1000));
+  await quietWindow(1000, 'a span sent by the replay would arrive within it');
   expect(received.length).toBe(before);
   expect(bodies.length).toBe(requestsBefore);
   expect(logs).toEqual([]);
@@ -212,11 +218,7 @@ test('a collector that is down is logged and never fails the run', async () => {
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `traced-down-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
   const res = await h.result();
   expect(res.output).toBe('done');
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !logs.some((m) => m.includes(`127.0.0.1:${port}`))) {
-    await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await flushUntil(() => logs.some((m) => m.includes(`127.0.0.1:${port}`)), `a log line naming the collector that is down (127.0.0.1:${port})`);
   expect(logs.some((m) => m.includes(`127.0.0.1:${port}`) && m.includes('failed'))).toBe(true);
   expect(logs.join('\n')).not.toContain(TOKEN);
 }, 180_000);
@@ -274,7 +276,7 @@ test('sampling_rate 0 and enabled: false send no span; the run still completes',
     expect((await h.result()).output).toBe('done');
   }
   await tracing.forceFlush();
-  await new Promise((r) => setTimeout(r, 500));
+  await quietWindow(500, 'a span of a run that is not sampled would arrive within it');
   expect(received.slice(before).filter((s) => /traced-(unsampled|disabled)/.test(String(attr(s, 'agent_id'))))).toEqual([]);
 }, 180_000);
 
@@ -305,11 +307,7 @@ test('metrics: the seed instruments reach metrics.endpoint with agent_id, versio
   const workflowId = `metered-${randomBytes(4).toString('hex')}`;
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'metered', input: 'go' }] });
   expect((await h.result()).output).toBe('done');
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !latestPoints('agent.run.count', 'metered').length) {
-    await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await flushUntil(() => latestPoints('agent.run.count', 'metered').length > 0, 'the agent.run.count point of the metered run');
   const runs = latestPoints('agent.run.count', 'metered');
   expect(runs.map((p) => [pointAttr(p, 'status'), pointValue(p)])).toEqual([['success', 1]]);
   expect(pointAttr(runs[0], 'version')).toBe('1.0.0');
@@ -345,26 +343,15 @@ test('metrics: agent.tool.approval_wait records how long each approved and rejec
   const bundle = await storeTestBundle(bundleOf(a));
   const workflowId = `approval-metered-${randomBytes(4).toString('hex')}`;
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
-  const pending = async (id: string) => {
-    const end = Date.now() + 30_000;
-    while (Date.now() < end) {
-      const st = await h.query<{ pending_approvals: { call_id: string }[] }>('status').catch(() => undefined);
-      if (st?.pending_approvals.some((p) => p.call_id === id)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`${id} never waited for approval`);
-  };
+  const pending = (id: string) =>
+    untilOk(async () => ((await h.query<{ pending_approvals: { call_id: string }[] }>('status')).pending_approvals.some((p) => p.call_id === id) ? true : undefined), `${id} to wait for approval`);
   await pending('w1');
-  await new Promise((r) => setTimeout(r, 300));
+  await letTimePass(300, 'how long the approval is held: the approval_wait histogram must record at least it');
   await h.executeUpdate('approveCall', { args: [{ call_id: 'w1', by: 'ops' }] });
   await pending('w2');
   await h.executeUpdate('rejectCall', { args: [{ call_id: 'w2', by: 'ops', reason: 'not today' }] });
   expect((await h.result()).output).toBe('done');
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && latestPoints('agent.tool.approval_wait', 'approval-metered').length < 2) {
-    await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await flushUntil(() => latestPoints('agent.tool.approval_wait', 'approval-metered').length >= 2, 'two agent.tool.approval_wait points');
   const waits = latestPoints('agent.tool.approval_wait', 'approval-metered');
   const byDecision = Object.fromEntries(waits.map((p) => [String(pointAttr(p, 'decision')), p]));
   expect(Object.keys(byDecision).sort()).toEqual(['approved', 'rejected']);
@@ -411,11 +398,7 @@ test('logs: run start/end and guardrail records at the declared level, with the 
   }
   const recs = (agentId: string) => logRecords.filter((r) => r.attributes?.some((a) => a.key === 'agent_id' && Object.values(a.value)[0] === agentId));
   const event = (r: LogRec) => r.attributes?.find((a) => a.key === 'event')?.value.stringValue;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !(recs('logged-debug').some((r) => event(r) === 'run.end') && recs('logged-info').some((r) => event(r) === 'run.end'))) {
-    await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await flushUntil(() => recs('logged-debug').some((r) => event(r) === 'run.end') && recs('logged-info').some((r) => event(r) === 'run.end'), 'the run.end records of both runs');
   const debug = recs('logged-debug');
   expect(debug.map((r) => [event(r), r.severityText])).toEqual([['run.start', 'INFO'], ['guardrail.passed', 'DEBUG'], ['run.end', 'INFO']]);
   expect(debug.every((r) => r.traceId === runTraceId(ids.debug.workflowId, ids.debug.runId) && r.spanId === runSpanId(ids.debug.workflowId, ids.debug.runId))).toBe(true);
@@ -427,6 +410,6 @@ test('logs: run start/end and guardrail records at the declared level, with the 
   const before = logRecords.length;
   await Worker.runReplayHistory({ workflowBundle: { code }, sinks: tracing.sinks, replayName: 'logs-replay' }, ids.debug.history, ids.debug.workflowId);
   await tracing.forceFlush();
-  await new Promise((r) => setTimeout(r, 500));
+  await quietWindow(500, 'a log record emitted by the replay would arrive within it');
   expect(logRecords.length).toBe(before);
 }, 180_000);
