@@ -121,6 +121,11 @@ export function builtin(name: string, over: FrontMatter = {}): Definition {
   };
 }
 
+/** A knowledge source definition (`backend`: inline documents or files); `over` sets any other field (required, citations_required…). */
+export function kb(kb_id: string, backend: FrontMatter, over: FrontMatter = {}): Definition {
+  return { kind: 'kb', front: { kb_id, version: '1.0.0', status: 'active', description: `Knowledge ${kb_id}.`, required: false, citations_required: false, backend, ...over } };
+}
+
 /** Any other definition (a knowledge source, guardrail, collection, role, or a tool of another kind). */
 export function definition(kind: Kind, front: FrontMatter, body?: string): Definition {
   return { kind, front, body };
@@ -135,6 +140,8 @@ export interface AgentDef {
   tools?: Definition[];
   /** Extra fields of each tool reference (e.g. `{ arithmetic: { approval_required: true } }`). */
   toolRefs?: Record<string, FrontMatter>;
+  /** Knowledge sources it searches, by definition (written too) and referenced from `knowledge.refs`. */
+  knowledge?: Definition[];
   /** Any other front-matter field, merged over the defaults (runtime is merged one level deep). */
   front?: FrontMatter;
   /** The Markdown body (instructions). */
@@ -159,6 +166,7 @@ export function agentDefinition(a: AgentDef): Definition {
       interface: { input: { schema: { type: 'string' }, examples: ['hi'] }, output: { schema: { type: 'string' } } },
       tools: { tool_choice: 'auto', refs: toolIds.map((ref) => ({ ref, ...(a.toolRefs?.[ref] ?? {}) })) },
       artifacts: { enabled: false },
+      ...(a.knowledge?.length ? { knowledge: { refs: a.knowledge.map((k) => ({ ref: String(k.front.kb_id) })) } } : {}),
       ...front,
       runtime: { model: String(a.model.front.model_id), ...((front.runtime as FrontMatter | undefined) ?? {}) },
     },
@@ -167,7 +175,7 @@ export function agentDefinition(a: AgentDef): Definition {
 
 /** Every definition `a` needs: its model, tools, others and the agent itself. */
 export function agentDefinitions(a: AgentDef): Definition[] {
-  return [a.model, ...(a.tools ?? []), ...(a.others ?? []), agentDefinition(a)];
+  return [a.model, ...(a.tools ?? []), ...(a.knowledge ?? []), ...(a.others ?? []), agentDefinition(a)];
 }
 
 /** Compile one agent (with what it needs) from real definitions: the bundle and the root agent. */
