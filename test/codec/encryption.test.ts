@@ -18,8 +18,7 @@ import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { codecKeysFromEnv, loomDataConverter, unseal } from '../../src/codec';
 import { openStore } from '../../src/store';
-import { bundleOf } from '../runtime/builders';
-import { vaultAgent } from './vault-agent';
+import { vaultBundle } from './vault-agent';
 import { spawnCli, userEnv } from '../cli/harness';
 import { until } from '../helpers/wait';
 
@@ -57,8 +56,7 @@ async function rawHistory(workflowId: string): Promise<temporal.api.history.v1.I
 }
 
 test('history and store hold no plaintext of the prompt, tool call or answer; the codec endpoint decodes it', async () => {
-  const a = vaultAgent();
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const bundle = await storeBundle(openStore(), vaultBundle());
   const workflowId = `vault-${randomBytes(4).toString('hex')}`;
   const h = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'vault', input: { question: `my ${PHRASE}` } }] });
   const res = await h.result();
