@@ -13,6 +13,7 @@ import * as path from 'path';
 import { stringify } from 'yaml';
 import { compileBundle, formatDiagnostic } from '../../src/compiler';
 import { KINDS, type Kind } from '../../src/compiler/registry';
+import { TENANT_FILE } from '../../src/compiler/tenant';
 import type { CompiledAgent, CompiledBundle, Diagnostic, ScriptedModelConfig } from '../../src/compiler/types';
 
 export type FrontMatter = Record<string, unknown>;
@@ -53,6 +54,12 @@ export class Definitions {
   /** Write several definitions (duplicates by kind and id: the last one wins, as a rewritten file). */
   addAll(ds: Definition[]): this {
     for (const d of ds) this.add(d);
+    return this;
+  }
+
+  /** Write the registry's tenant.md (tenant defaults, secrets by reference, telemetry) with this front matter. */
+  tenant(front: FrontMatter): this {
+    fs.writeFileSync(path.join(this.dir, TENANT_FILE), definitionText(front, 'Tenant settings of the test registry.\n'));
     return this;
   }
 
