@@ -152,8 +152,8 @@ const INJECTION_CHECK = definition('guardrail', {
 const INJECTION_USE = { input: [{ ref: 'prompt-injection-scan', on_fail: 'block', severity_threshold: 7 }] };
 
 /**
- * The same agent built by hand, for the runtime's handling of settings the compiler refuses (an
- * endpoint that is not a URL, a credentials_ref the tenant does not hold).
+ * The same agent built by hand, for the runtime's handling of a setting the compiler refuses (a
+ * credentials_ref the tenant does not hold: AGF093).
  */
 function tracedAgent(id: string, tracingOver: Record<string, unknown> = {}): CompiledAgent {
   const a = agent({
@@ -397,11 +397,11 @@ test('metrics: agent.tool.approval_wait records how long each approved and rejec
 }, 180_000);
 
 test('a malformed endpoint or a missing secret is logged and the run completes', async () => {
-  const bad = tracedAgent('traced-bad-url', { endpoint: 'not a url' });
-  const noSecret = tracedAgent('traced-no-secret', { auth: { type: 'bearer', credentials_ref: 'missing-token' } });
-  for (const a of [bad, noSecret]) {
-    const bundle = await storeTestBundle(bundleOf(a));
-    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
+  const bad = tracedBundle('traced-bad-url', { endpoint: 'not a url' });
+  const noSecret = bundleOf(tracedAgent('traced-no-secret', { auth: { type: 'bearer', credentials_ref: 'missing-token' } }));
+  for (const b of [bad, noSecret]) {
+    const bundle = await storeTestBundle(b);
+    const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${b.root}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: b.root, input: 'go' }] });
     expect((await h.result()).output).toBe('done');
   }
   await tracing.forceFlush();
