@@ -46,7 +46,12 @@ function openaiModel(): Definition {
 
 /** An agent with these policies (audit off unless given), compiled from its definitions: the compiler adds runtime_pass and audit_trail. */
 function withPolicies(spec: { agent_id: string; model: Definition; tools?: Definition[] }, policies: FrontMatter): CompiledBundle {
-  return compileAgent({ ...spec, front: { runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 0.1 } }, policies: { audit_level: 'none', ...policies } } }).bundle;
+  const b = compileAgent({ ...spec, front: { runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 0.1 } }, policies: { audit_level: 'none', ...policies } } }).bundle;
+  // What the runtime acts on: a runtime pass for PII redaction or blocked content, an audit trail for audit levels.
+  const compiled = b.agents[b.root].policies;
+  expect(compiled.runtime_pass === true).toBe(policies.pii_redaction === true || ((policies.blocked_content as string[] | undefined)?.length ?? 0) > 0);
+  expect(compiled.audit_trail === true).toBe(['standard', 'full'].includes(String(policies.audit_level)));
+  return b;
 }
 
 /**
