@@ -10,6 +10,7 @@ import { workflowTypeFor } from '../src/shared/dispatch';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../src/shared/contract';
 import { storeTestBundle } from './runtime/builders';
 import { Harness, startHarness } from './runtime/harness';
+import { until } from './helpers/wait';
 
 let H: Harness;
 beforeAll(async () => {
@@ -29,10 +30,9 @@ async function runExample(dir: string, root: string, example = 0): Promise<{ res
   let done = false;
   const result = h.result().finally(() => { done = true; });
   // Answer approvals until the run ends; bounded, and the failure says where the run stood.
-  const end = Date.now() + 90000;
   let last: RunStatus | string | undefined;
-  while (!done) {
-    if (Date.now() > end) throw new Error(`${dir}/${root} did not finish in 90 s; approvals answered: [${approvals.join(', ')}]; last status: ${JSON.stringify(last)}`);
+  await until(async () => {
+    if (done) return true;
     // The query fails until the run's first workflow task: remember why, poll again.
     const st = await h.query<RunStatus>('status').then(
       (s) => s,
@@ -44,8 +44,8 @@ async function runExample(dir: string, root: string, example = 0): Promise<{ res
       approvals.push(p.call_id);
       await h.executeUpdate('approveCall', { args: [{ call_id: p.call_id, by: 'test' }] });
     }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, 100))]);
-  }
+    return done ? true : undefined;
+  }, () => `${dir}/${root} to finish; approvals answered: [${approvals.join(', ')}]; last status: ${JSON.stringify(last)}`, 90000);
   return { res: (await result) as AgentRunResult, approvals, id: h.workflowId };
 }
 

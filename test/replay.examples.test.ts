@@ -16,6 +16,7 @@ import type { RunAgentInput, RunStatus } from '../src/shared/contract';
 import { replayFiles } from './helpers/replay';
 import { storeTestBundle } from './runtime/builders';
 import { startHarness } from './runtime/harness';
+import { until } from './helpers/wait';
 
 const DIR = path.join(__dirname, 'fixtures', 'histories');
 const EX = path.resolve(__dirname, '..', 'examples');
@@ -47,11 +48,12 @@ async function record(): Promise<void> {
       const h = await H.startType(workflowTypeFor(agent)!, input, `example-${root}`);
       let done = false;
       const result = h.result().finally(() => { done = true; });
-      while (!done) {
+      await until(async () => {
+        if (done) return true;
         const st = await h.query<RunStatus>('status').catch(() => undefined);
         for (const p of st?.pending_approvals ?? []) await h.executeUpdate('approveCall', { args: [{ call_id: p.call_id }] }).catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+        return done ? true : undefined;
+      }, `example ${root} to finish while its approvals are answered`, 120_000);
       await result;
       fs.writeFileSync(path.join(DIR, `example-${root}.json`), historyToJSON(await h.fetchHistory()));
     }

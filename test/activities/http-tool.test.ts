@@ -13,6 +13,7 @@ import { createReactToolActivities, ExternalToolContext, RunToolInput, RunToolOu
 import { createToolExecutor, executeTool } from '../../src/activities/tools';
 import { fillUrlTemplate } from '../../src/activities/http-tool';
 import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { until } from '../helpers/wait';
 
 interface Seen {
   method: string;
@@ -271,8 +272,11 @@ describe('failures', () => {
 
   test('cancellation through ctx.signal aborts the request', async () => {
     const ac = new AbortController();
+    const sent = seen.filter((s) => s.url === '/slow').length;
     const p = executeTool(ctx(httpTool({ url: `${base}/slow`, timeout_seconds: 30 }), {}, { signal: ac.signal }));
-    setTimeout(() => ac.abort(new Error('activity cancelled')), 100);
+    // Cancel once the request is on the server: the abort must end a call in flight.
+    await until(() => (seen.filter((s) => s.url === '/slow').length > sent ? true : undefined), 'the /slow request to reach the server', 10_000, 20);
+    ac.abort(new Error('activity cancelled'));
     await expect(p).rejects.toThrow('activity cancelled');
   });
 

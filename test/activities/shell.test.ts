@@ -12,6 +12,7 @@ import type { ExternalToolContext } from '../../src/activities/react-tools';
 import { executeTool } from '../../src/activities/tools';
 import { CHANGES_FILE, shellRecords } from '../../src/activities/evidence-log';
 import { createEvidenceActivities } from '../../src/activities/evidence';
+import { until } from '../helpers/wait';
 
 function shellTool(config: JsonObject | undefined): CompiledTool {
   return {
@@ -86,19 +87,19 @@ test('output beyond max_output_bytes keeps the tail', async () => {
 /** The pid the command's background child wrote, once it is there. */
 async function childPid(w: string): Promise<number> {
   const f = path.join(w, 'pid.txt');
-  while (!fs.existsSync(f) || !fs.readFileSync(f, 'utf8').trim()) await new Promise((res) => setTimeout(res, 50));
-  return Number(fs.readFileSync(f, 'utf8').trim());
+  const pid = await until(() => (fs.existsSync(f) && fs.readFileSync(f, 'utf8').trim()) || undefined, `the background child to write its pid to ${f}`, 30_000, 50);
+  return Number(pid);
 }
 /** Resolves when `pid` no longer exists (killed and reaped). */
 async function gone(pid: number): Promise<true> {
-  for (;;) {
+  return until(() => {
     try {
       process.kill(pid, 0);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
     }
-    await new Promise((res) => setTimeout(res, 50));
-  }
+    return undefined;
+  }, `process ${pid} to be gone`, 30_000, 50);
 }
 // The background `sleep` is a grandchild of the tool call: only a kill of the process group ends it.
 const BACKGROUND = "sh -c 'sleep 60 & echo $! > pid.txt; sleep 60'";

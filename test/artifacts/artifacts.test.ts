@@ -14,11 +14,15 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
 import type { CompiledAgent } from '../../src/compiled/types';
 import { openStore } from '../../src/store';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 import { startCliHarness, CliHarness } from '../cli/harness';
 import { scheduledActivities } from '../runtime/harness';
 import { auditLogPath } from '../../src/activities/audit';
 import type { AuditEntry } from '../../src/governance/audit';
+import { until } from '../helpers/wait';
+
+/** The archivists' interface: an object input `q`, an object answer. */
+const ARCHIVIST_INTERFACE = { input: { schema: { type: 'object', properties: { q: { type: 'string' } } } }, output: { schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } };
 
 let h: CliHarness;
 beforeAll(async () => {
@@ -33,14 +37,13 @@ const phrase = () => `ARTIFACT-SECRET-${randomBytes(5).toString('hex').toUpperCa
 const DAY = 86_400_000;
 
 async function runWith(artifacts: CompiledAgent['artifacts'], secret: string): Promise<{ id: string; failure?: string }> {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'archivist',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'note {{input.q}}' } }] }, { content: { answer: 'done {{input.q}}' } }] }),
-    tools: [builtinTool('echo')],
-    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+    model: scripted({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'note {{input.q}}' } }] }, { content: { answer: 'done {{input.q}}' } }] }),
+    tools: [builtin('echo')],
+    front: { interface: ARCHIVIST_INTERFACE, artifacts },
   });
-  a.artifacts = artifacts;
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const bundle = await storeBundle(openStore(), compiled);
   const id = `archivist-${artifacts.retention_class}-${randomBytes(4).toString('hex')}`;
   const handle = await h.t.client.workflow.start(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: 'archivist', input: { q: secret } }] });
   try {
@@ -174,7 +177,7 @@ test('expired artifacts are purged by the workflow, once and on the schedule loo
     expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'artifactsPurgeWorkflow', taskQueue: h.taskQueue });
     expect(desc.spec.intervals?.[0].every).toBe(6 * 3600 * 1000);
     await handle.trigger();
-    for (let i = 0; i < 300 && (await store.listArtifacts(old2)).length; i++) await new Promise((r) => setTimeout(r, 100));
+    await until(async () => ((await store.listArtifacts(old2)).length === 0 ? true : undefined), 'the scheduled purge to delete the expired artifacts').catch(() => undefined);
     expect(await store.listArtifacts(old2)).toEqual([]);
     expect(await store.listArtifacts(fresh)).toHaveLength(1);
   } finally {
@@ -188,16 +191,15 @@ test('pii_redaction: every artifact, a tool result included, holds the audit log
   const EMAIL = 'maria.lopez@example.com';
   const PHONE = '+1 415 555 0134';
   const CARD = '4111 1111 1111 1111';
-  const a = agent({
+  const { agent: a, bundle: compiled } = compileAgent({
     agent_id: 'pii-archivist',
     // The tool call repeats the contact details, so the tool's result holds them raw in the conversation.
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: `contact ${EMAIL}, ${PHONE}, card ${CARD}` } }] }, { content: { answer: 'noted' } }] }),
-    tools: [builtinTool('echo')],
-    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+    model: scripted({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: `contact ${EMAIL}, ${PHONE}, card ${CARD}` } }] }, { content: { answer: 'noted' } }] }),
+    tools: [builtin('echo')],
+    front: { interface: ARCHIVIST_INTERFACE, artifacts: all('standard'), policies: { pii_redaction: true, audit_level: 'full' } },
   });
-  a.artifacts = all('standard');
-  a.policies = { ...a.policies, pii_redaction: true, runtime_pass: true, audit_level: 'full', audit_trail: true };
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  expect(a.policies).toMatchObject({ pii_redaction: true, runtime_pass: true, audit_level: 'full', audit_trail: true });
+  const bundle = await storeBundle(openStore(), compiled);
   const id = `pii-archivist-${randomBytes(4).toString('hex')}`;
   await h.t.client.workflow.execute(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input: { q: `write to ${EMAIL}` } }] });
 

@@ -11,15 +11,22 @@ import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { CompiledAgent } from '../../src/compiled/types';
+import type { CompiledAgent, CompiledBundle } from '../../src/compiled/types';
 import { openStore } from '../../src/store';
 import { storeBundle } from '../../src/activities/blob-store';
 import { startPrepared, type PreparedRun } from '../../src/operator/runs';
 import { EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND } from '../../src/runtime/artifacts';
-import type { CompiledGuardrail, JsonObject } from '../../src/compiled/types';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import type { JsonObject } from '../../src/compiled/types';
+import { builtin, compileAgent, definition, scripted } from '../helpers/definitions';
 import { startCliHarness, CliHarness, EXAMPLES, statusWhen } from '../cli/harness';
 import { historyEvents } from '../helpers/history';
+import { letTimePass } from '../helpers/wait';
+
+/** A compiled agent and its bundle, as compileAgent returns them. */
+type Compiled = { bundle: CompiledBundle; agent: CompiledAgent };
+/** Artifacts off, with this retention class (ephemeral: the run keeps nothing once it is collected). */
+const noArtifacts = (retention_class: CompiledAgent['artifacts']['retention_class']) => ({ enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class });
+const READ_FILE = builtin('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } });
 
 let h: CliHarness;
 beforeAll(async () => {
@@ -38,29 +45,31 @@ const phrase = (what: string) => `EPH-${what}-SECRET-${randomBytes(5).toString('
  * An agent that reads a workspace file (the tool result holds the secret, its arguments do not) and
  * answers with it: the model's reply carries the secret, the agent definition (bundle, loadAgent) does not.
  */
-function reader(retention: CompiledAgent['artifacts']['retention_class'], over: { maxTurns?: number; approval?: boolean } = {}): CompiledAgent {
-  const a = agent({
+function reader(retention: CompiledAgent['artifacts']['retention_class'], over: { maxTurns?: number; approval?: boolean } = {}): Compiled {
+  return compileAgent({
     agent_id: 'keeper',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] }, { content: 'the note says {{last_tool_result}}' }] }),
-    tools: [builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, approval_required: over.approval === true })],
-    runtime: over.maxTurns ? { max_turns: over.maxTurns } : {},
+    model: scripted({ turns: [{ tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] }, { content: 'the note says {{last_tool_result}}' }] }),
+    tools: [builtin('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, approval_required: over.approval === true })],
+    front: { artifacts: noArtifacts(retention), ...(over.maxTurns ? { runtime: { max_turns: over.maxTurns } } : {}) },
   });
-  a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
-  return a;
 }
 
 /** pii-regex with on_fail apply: e-mail addresses become `[EMAIL]`. */
-const PII: CompiledGuardrail = { ref: 'pii-scan', version: '1.0.0', status: 'active', result_type: 'transform', provider: { type: 'builtin', name: 'pii-regex' }, on_fail: 'apply' };
+const PII = definition('guardrail', {
+  guardrail_id: 'pii-scan', version: '1.0.0', status: 'active', description: 'Builtin pii-regex check.',
+  behaviour: { result_type: 'transform' }, provider: { type: 'builtin', name: 'pii-regex' },
+});
+const PII_USE = [{ ref: 'pii-scan', on_fail: 'apply' }];
 
 /**
  * An agent that reads the note, then passes what it read IN a tool call's arguments (echo, which
  * waits for approval; a tool_input guardrail rewrites the arguments first), and answers with the
  * echoed text through an output guardrail that rewrites the answer.
  */
-function relay(retention: CompiledAgent['artifacts']['retention_class']): CompiledAgent {
-  const a = agent({
+function relay(retention: CompiledAgent['artifacts']['retention_class']): Compiled {
+  return compileAgent({
     agent_id: 'relay',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         { tool_calls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] },
         { tool_calls: [{ name: 'echo', arguments: { text: 'relay {{last_tool_result}} to ops@example.com' } }] },
@@ -68,19 +77,18 @@ function relay(retention: CompiledAgent['artifacts']['retention_class']): Compil
       ],
     }),
     tools: [
-      builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }),
-      builtinTool('echo', { input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, approval_required: true }),
+      READ_FILE,
+      builtin('echo', { input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, approval_required: true }),
     ],
+    others: [PII],
+    front: { guardrails: { tool_input: PII_USE, output: PII_USE }, artifacts: noArtifacts(retention) },
   });
-  a.guardrails = { ...a.guardrails, tool_input: [PII], output: [PII] };
-  a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
-  return a;
 }
 
-async function start(a: CompiledAgent, input: string, toolSecret: string) {
+async function start(c: Compiled, input: string, toolSecret: string) {
+  const { bundle, agent: a } = c;
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-eph-ws-'));
   fs.writeFileSync(path.join(ws, 'note.txt'), `the code is ${toolSecret}`);
-  const bundle = bundleOf(a);
   const ref = await storeBundle(openStore(), bundle);
   bundles.add(ref.hash.replace(/^sha256:/, ''));
   const p: PreparedRun = {
@@ -216,7 +224,7 @@ test('an output nobody collects is deleted by the artifacts purge after LOOM_EPH
   // The worker (this process) reads the window as the purge runs: 0.0001 h is 0.36 s.
   process.env.LOOM_EPHEMERAL_PICKUP_HOURS = '0.0001';
   try {
-    await new Promise((r) => setTimeout(r, 500));
+    await letTimePass(500, 'the 0.36 s pickup window runs out: the expiry is what this test controls');
     const purge = await h.loom(['artifacts', 'purge']);
     expect(purge.err).toBe('');
     expect(purge.out).toMatch(/, and [1-9]\d* uncollected ephemeral output\(s\)\n$/);
@@ -280,9 +288,9 @@ test('tool call arguments and a guarded answer: not in an ephemeral run\'s histo
 
 test('a dependencies-loop result written to State: an ephemeral run\'s history holds its shape only, and the dependant still runs', async () => {
   const planner = (retention: CompiledAgent['artifacts']['retention_class']) => {
-    const a = agent({
+    return compileAgent({
       agent_id: 'planner',
-      model: scriptedModel({
+      model: scripted({
         turns: [
           {
             tool_calls: [
@@ -294,13 +302,11 @@ test('a dependencies-loop result written to State: an ephemeral run\'s history h
         ],
       }),
       tools: [
-        builtinTool('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }),
-        builtinTool('echo', { input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }),
+        READ_FILE,
+        builtin('echo', { input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }),
       ],
-      runtime: { execution_loop: 'dependencies' },
+      front: { runtime: { execution_loop: 'dependencies' }, artifacts: noArtifacts(retention) },
     });
-    a.artifacts = { enabled: false, save_input: false, save_output: false, save_intermediate: false, retention_class: retention };
-    return a;
   };
   const [input, tool] = [phrase('INPUT'), phrase('TOOL')];
   const std = await start(planner('standard'), input, tool);

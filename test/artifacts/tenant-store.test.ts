@@ -18,8 +18,7 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
 import type { CompiledTenant } from '../../src/compiled/types';
 import { closeOpenStores, FileBlobStore, openRoute, openStore } from '../../src/store';
-import { bundleOf } from '../runtime/builders';
-import { archivistAgent } from './archivist';
+import { archivistBundle } from './archivist';
 import { startCliHarness, CliHarness, STACK_TRACE } from '../cli/harness';
 import { startTestPostgres, TestPostgres } from '../helpers/postgres';
 
@@ -57,8 +56,7 @@ const pgTenant = (): CompiledTenant => ({
 });
 
 async function runWith(tenant: CompiledTenant, secret: string): Promise<{ id: string; failure?: string }> {
-  const a = archivistAgent(tenant);
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const bundle = await storeBundle(openStore(), archivistBundle(tenant));
   const id = `tenant-art-${randomBytes(4).toString('hex')}`;
   const handle = await h.t.client.workflow.start(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: 'archivist', input: { q: secret } }] });
   try {

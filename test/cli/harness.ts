@@ -14,6 +14,7 @@ import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal 
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import type { RunStatus } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/definitions';
+import { untilOk } from '../helpers/wait';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const LOOM_BIN = path.join(ROOT, 'bin', 'loom.js');
@@ -112,18 +113,7 @@ export async function startCliHarness(prefix: string): Promise<CliHarness> {
 
 /** Poll until `fn` returns a value other than undefined; fails naming `what` after `ms`. */
 export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 60_000, everyMs = 150): Promise<T> {
-  const end = Date.now() + ms;
-  let lastErr: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      lastErr = e;
-    }
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}${lastErr ? ` (last error: ${String(lastErr)})` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  return untilOk(fn, what, ms, everyMs);
 }
 
 /** The run's status once `pred` holds for it. */

@@ -11,7 +11,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { agent, bundle, locals, store } from '../orchestration/builders';
 import type { InboxEntry } from '../../src/operator/inbox';
-import { CliHarness, json, startCliHarness, statusWhen } from './harness';
+import { CliHarness, json, startCliHarness, statusWhen, until } from './harness';
 
 let h: CliHarness;
 beforeAll(async () => { h = await startCliHarness('inbox'); });
@@ -198,10 +198,8 @@ test('loom inbox does not hang on a tree no worker answers: it lists the rest an
 
 /** The run is in visibility (the inbox lists runs from there). */
 async function statusVisible(id: string): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (Date.now() < end) {
-    for await (const wf of h.t.client.workflow.list({ query: `WorkflowId = '${id}'` })) if (wf.workflowId === id) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${id} never appeared in visibility`);
+  await until(`${id} to appear in visibility`, async () => {
+    for await (const wf of h.t.client.workflow.list({ query: `WorkflowId = '${id}'` })) if (wf.workflowId === id) return true;
+    return undefined;
+  }, 20_000, 200);
 }

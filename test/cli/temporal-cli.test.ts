@@ -8,7 +8,8 @@ import { promisify } from 'util';
 import { resolveTemporalCli } from '../../src/platform/temporal-dev-server';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { temporalAddress } from '../helpers/temporal';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from '../runtime/builders';
+import { storeTestBundle } from '../runtime/builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 import { Harness, startHarness, waitForStatus } from '../runtime/harness';
 
 const run = promisify(execFile);
@@ -25,15 +26,15 @@ async function temporal(...args: string[]): Promise<string> {
 }
 
 test('query status, approve one call and reject another with `temporal workflow …` only', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'temporal-cli-agent',
-    model: scriptedModel({
+    model: scripted({
       rules: [{ when: { last_message_contains: 'not today' }, reply: { content: 'sum {{tool_results.arithmetic}}; echo rejected' } }],
       turns: [{ tool_calls: [{ id: 'call_0_0', name: 'arithmetic', arguments: { a: 20, b: 22, op: 'add' } }, { id: 'call_0_1', name: 'echo', arguments: { text: 'x' } }] }],
     }),
-    tools: [builtinTool('arithmetic', { approval_required: true }), builtinTool('echo', { approval_required: true })],
+    tools: [builtin('arithmetic', { approval_required: true }), builtin('echo', { approval_required: true })],
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'temporal-cli-agent', input: 'go' });
+  const h = await H.start({ bundle: await storeTestBundle(compiled), agent_id: 'temporal-cli-agent', input: 'go' });
   await waitForStatus(h, (s) => s.pending_approvals.length === 2);
   const ID = h.workflowId;
 
@@ -51,12 +52,12 @@ test('query status, approve one call and reject another with `temporal workflow 
 });
 
 test('an update the run refuses comes back to the temporal CLI with the reason', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'temporal-cli-refused',
-    model: scriptedModel({ turns: [{ tool_calls: [{ id: 'c1', name: 'arithmetic', arguments: { a: 1, b: 1, op: 'add' } }] }, { content: 'done {{last_tool_result}}' }] }),
-    tools: [builtinTool('arithmetic', { approval_required: true })],
+    model: scripted({ turns: [{ tool_calls: [{ id: 'c1', name: 'arithmetic', arguments: { a: 1, b: 1, op: 'add' } }] }, { content: 'done {{last_tool_result}}' }] }),
+    tools: [builtin('arithmetic', { approval_required: true })],
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'temporal-cli-refused', input: 'go' });
+  const h = await H.start({ bundle: await storeTestBundle(compiled), agent_id: 'temporal-cli-refused', input: 'go' });
   await waitForStatus(h, (s) => s.pending_approvals.length === 1);
   const err = await temporal('update', 'execute', '--workflow-id', h.workflowId, '--name', 'approveCall', '--input', '{"call_id":"no-such-call"}').then(
     () => '',

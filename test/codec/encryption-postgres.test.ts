@@ -24,9 +24,8 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { codecKeysFromEnv, loomDataConverter } from '../../src/codec';
 import { unseal } from '../../src/store/encrypted';
 import { closeOpenStores, openStore } from '../../src/store';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionReply } from '../../src/shared/session';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { builtin, compileAgent, definition, model, scripted } from '../helpers/definitions';
 import { httpError, startFakeOpenAI } from '../helpers/openai-server';
 import { needles } from './needles';
 
@@ -115,40 +114,43 @@ async function everyHistory(): Promise<Array<{ workflowId: string; runId: string
   return out;
 }
 
-const collection: CompiledCollection = {
-  collection_id: 'facts', version: '1.0.0', status: 'active', scope: 'project', backend: { type: 'memory', namespace: 'facts/{actorId}' },
+const collection = definition('collection', {
+  collection_id: 'facts', version: '1.0.0', status: 'active', description: 'Facts about the actor.', scope: 'project', backend: { type: 'memory', namespace: 'facts/{actorId}' },
   writeback: { enabled: true, strategy: 'output', approval_required: false },
-};
+});
+/** An input with the `question` the runs are given. */
+const QUESTION_INPUT = { input: { schema: { type: 'object', properties: { question: { type: 'string' } } } } };
 
 test('PostgreSQL store: no table and no history holds the phrase; opened with the key, the store does', async () => {
   // 1. An agent run: input, a failing tool call, a tool call, the answer and every artifact carry the phrase.
-  const a: CompiledAgent = {
-    ...agent({
-      agent_id: 'pg-vault',
-      model: scriptedModel({
-        turns: [
-          { tool_calls: [{ name: 'fail', arguments: { message: 'cannot keep {{input.question}}' } }] },
-          { tool_calls: [{ name: 'echo', arguments: { text: 'remember {{input.question}}' } }] },
-          { content: { answer: 'stored: {{input.question}}' } },
-        ],
-      }),
-      tools: [builtinTool('fail'), builtinTool('echo')],
-      output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  const { bundle: vault } = compileAgent({
+    agent_id: 'pg-vault',
+    model: scripted({
+      turns: [
+        { tool_calls: [{ name: 'fail', arguments: { message: 'cannot keep {{input.question}}' } }] },
+        { tool_calls: [{ name: 'echo', arguments: { text: 'remember {{input.question}}' } }] },
+        { content: { answer: 'stored: {{input.question}}' } },
+      ],
     }),
-    artifacts: { enabled: true, save_input: true, save_output: true, save_intermediate: true, retention_class: 'standard' },
-  };
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+    tools: [builtin('fail'), builtin('echo')],
+    front: {
+      interface: { ...QUESTION_INPUT, output: { schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } },
+      artifacts: { enabled: true, save_input: true, save_output: true, save_intermediate: true, retention_class: 'standard' },
+    },
+  });
+  const bundle = await storeBundle(openStore(), vault);
   const runId = `pg-vault-${randomBytes(4).toString('hex')}`;
   const res = await client.workflow.execute(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: runId, args: [{ bundle, agent_id: 'pg-vault', input: { question: `my ${PHRASE}` } }] });
   expect(res.output).toEqual({ answer: `stored: my ${PHRASE}` });
 
   // 2. A chat session: two messages with the phrase, memory written back, continue-as-new after each message.
-  const chat: CompiledAgent = {
-    ...agent({ agent_id: 'pg-chat', model: scriptedModel({ rules: [{ when: { input_contains: 'again' }, reply: { content: `still ${PHRASE}` } }], turns: [{ content: `noted ${PHRASE}` }] }) }),
-    state: { session_history: 'session' },
-    memory: { mode: 'project', read_collections: [collection], write_collections: [collection] },
-  } as CompiledAgent;
-  const chatBundle = await storeBundle(openStore(), bundleOf(chat));
+  const { bundle: chat } = compileAgent({
+    agent_id: 'pg-chat',
+    model: scripted({ rules: [{ when: { input_contains: 'again' }, reply: { content: `still ${PHRASE}` } }], turns: [{ content: `noted ${PHRASE}` }] }),
+    others: [collection],
+    front: { state: { session_history: 'session' }, memory: { mode: 'project', read_collections: ['facts'], write_collections: ['facts'] } },
+  });
+  const chatBundle = await storeBundle(openStore(), chat);
   const sessionId = `pg-chat-${randomBytes(4).toString('hex')}`;
   const s = await client.workflow.start(SESSION_WORKFLOW_TYPE, {
     taskQueue: t.taskQueue, workflowId: sessionId, args: [{ bundle: chatBundle, agent_id: 'pg-chat', actor_id: 'ada', continue_as_new_every: 1 }],
@@ -190,11 +192,12 @@ test('a provider error echoing the prompt: the failure message is encrypted in t
   process.env[keyEnv] = `sk-test-${randomBytes(12).toString('hex')}`;
   try {
     srv.enqueue(httpError(400, undefined, `Your prompt 'my ${PHRASE}' violates the usage policy`));
-    const a = agent({
+    const { bundle: refused } = compileAgent({
       agent_id: 'pg-refused',
-      model: { model_id: 'oa-test', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: keyEnv, request_timeout_seconds: 10 }, supports_tools: true },
+      model: model('oa-test', 'openai', { openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: keyEnv, request_timeout_seconds: 10 }, supports_tools: true }),
+      front: { interface: { ...QUESTION_INPUT, output: { schema: {} } } },
     });
-    const bundle = await storeBundle(openStore(), bundleOf(a));
+    const bundle = await storeBundle(openStore(), refused);
     const id = `pg-refused-${randomBytes(4).toString('hex')}`;
     const err = await client.workflow.execute(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: 'pg-refused', input: { question: `my ${PHRASE}` } }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);

@@ -19,9 +19,9 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { codecKeysFromEnv, loomDataConverter } from '../../src/codec';
 import { unseal } from '../../src/store/encrypted';
 import { openStore } from '../../src/store';
-import { bundleOf } from '../runtime/builders';
-import { vaultAgent } from './vault-agent';
+import { vaultBundle } from './vault-agent';
 import { spawnCli, userEnv } from '../cli/harness';
+import { until } from '../helpers/wait';
 
 const PHRASE = `SECRET-PASSPHRASE-${randomBytes(6).toString('hex').toUpperCase()}`;
 const storeDir = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'codec-store-'));
@@ -57,8 +57,7 @@ async function rawHistory(workflowId: string): Promise<temporal.api.history.v1.I
 }
 
 test('history and store hold no plaintext of the prompt, tool call or answer; the codec endpoint decodes it', async () => {
-  const a = vaultAgent();
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const bundle = await storeBundle(openStore(), vaultBundle());
   const workflowId = `vault-${randomBytes(4).toString('hex')}`;
   const h = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'vault', input: { question: `my ${PHRASE}` } }] });
   const res = await h.result();
@@ -82,11 +81,7 @@ test('history and store hold no plaintext of the prompt, tool call or answer; th
   // The Web UI flow: `loom codec-server` with the key, called from the UI's origin with its headers.
   const srv = spawnCli(['codec-server', '--port', '0', '--origins', 'http://localhost:8233'], userEnv({ LOOM_CODEC_KEY: codecEnv.LOOM_CODEC_KEY }));
   try {
-    let url: string | undefined;
-    for (let i = 0; i < 600 && !url; i++) {
-      url = /codec endpoint: (http:\/\/\S+)/.exec(srv.out())?.[1];
-      if (!url) await new Promise((r) => setTimeout(r, 100));
-    }
+    const url = await until(() => /codec endpoint: (http:\/\/\S+)/.exec(srv.out())?.[1], 'loom codec-server to print its endpoint', 60_000).catch(() => undefined);
     expect({ url: url ?? null, err: srv.err() }).toEqual({ url: expect.stringMatching(/^http:\/\//), err: '' });
     const wire = {
       payloads: [{

@@ -24,9 +24,9 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { loomDataConverter } from '../../src/codec';
 import { openStore } from '../../src/store';
 import { DevServer, freePort, startDevServer } from '../../src/platform/temporal-dev-server';
-import { agent, bundleOf, scriptedModel } from '../runtime/builders';
-import { vaultAgent } from './vault-agent';
+import { shapeBundle, vaultBundle } from './vault-agent';
 import { LoomProcess, spawnCli, userEnv } from '../cli/harness';
+import { until } from '../helpers/wait';
 
 jest.setTimeout(240_000);
 
@@ -45,12 +45,8 @@ let browser: Browser;
 
 async function startCodecServer(origins: string): Promise<{ proc: LoomProcess; url: string }> {
   const proc = spawnCli(['codec-server', '--port', '0', '--origins', origins], userEnv({ LOOM_CODEC_KEY: codecEnv.LOOM_CODEC_KEY }));
-  for (let i = 0; i < 600; i++) {
-    const url = /codec endpoint: (http:\/\/\S+)/.exec(proc.out())?.[1];
-    if (url) return { proc, url };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`loom codec-server printed no endpoint: ${proc.out()} ${proc.err()}`);
+  const url = await until(() => /codec endpoint: (http:\/\/\S+)/.exec(proc.out())?.[1], () => `loom codec-server to print its endpoint: ${proc.out()} ${proc.err()}`, 60_000);
+  return { proc, url };
 }
 
 beforeAll(async () => {
@@ -86,9 +82,8 @@ async function pageText(url: string, waitFor: string): Promise<string> {
 }
 
 test('the Web UI shows the decoded input, result and workflow-raised failure through loom codec-server, and none of it without the endpoint', async () => {
-  const a = vaultAgent();
   const client = new Client({ connection: t.connection, namespace: 'default', dataConverter: loomDataConverter() });
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const bundle = await storeBundle(openStore(), vaultBundle());
   const workflowId = `vault-ui-${randomBytes(4).toString('hex')}`;
   const h = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: 'vault', input: { question: `my ${PHRASE}` } }] });
   expect((await h.result()).output).toEqual({ answer: `stored: my ${PHRASE}` });
@@ -106,10 +101,9 @@ test('the Web UI shows the decoded input, result and workflow-raised failure thr
   // A failure the workflow raises itself, quoting the answer (an output guardrail's JSON.parse error
   // names its first ten characters): sealed in the history (decision 281), decoded on the page.
   const code = `Q${randomBytes(5).toString('hex').toUpperCase().slice(0, 9)}`;
-  const shaped = agent({ agent_id: 'shape', model: scriptedModel({ turns: [{ content: '{{input.code}} is the code' }] }) });
-  shaped.guardrails = { ...shaped.guardrails, output: [{ ref: 'answer-shape', version: '1.0.0', status: 'active', result_type: 'score', provider: { type: 'builtin', name: 'json-schema', config: { schema: { type: 'object' } } }, on_fail: 'block', severity_threshold: 5 }] };
+  const shaped = shapeBundle('{{input.code}} is the code', { type: 'object' });
   const failedId = `shape-ui-${randomBytes(4).toString('hex')}`;
-  const fh = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: failedId, args: [{ bundle: await storeBundle(openStore(), bundleOf(shaped)), agent_id: 'shape', input: { code } }] });
+  const fh = await client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: failedId, args: [{ bundle: await storeBundle(openStore(), shaped), agent_id: 'shape', input: { code } }] });
   await expect(fh.result()).rejects.toThrow('Workflow execution failed');
   const failedRaw = await t.client.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId: failedId } });
   expect(Buffer.from(temporal.api.history.v1.History.encode(failedRaw.history!).finish()).includes(Buffer.from(code))).toBe(false);

@@ -24,8 +24,7 @@ import { codecKeysFromEnv, loomDataConverter } from '../../src/codec';
 import { startCodecServer } from '../../src/codec/server';
 import { isSealedBundle } from '../../src/plugin/bundle';
 import { FileBlobStore } from '../../src/store/file';
-import type { CompiledAgent } from '../../src/compiled/types';
-import { agent, bundleOf, scriptedModel } from '../runtime/builders';
+import { shapeBundle } from './vault-agent';
 import { needles } from './needles';
 
 const storeDir = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'wf-failures-store-'));
@@ -48,22 +47,7 @@ afterAll(async () => {
 /** Ten characters: what Node's JSON.parse error quotes of the text it could not parse. */
 const codeOf = () => `Q${randomBytes(5).toString('hex').toUpperCase().slice(0, 9)}`;
 
-function guardedAgent(): CompiledAgent {
-  const a = agent({ agent_id: 'shape', model: scriptedModel({ turns: [{ content: '{{input.code}} is the code you asked for' }] }) });
-  a.guardrails = {
-    ...a.guardrails,
-    output: [{
-      ref: 'answer-shape',
-      version: '1.0.0',
-      status: 'active',
-      result_type: 'score',
-      provider: { type: 'builtin', name: 'json-schema', config: { schema: { type: 'object', required: ['answer'] } } },
-      on_fail: 'block',
-      severity_threshold: 5,
-    }],
-  };
-  return a;
-}
+const guardedBundle = () => shapeBundle('{{input.code}} is the code you asked for', { type: 'object', required: ['answer'] });
 
 async function rawHistory(workflowId: string): Promise<temporal.api.history.v1.IHistory> {
   // The history as the server holds it: no data converter, no codec.
@@ -78,7 +62,7 @@ async function failingRun(code: string, encrypting: boolean) {
   const taskQueue = `${t.taskQueue}-${encrypting ? 'sealed' : 'plain'}`;
   const worker = await createTestWorker({ ...t, taskQueue }, createActivities({ store }), dataConverter ? { dataConverter } : {});
   const client = new Client({ connection: t.connection, namespace: 'default', ...(dataConverter ? { dataConverter } : {}) });
-  const bundle = await storeBundle(store, bundleOf(guardedAgent()));
+  const bundle = await storeBundle(store, guardedBundle());
   const workflowId = `wff-${encrypting ? 'sealed' : 'plain'}-${randomBytes(4).toString('hex')}`;
   const err = await worker.runUntil(async () => {
     const h = await client.workflow.start(agfReactWorkflow, { taskQueue, workflowId, args: [{ bundle, agent_id: 'shape', input: { code } }] });

@@ -22,6 +22,7 @@ import { CodeVersion, workerFor } from './versions';
 import { Member, WIRE, answerAll, driveToEnd, patchMarkers, runTree, workflowTaskFailure } from './tree';
 import { store } from '../orchestration/builders';
 import { NO_TELEMETRY_SINKS } from '../helpers/temporal';
+import { until } from '../helpers/wait';
 
 export interface RecordedRun {
   scenario: Scenario;
@@ -74,22 +75,26 @@ async function driveToWaitingPoint(client: Client, taskQueue: string, s: Scenari
   if (s.startPaused) await client.workflow.signalWithStart(s.workflowType, { taskQueue, workflowId: rootId, args, signal: WIRE.pause, signalArgs: [] });
   else await client.workflow.start(s.workflowType, { taskQueue, workflowId: rootId, args });
   if (s.drive) await s.drive(client, rootId);
-  const end = Date.now() + 60_000;
-  for (;;) {
-    const tree = await runTree(client, rootId);
-    const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
-    if (failed) throw new Error(`scenario ${s.name}: a workflow task failed on the recording version: ${failed}`);
-    // Record only once every open run has finished its workflow task (a complete, idle history).
-    if (s.ready(tree) && tree.every(idle)) return tree;
-    if (!tree[0]?.open) {
-      if (endedIsFine) return tree;
-      throw new Error(`scenario ${s.name} ended before reaching: ${s.waitsAt}`);
-    }
-    if (Date.now() > end) throw new Error(`scenario ${s.name} did not reach "${s.waitsAt}" in 60 s; tree: ${tree.map((m) => `${m.workflowId}=${m.status?.state ?? (m.open ? 'open' : 'closed')}`).join(', ')}`);
-    // Answer what stands before the waiting point (e.g. the first loop iteration's approval).
-    if (s.answerBeforeReady && !s.ready(tree)) await answerAll(client, tree);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  let tree: Member[] = [];
+  return until(
+    async () => {
+      tree = await runTree(client, rootId);
+      const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
+      if (failed) throw new Error(`scenario ${s.name}: a workflow task failed on the recording version: ${failed}`);
+      // Record only once every open run has finished its workflow task (a complete, idle history).
+      if (s.ready(tree) && tree.every(idle)) return tree;
+      if (!tree[0]?.open) {
+        if (endedIsFine) return tree;
+        throw new Error(`scenario ${s.name} ended before reaching: ${s.waitsAt}`);
+      }
+      // Answer what stands before the waiting point (e.g. the first loop iteration's approval).
+      if (s.answerBeforeReady && !s.ready(tree)) await answerAll(client, tree);
+      return undefined;
+    },
+    () => `scenario ${s.name} to reach "${s.waitsAt}"; tree: ${tree.map((m) => `${m.workflowId}=${m.status?.state ?? (m.open ? 'open' : 'closed')}`).join(', ')}`,
+    60_000,
+    150,
+  );
 }
 
 /** The run's latest workflow task has completed (nothing is being decided right now). */

@@ -16,6 +16,7 @@ import { agent as member, answers, bundle, byInput, handoff, locals } from '../o
 import { agent as reactAgent, builtinTool, scriptedModel } from '../runtime/builders';
 import { Member, WIRE, waitForTree } from './tree';
 import { evidenceScenarios } from './scenarios-evidence';
+import { until } from '../helpers/wait';
 import { contractScenarios } from './scenarios-contract';
 import { strategiesScenarios } from './scenarios-strategies';
 import { phaseScenarios } from './scenarios-phases';
@@ -62,11 +63,7 @@ export interface Scenario {
 }
 
 async function waitFor(pred: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(async () => ((await pred()) ? true : undefined), what, ms);
 }
 
 const pending = (tree: Member[], where: (id: string) => boolean = () => true): number =>

@@ -8,6 +8,7 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import type { RunStatus } from '../../src/shared/contract';
+import { until } from '../helpers/wait';
 
 /** Wire names of the run protocol (src/shared/contract.ts); in-flight runs depend on them. */
 export const WIRE = { status: 'status', approve: 'approveCall', respond: 'respondEscalation', pause: 'pause', resume: 'resume' } as const;
@@ -113,21 +114,21 @@ export function patchMarkers(history: temporal.api.history.v1.IHistory): string[
   return ids;
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Poll until `pred` holds over the tree; fail with what the tree looked like. */
 export async function waitForTree(client: Client, rootId: string, pred: (tree: Member[]) => boolean, what: string, ms = 60_000): Promise<Member[]> {
-  const end = Date.now() + ms;
   let tree: Member[] = [];
-  while (Date.now() < end) {
-    tree = await runTree(client, rootId);
-    if (pred(tree)) return tree;
-    const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
-    if (failed) throw new Error(`waiting for ${what}: a workflow task failed: ${failed}`);
-    await pause(150);
-  }
-  const seen = tree.map((m) => `${m.workflowId}: ${m.open ? m.status?.state ?? 'open' : 'closed'}`).join('; ');
-  throw new Error(`timed out after ${ms} ms waiting for ${what}; tree: ${seen}`);
+  return until(
+    async () => {
+      tree = await runTree(client, rootId);
+      if (pred(tree)) return tree;
+      const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
+      if (failed) throw new Error(`waiting for ${what}: a workflow task failed: ${failed}`);
+      return undefined;
+    },
+    () => `${what}; tree: ${tree.map((m) => `${m.workflowId}: ${m.open ? m.status?.state ?? 'open' : 'closed'}`).join('; ')}`,
+    ms,
+    150,
+  );
 }
 
 /**
@@ -157,17 +158,25 @@ export async function answerAll(client: Client, tree: Member[], hold: (m: Member
 
 /** Answer decisions until the root closes; return the root's result or failure message. */
 export async function driveToEnd(client: Client, rootId: string, ms = 90_000): Promise<{ ok: true; output: unknown } | { ok: false; error: string }> {
-  const end = Date.now() + ms;
   const root = client.workflow.getHandle(rootId);
-  for (;;) {
-    const tree = await runTree(client, rootId);
-    const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
-    if (failed) return { ok: false, error: `workflow task failed on the new code: ${failed}` };
-    if (!tree[0]?.open) break;
-    if (Date.now() > end) return { ok: false, error: `root still open after ${ms} ms: ${tree.map((m) => `${m.workflowId}=${m.status?.state ?? (m.open ? 'open' : 'closed')}`).join(', ')}` };
-    await answerAll(client, tree);
-    await pause(150);
-  }
+  let tree: Member[] = [];
+  const stop = await until(
+    async (): Promise<{ ok: false; error: string } | 'closed' | undefined> => {
+      tree = await runTree(client, rootId);
+      const failed = tree.map((m) => workflowTaskFailure(m.history)).find(Boolean);
+      if (failed) return { ok: false, error: `workflow task failed on the new code: ${failed}` };
+      if (!tree[0]?.open) return 'closed';
+      await answerAll(client, tree);
+      return undefined;
+    },
+    'the root to close',
+    ms,
+    150,
+  ).catch((e: Error) => {
+    if (!e.message.startsWith('timed out')) throw e; // a failed look at the tree, not the time running out
+    return { ok: false as const, error: `root still open after ${ms} ms: ${tree.map((m) => `${m.workflowId}=${m.status?.state ?? (m.open ? 'open' : 'closed')}`).join(', ')}` };
+  });
+  if (stop !== 'closed') return stop;
   try {
     const r = (await root.result()) as { output?: unknown };
     return { ok: true, output: r?.output };

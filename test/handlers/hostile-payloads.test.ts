@@ -22,7 +22,8 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { PAYLOAD_SHAPES, SIGNALS, UPDATES, QUERIES } from '../../src/shared/contract';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { connectTestTemporal, createTestWorker, temporalAddress, type TestTemporal } from '../helpers/temporal';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 import { waitForStatus } from '../runtime/harness';
 import { answers } from '../orchestration/builders';
 import { scriptedTeam } from '../strategies/team';
@@ -139,12 +140,12 @@ function expectSignalWarnings(st: RunStatus, signals: readonly string[]): void {
 }
 
 test('an agf.react run waiting for approval takes every hostile payload on every handler, then completes on the correct approval', async () => {
-  const a = agent({
+  const { bundle } = compileAgent({
     agent_id: 'hostile-target',
-    model: scriptedModel({ turns: [{ tool_calls: [{ id: 'c1', name: 'arithmetic', arguments: { a: 1, b: 1, op: 'add' } }] }, { content: 'done {{last_tool_result}}' }] }),
-    tools: [builtinTool('arithmetic', { approval_required: true })],
+    model: scripted({ turns: [{ tool_calls: [{ id: 'c1', name: 'arithmetic', arguments: { a: 1, b: 1, op: 'add' } }] }, { content: 'done {{last_tool_result}}' }] }),
+    tools: [builtin('arithmetic', { approval_required: true })],
   });
-  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `hostile-${Date.now()}`, args: [{ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'hostile-target', input: 'go' }] });
+  const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `hostile-${Date.now()}`, args: [{ bundle: await storeTestBundle(bundle), agent_id: 'hostile-target', input: 'go' }] });
   await waitForStatus(h, (s) => s.pending_approvals.length === 1);
   const ID = h.workflowId;
 
@@ -193,8 +194,8 @@ test('a strategies run waiting for a route approval takes every hostile payload 
 });
 
 test('a chat session takes every hostile payload on each of its updates, then answers the next message', async () => {
-  const a = agent({ agent_id: 'hostile-chat', model: scriptedModel({ turns: [{ content: 'hello back' }] }) });
-  const input: SessionInput = { bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id };
+  const { bundle } = compileAgent({ agent_id: 'hostile-chat', model: scripted({ turns: [{ content: 'hello back' }] }) });
+  const input: SessionInput = { bundle: await storeTestBundle(bundle), agent_id: 'hostile-chat' };
   const h = await t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `hostile-chat-${Date.now()}`, args: [input] });
   await waitForStatus(h, (s) => s.state === 'running');
   await bombard(h.workflowId, [], [[UPDATES.approve, PAYLOAD_SHAPES.approve], [UPDATES.reject, PAYLOAD_SHAPES.reject], ['sessionMessage', SESSION_MESSAGE_SHAPE]], []);

@@ -5,6 +5,7 @@
  * anything the workflow would have started in answer to those events is in the history by then.
  */
 import type { WorkflowHandle } from '@temporalio/client';
+import { untilOk } from './wait';
 
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -55,21 +56,16 @@ export async function waitForSettledHistory(
   what: string,
   ms = 30000,
 ): Promise<HistoryEvent[]> {
-  const end = Date.now() + ms;
   let last: HistoryEvent[] = [];
-  for (;;) {
-    try {
+  return untilOk(
+    async () => {
+      // Throws while the run does not exist yet (a continue-as-new in flight): polled again.
       last = await historyEvents(h);
-      if (settled(last) && pred(last)) return last;
-    } catch {
-      // the run does not exist yet (a continue-as-new in flight): poll again
-    }
-    if (Date.now() > end) {
-      const tail = last.slice(-12).map((e) => `${String(e.eventId)} ${eventName(e)}`).join(', ');
-      throw new Error(`timed out after ${ms} ms waiting for ${what} (settled: ${settled(last)}); last events: ${tail || '(none)'}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+      return settled(last) && pred(last) ? last : undefined;
+    },
+    () => `${what} (settled: ${settled(last)}); last events: ${last.slice(-12).map((e) => `${String(e.eventId)} ${eventName(e)}`).join(', ') || '(none)'}`,
+    ms,
+  );
 }
 
 /** Activity types scheduled in these events, in order. */

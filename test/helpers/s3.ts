@@ -13,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from './postgres';
+import { until } from './wait';
 
 export interface TestS3 {
   endpoint: string;
@@ -34,24 +35,26 @@ export function s3ServerPath(): string {
   return execFileSync('bash', [path.join(root, 'scripts', 'install-s3-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: process.env }).trim();
 }
 
-function waitForPort(port: number, proc: ChildProcess, log: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** A TCP connection to the port succeeds: gofakes3 is listening. */
+function listening(port: number): Promise<true> {
   return new Promise((resolve, reject) => {
-    const attempt = () => {
-      if (proc.exitCode !== null) return reject(new Error(`gofakes3 exited with ${proc.exitCode}: ${log()}`));
-      const sock = net.connect(port, '127.0.0.1');
-      sock.once('connect', () => {
-        sock.destroy();
-        resolve();
-      });
-      sock.once('error', () => {
-        sock.destroy();
-        if (Date.now() > deadline) reject(new Error(`gofakes3 did not listen on 127.0.0.1:${port} within ${timeoutMs} ms: ${log()}`));
-        else setTimeout(attempt, 100);
-      });
-    };
-    attempt();
+    const sock = net.connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', (e) => {
+      sock.destroy();
+      reject(e);
+    });
   });
+}
+
+async function waitForPort(port: number, proc: ChildProcess, log: () => string, timeoutMs = 20_000): Promise<void> {
+  await until(async () => {
+    if (proc.exitCode !== null) throw new Error(`gofakes3 exited with ${proc.exitCode}: ${log()}`);
+    return listening(port).catch(() => undefined);
+  }, () => `gofakes3 to listen on 127.0.0.1:${port}: ${log()}`, timeoutMs);
 }
 
 export async function startTestS3(prefix = 'loom-s3'): Promise<TestS3> {

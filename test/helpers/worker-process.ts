@@ -35,6 +35,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import type { ExternalToolContext, ExternalToolExecutor } from '../../src/activities/react-tools';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
+import { letTimePass } from './wait';
 
 function required(name: string): string {
   const v = process.env[name];
@@ -68,7 +69,7 @@ async function block(ctx: ExternalToolContext): Promise<void> {
   while (Date.now() < end) {
     ctx.heartbeat();
     if (ctx.signal?.aborted) throw new Error('cancelled');
-    await new Promise((r) => setTimeout(r, Math.min(500, end - Date.now())));
+    await letTimePass(Math.min(500, end - Date.now()), 'the blocking tool\'s work: it lasts blockSeconds, heartbeating every 0.5 s');
   }
 }
 

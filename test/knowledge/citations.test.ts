@@ -5,13 +5,14 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledKnowledge, ScriptedReply } from '../../src/compiled/types';
+import type { ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { citationProblem } from '../../src/runtime/knowledge-search';
-import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { compileAgent, kb, scripted } from '../helpers/definitions';
 
 let t: TestTemporal;
 let h: Harness;
@@ -23,12 +24,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-const policy: CompiledKnowledge = { kb_id: 'policy', version: '1', status: 'active', required: false, citations_required: true, backend: { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds within 30 days.' }] } };
+const POLICY = kb('policy', { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds within 30 days.' }] }, { citations_required: true });
 
 async function run(id: string, turns: ScriptedReply[]) {
-  const a = agent({ agent_id: id, model: scriptedModel({ turns }) });
-  a.knowledge = { refs: [policy] } as typeof a.knowledge;
-  const bundle = await storeTestBundle(bundleOf(a));
+  const { bundle: compiled } = compileAgent({ agent_id: id, model: scripted({ turns }), knowledge: [POLICY] });
+  const bundle = await storeTestBundle(compiled);
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: id, input: 'refund?' }] });
   return h.result() as Promise<AgentRunResult>;
 }
@@ -47,10 +47,12 @@ test('still uncited after the correction: the run fails with the reason', async 
 }, 120_000);
 
 test('what counts as a citation: [kb_id/…] or a document id quoted or in brackets (e.g. in suggested_articles), not a plain word', () => {
+  const policy = compileAgent({ agent_id: 'cited', model: scripted({}), knowledge: [POLICY] }).agent.knowledge.refs;
+  expect(policy.map((k) => [k.kb_id, k.citations_required])).toEqual([['policy', true]]);
   const chunks = [{ kb_id: 'policy', id: 'refunds', text: '' }, { kb_id: 'policy', id: 'long-doc#2', text: '' }];
-  expect(citationProblem('see [policy/anything]', [policy], chunks)).toBeUndefined();
-  expect(citationProblem('{"answer":"x","suggested_articles":["refunds"]}', [policy], chunks)).toBeUndefined();
-  expect(citationProblem('see [long-doc]', [policy], chunks)).toBeUndefined();
-  expect(citationProblem('refunds take 30 days', [policy], chunks)).toMatch(/cites none/);
-  expect(citationProblem('see [other/refunds-x]', [policy], chunks)).toMatch(/cites none/);
+  expect(citationProblem('see [policy/anything]', policy, chunks)).toBeUndefined();
+  expect(citationProblem('{"answer":"x","suggested_articles":["refunds"]}', policy, chunks)).toBeUndefined();
+  expect(citationProblem('see [long-doc]', policy, chunks)).toBeUndefined();
+  expect(citationProblem('refunds take 30 days', policy, chunks)).toMatch(/cites none/);
+  expect(citationProblem('see [other/refunds-x]', policy, chunks)).toMatch(/cites none/);
 });

@@ -11,14 +11,14 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledKnowledge } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { readSecret } from '../../src/platform/secrets';
-import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, Definitions, kb, model as modelDefinition } from '../helpers/definitions';
 
 const suffix = randomBytes(3).toString('hex').toUpperCase();
 const KEY_ENV = `LOOM_TEST_OA_KEY_${suffix}`;
@@ -66,16 +66,19 @@ test('the http backend gets the bearer token from the secret store; bundle, hist
   await new Promise<void>((r) => kbSrv.listen(0, '127.0.0.1', r));
   try {
     const url = `http://127.0.0.1:${(kbSrv.address() as AddressInfo).port}/search`;
-    const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } };
-    const a = agent({ agent_id: 'kb-credentials', model, tools: [builtinTool('search_knowledge')] });
-    const remote: CompiledKnowledge = { kb_id: 'helpdesk', version: '1', status: 'active', required: false, citations_required: false, backend: { type: 'http', url, credentials_ref: 'helpdesk-token' } };
-    a.knowledge = { refs: [remote] } as typeof a.knowledge;
-    a.tenant = { tenant_id: 'acme', secrets: { 'helpdesk-token': { env: TOKEN_ENV } } };
+    // The secret's location is in the registry's tenant.md; the knowledge source names it by reference.
+    const defs = new Definitions().tenant({ tenant_id: 'acme', secrets: { 'helpdesk-token': { env: TOKEN_ENV } } });
+    const { agent: a, bundle: compiled } = compileAgent({
+      agent_id: 'kb-credentials',
+      model: modelDefinition('oa', 'openai', { supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } }),
+      tools: [builtin('search_knowledge')],
+      knowledge: [kb('helpdesk', { type: 'http', url, credentials_ref: 'helpdesk-token' })],
+    }, defs);
     srv.enqueue(toolCalls([{ name: 'search_knowledge', arguments: { query: 'refund window' } }]), reply('Thirty days [helpdesk/kb-7].'));
-    const bundleJson = JSON.stringify(bundleOf(a));
+    const bundleJson = JSON.stringify(compiled);
     expect(bundleJson).toContain('helpdesk-token');
     expect(bundleJson).not.toContain(TOKEN);
-    const bundle = await storeTestBundle(bundleOf(a));
+    const bundle = await storeTestBundle(compiled);
     const id = `kb-credentials-${randomBytes(4).toString('hex')}`;
     const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input: 'how long can I get a refund?' }] });
     const res = (await h.result()) as AgentRunResult;

@@ -7,12 +7,13 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledKnowledge, ScriptedReply } from '../../src/compiled/types';
+import type { ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, kb, scripted, type Definition } from '../helpers/definitions';
 
 let t: TestTemporal;
 let h: Harness;
@@ -24,15 +25,17 @@ afterAll(async () => {
   await h?.close();
 });
 
-const policy: CompiledKnowledge = { kb_id: 'policy', version: '1', status: 'active', required: false, citations_required: false, backend: { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' }] } };
+const REFUNDS = { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' }] };
+const policy = (over = {}): Definition => kb('policy', REFUNDS, over);
+/** Grounding required by the agent's knowledge.retrieval block (the source itself does not ask for it). */
+const GROUNDED_RETRIEVAL = { knowledge: { refs: [{ ref: 'policy' }], retrieval: { grounding_required: true } } };
 const search: ScriptedReply = { tool_calls: [{ name: 'search_knowledge', arguments: { query: 'refunds card' } }] };
 const UNGROUNDED = 'Refunds include a bonus gift voucher and free shipping forever [policy/refunds].';
 const GROUNDED = 'Refunds are paid to the original card within 30 days [policy/refunds].';
 
 async function run(id: string, turns: ScriptedReply[]) {
-  const a = agent({ agent_id: id, model: scriptedModel({ turns }), tools: [builtinTool('search_knowledge')] });
-  a.knowledge = { refs: [policy], retrieval: { grounding_required: true } } as typeof a.knowledge;
-  const bundle = await storeTestBundle(bundleOf(a));
+  const { bundle: compiled } = compileAgent({ agent_id: id, model: scripted({ turns }), tools: [builtin('search_knowledge')], others: [policy()], front: GROUNDED_RETRIEVAL });
+  const bundle = await storeTestBundle(compiled);
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: id, input: 'How do refunds work?' }] });
   return h.result() as Promise<AgentRunResult>;
 }
@@ -63,9 +66,8 @@ test('nothing retrieved: corrected, then failed naming search_knowledge', async 
 }, 120_000);
 
 test('a required source counts as retrieved: a grounded answer without a search passes', async () => {
-  const a = agent({ agent_id: 'ground-required', model: scriptedModel({ turns: [{ content: GROUNDED }] }) });
-  a.knowledge = { refs: [{ ...policy, required: true }], retrieval: { grounding_required: true } } as typeof a.knowledge;
-  const bundle = await storeTestBundle(bundleOf(a));
+  const { bundle: compiled } = compileAgent({ agent_id: 'ground-required', model: scripted({ turns: [{ content: GROUNDED }] }), others: [policy({ required: true })], front: GROUNDED_RETRIEVAL });
+  const bundle = await storeTestBundle(compiled);
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `ground-required-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'ground-required', input: 'How do refunds work?' }] });
   const res = (await h.result()) as AgentRunResult;
   expect(res.output).toBe(GROUNDED);

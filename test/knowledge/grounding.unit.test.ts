@@ -3,10 +3,11 @@
  * answer must cite a chunk this run retrieved, cite nothing it did not retrieve, and at least half
  * of its content words must occur in the chunks it cites.
  */
-import type { CompiledKnowledge } from '../../src/compiled/types';
 import { chunksInToolResult, groundingProblem, groundingRequired, type KnowledgeChunk } from '../../src/runtime/knowledge-search';
+import { compileAgent, kb, scripted } from '../helpers/definitions';
 
-const policy: CompiledKnowledge = { kb_id: 'policy', version: '1', status: 'active', required: false, citations_required: false, backend: { type: 'inline', documents: [] } };
+/** The `policy` source as an agent's compiled knowledge.refs holds it (from its .kb.md). */
+const policy = compileAgent({ agent_id: 'grounded', model: scripted({}), knowledge: [kb('policy', { type: 'inline', documents: [] })] }).agent.knowledge.refs[0];
 const refunds: KnowledgeChunk = { kb_id: 'policy', id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' };
 const long: KnowledgeChunk = { kb_id: 'policy', id: 'guide#2', text: 'Passwords are reset from the Settings page.' };
 

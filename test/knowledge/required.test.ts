@@ -8,14 +8,14 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { CompiledKnowledge } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { requiredKnowledgeBlock } from '../../src/runtime/knowledge-search';
-import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, kb, model } from '../helpers/definitions';
 
 const KEY_ENV = `LOOM_TEST_KB_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 let t: TestTemporal;
@@ -37,16 +37,18 @@ afterAll(async () => {
 test('required sources (inline and files) reach the model with citation ids on every turn; others do not', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-req-'));
   fs.writeFileSync(path.join(dir, 'tone.md'), '# Tone\n\nAlways greet the customer by the word Ahoy.');
-  const kb = (kb_id: string, required: boolean, backend: CompiledKnowledge['backend']): CompiledKnowledge => ({ kb_id, version: '1', status: 'active', required, citations_required: false, backend });
-  const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } };
-  const a = agent({ agent_id: 'kb-required', model, tools: [builtinTool('echo')] });
-  a.knowledge = { refs: [
-    kb('brand', true, { type: 'files', path: dir }),
-    kb('policy', true, { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds within 30 days.' }] }),
-    kb('archive', false, { type: 'inline', documents: [{ id: 'old', text: 'Obsolete pricing from 2019.' }] }),
-  ] } as typeof a.knowledge;
+  const { agent: a, bundle: compiled } = compileAgent({
+    agent_id: 'kb-required',
+    model: model('oa', 'openai', { supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } }),
+    tools: [builtin('echo')],
+    knowledge: [
+      kb('brand', { type: 'files', path: dir }, { required: true }),
+      kb('policy', { type: 'inline', documents: [{ id: 'refunds', title: 'Refunds', text: 'Refunds within 30 days.' }] }, { required: true }),
+      kb('archive', { type: 'inline', documents: [{ id: 'old', text: 'Obsolete pricing from 2019.' }] }),
+    ],
+  });
   srv.enqueue(toolCalls([{ name: 'echo', arguments: { text: 'x' } }]), reply('Ahoy! Refunds within 30 days [policy/refunds].'));
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const res = (await (await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `kb-required-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'can I get a refund?' }] })).result()) as AgentRunResult;
   expect(res.output).toBe('Ahoy! Refunds within 30 days [policy/refunds].');
   expect(srv.requests).toHaveLength(2);

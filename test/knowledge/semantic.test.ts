@@ -10,13 +10,13 @@
 import { randomBytes } from 'crypto';
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import type { CompiledKnowledge } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, kb, model as modelDefinition } from '../helpers/definitions';
 
 let t: TestTemporal;
 let h: Harness;
@@ -33,22 +33,21 @@ afterAll(async () => {
 });
 
 test('a run whose search_knowledge call ranks by embeddings (search_mode semantic)', async () => {
-  const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', request_timeout_seconds: 10 } };
-  const a = agent({ agent_id: 'kb-semantic', model, tools: [builtinTool('search_knowledge')] });
-  const help: CompiledKnowledge = {
-    kb_id: 'help', version: '1', status: 'active', required: false, citations_required: false,
-    backend: {
-      type: 'inline',
-      documents: [
-        { id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' },
-        { id: 'forms', title: 'Forms', text: 'A reimbursement request form costs nothing to submit; fees apply to shipping.' },
-      ],
-      embeddings: { base_url: srv.baseUrl, model: 'fake-embed-small' },
-    },
-  };
-  a.knowledge = { refs: [help], retrieval: { search_mode: 'semantic' } } as typeof a.knowledge;
+  const model = modelDefinition('oa', 'openai', { supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', request_timeout_seconds: 10 } });
+  const help = kb('help', {
+    type: 'inline',
+    documents: [
+      { id: 'refunds', title: 'Refunds', text: 'Refunds are paid to the original card within 30 days.' },
+      { id: 'forms', title: 'Forms', text: 'A reimbursement request form costs nothing to submit; fees apply to shipping.' },
+    ],
+    embeddings: { base_url: srv.baseUrl, model: 'fake-embed-small' },
+  });
+  const { bundle: compiled } = compileAgent({
+    agent_id: 'kb-semantic', model, tools: [builtin('search_knowledge')], others: [help],
+    front: { knowledge: { refs: [{ ref: 'help' }], retrieval: { search_mode: 'semantic' } } },
+  });
   srv.enqueue(toolCalls([{ name: 'search_knowledge', arguments: { query: 'I want a reimbursement' } }]), reply('Refunds go to the original card within 30 days [help/refunds].'));
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `kb-semantic-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'kb-semantic', input: 'I want a reimbursement' }] });
   const res = (await h.result()) as AgentRunResult;
   expect(res.output).toBe('Refunds go to the original card within 30 days [help/refunds].');
@@ -74,16 +73,12 @@ test('hybrid over an http backend: the documents it returns are embedded and fus
   });
   await new Promise<void>((r) => kbSrv.listen(0, '127.0.0.1', r));
   try {
-    const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', request_timeout_seconds: 10 } };
-    const a = agent({ agent_id: 'kb-hybrid', model, tools: [builtinTool('search_knowledge')] });
-    const remote: CompiledKnowledge = {
-      kb_id: 'remote', version: '1', status: 'active', required: false, citations_required: false, retrieval: { search_mode: 'hybrid' },
-      backend: { type: 'http', url: `http://127.0.0.1:${(kbSrv.address() as AddressInfo).port}/search`, embeddings: { base_url: srv.baseUrl, model: 'fake-embed-hybrid' } },
-    };
-    a.knowledge = { refs: [remote] } as typeof a.knowledge;
+    const model = modelDefinition('oa', 'openai', { supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', request_timeout_seconds: 10 } });
+    const remote = kb('remote', { type: 'http', url: `http://127.0.0.1:${(kbSrv.address() as AddressInfo).port}/search`, embeddings: { base_url: srv.baseUrl, model: 'fake-embed-hybrid' } }, { retrieval: { search_mode: 'hybrid' } });
+    const { bundle: compiled } = compileAgent({ agent_id: 'kb-hybrid', model, tools: [builtin('search_knowledge')], knowledge: [remote] });
     const before = srv.requests.length;
     srv.enqueue(toolCalls([{ name: 'search_knowledge', arguments: { query: 'I want a reimbursement' } }]), reply('See [remote/forms] and [remote/refunds].'));
-    const bundle = await storeTestBundle(bundleOf(a));
+    const bundle = await storeTestBundle(compiled);
     const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `kb-hybrid-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'kb-hybrid', input: 'I want a reimbursement' }] });
     await h.result();
     const mine = srv.requests.slice(before);

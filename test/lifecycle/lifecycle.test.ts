@@ -6,13 +6,14 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledAgent } from '../../src/compiled/types';
+import type { CompiledAgent, CompiledBundle } from '../../src/compiled/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { compileAgent, model as modelDefinition, scripted } from '../helpers/definitions';
 
 const KEY_ENV = `LOOM_TEST_LIFECYCLE_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 let t: TestTemporal;
@@ -28,15 +29,16 @@ afterAll(async () => {
   delete process.env[KEY_ENV];
 });
 
-function withStatus(id: string, status: CompiledAgent['status']): CompiledAgent {
-  return { ...agent({ agent_id: id, model: scriptedModel({ turns: [{ content: 'hello from ' + id }] }) }), status };
+/** Agent `id` with this lifecycle status in its front matter, compiled from its definition. */
+function withStatus(id: string, status: CompiledAgent['status']): CompiledBundle {
+  return compileAgent({ agent_id: id, model: scripted({ turns: [{ content: 'hello from ' + id }] }), front: { status } }).bundle;
 }
 
-async function runOf(a: CompiledAgent, options?: RunOptions) {
-  const bundle = await storeTestBundle(bundleOf(a));
+async function runOf(b: CompiledBundle, options?: RunOptions) {
+  const bundle = await storeTestBundle(b);
   const h = await t.client.workflow.start(agfReactWorkflow, {
-    taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${randomBytes(4).toString('hex')}`,
-    args: [{ bundle, agent_id: a.agent_id, input: 'hi', ...(options ? { options } : {}) }],
+    taskQueue: t.taskQueue, workflowId: `${b.root}-${randomBytes(4).toString('hex')}`,
+    args: [{ bundle, agent_id: b.root, input: 'hi', ...(options ? { options } : {}) }],
   });
   return h.result() as Promise<AgentRunResult>;
 }
@@ -74,11 +76,11 @@ describe('reasoning_effort', () => {
   afterEach(async () => { await srv.close(); });
 
   test('runtime.reasoning_effort reaches the provider as reasoning_effort; absent, nothing is sent', async () => {
-    const model = { model_id: 'oa', version: '1.0.0', status: 'active' as const, provider: 'openai' as const, supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } };
+    const model = modelDefinition('oa', 'openai', { supports_tools: true, openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 } });
     srv.enqueue(reply('thought hard'), reply('thought little'));
-    const hard = await runOf(agent({ agent_id: 'effort-high', model, runtime: { reasoning_effort: 'high' } }));
+    const hard = await runOf(compileAgent({ agent_id: 'effort-high', model, front: { runtime: { reasoning_effort: 'high' } } }).bundle);
     expect(hard.output).toBe('thought hard');
-    const plain = await runOf(agent({ agent_id: 'effort-none', model }));
+    const plain = await runOf(compileAgent({ agent_id: 'effort-none', model }).bundle);
     expect(plain.output).toBe('thought little');
     expect(srv.requests.map((r) => r.body.reasoning_effort)).toEqual(['high', undefined]);
   }, 120_000);

@@ -12,10 +12,10 @@ import { createActivities } from '../../src/activities';
 import { MemoryStore } from '../../src/activities/memory';
 import { storeBundle } from '../../src/activities/blob-store';
 import { parseStoreUrl, PostgresBlobStore } from '../../src/store';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
+import type { CompiledCollection } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionReply } from '../../src/shared/session';
-import { agent, bundleOf, scriptedModel } from '../runtime/builders';
+import { compileAgent, definition, scripted } from '../helpers/definitions';
 
 let pg: TestPostgres;
 let url: string;
@@ -42,19 +42,23 @@ afterAll(async () => {
   pg?.destroy();
 });
 
-const collection = (id: string, scope: CompiledCollection['scope'], namespace: string): CompiledCollection => ({
-  collection_id: id, version: '1.0.0', status: 'active', scope, backend: { type: 'memory', namespace }, writeback: { enabled: true, strategy: 'output', approval_required: false },
+/** A collection definition whose writeback needs no approval. */
+const collection = (id: string, scope: CompiledCollection['scope'], namespace: string) => definition('collection', {
+  collection_id: id, version: '1.0.0', status: 'active', description: `Memory ${id}.`, scope, backend: { type: 'memory', namespace }, writeback: { enabled: true, strategy: 'output', approval_required: false },
 });
 const facts = collection('facts', 'project', 'facts/{actorId}');
 const scratch = collection('scratch', 'session', 'scratch/{sessionId}');
 
-const a: CompiledAgent = {
-  ...agent({ agent_id: 'pg-mem', model: scriptedModel({ rules: [{ when: { input_contains: '# memory' }, reply: { content: 'Porto is your city' } }], turns: [{ content: 'Porto is lovely' }] }) }),
-  memory: { mode: 'project', read_collections: [facts], write_collections: [facts, scratch] },
-};
+/** The chat agent, compiled from its definitions: it reads facts and writes facts and scratch. */
+const { agent: a, bundle: compiled } = compileAgent({
+  agent_id: 'pg-mem',
+  model: scripted({ rules: [{ when: { input_contains: '# memory' }, reply: { content: 'Porto is your city' } }], turns: [{ content: 'Porto is lovely' }] }),
+  others: [facts, scratch],
+  front: { memory: { mode: 'project', read_collections: ['facts'], write_collections: ['facts', 'scratch'] } },
+});
 
 async function session(id: string, idle?: number) {
-  const bundle = await storeBundle(store, bundleOf(a));
+  const bundle = await storeBundle(store, compiled);
   return t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, actor_id: 'ada', ...(idle ? { idle_timeout_seconds: idle } : {}) }] });
 }
 

@@ -8,11 +8,13 @@ import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import { createActivities } from '../../src/activities';
 import { MemoryStore } from '../../src/activities/memory';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
+import type { CompiledBundle } from '../../src/compiled/types';
 import type { RunStatus } from '../../src/shared/contract';
 import { approveUpdate, rejectUpdate, statusQuery } from '../../src/shared/definitions';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
-import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { compileAgent, definition, scripted } from '../helpers/definitions';
+import { until as waitUntil } from '../helpers/wait';
 
 let t: TestTemporal;
 let worker: Worker;
@@ -29,37 +31,30 @@ afterAll(async () => {
   await t.close();
 });
 
-const prefs: CompiledCollection = {
-  collection_id: 'prefs', version: '1.0.0', status: 'active', scope: 'project',
+const prefs = definition('collection', {
+  collection_id: 'prefs', version: '1.0.0', status: 'active', description: 'Per-actor preferences, written back after approval.', scope: 'project',
   backend: { type: 'memory', namespace: 'prefs/{actorId}' },
   writeback: { enabled: true, strategy: 'exchange', approval_required: true },
-};
+});
 
 /** Replies show whether the turn's first message carried a memory block. */
-const model = scriptedModel({
+const model = scripted({
   rules: [{ when: { input_contains: '# memory' }, reply: { content: 'I remember your preferences' } }],
   turns: [{ content: 'Noted' }],
 });
 
-function memoryAgent(id: string): CompiledAgent {
-  return { ...agent({ agent_id: id, model }), memory: { mode: 'project', read_collections: [prefs], write_collections: [prefs] } };
+function memoryAgent(id: string): CompiledBundle {
+  return compileAgent({ agent_id: id, model, others: [prefs], front: { memory: { mode: 'project', read_collections: ['prefs'], write_collections: ['prefs'] } } }).bundle;
 }
 
-async function session(a: CompiledAgent, actor: string, extra: Partial<SessionInput> = {}) {
-  const bundle = await storeTestBundle(bundleOf(a));
-  return t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${actor}-${Math.random().toString(36).slice(2, 8)}`, args: [{ bundle, agent_id: a.agent_id, actor_id: actor, ...extra }] });
+async function session(b: CompiledBundle, actor: string, extra: Partial<SessionInput> = {}) {
+  const bundle = await storeTestBundle(b);
+  return t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `${b.root}-${actor}-${Math.random().toString(36).slice(2, 8)}`, args: [{ bundle, agent_id: b.root, actor_id: actor, ...extra }] });
 }
 type Handle = Awaited<ReturnType<typeof session>>;
 const send = (h: Handle, text: string): Promise<SessionReply> => h.executeUpdate(sessionMessageUpdate, { args: [{ text }] });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => waitUntil(fn, what, 40_000);
 
 test('writeback waits for approval (the chat goes on), the approved entry is read by the actor\'s next session and by no other actor', async () => {
   const a = memoryAgent('mem-agent');

@@ -9,11 +9,11 @@ import { randomBytes } from 'crypto';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
 import { MemoryStore, memoryEntry } from '../../src/activities/memory';
-import type { CompiledAgent, CompiledCollection } from '../../src/compiled/types';
+import type { CompiledBundle, CompiledCollection } from '../../src/compiled/types';
 import type { AgentRunResult, RunOptions } from '../../src/shared/contract';
 import { approveUpdate, respondEscalationUpdate } from '../../src/shared/definitions';
 import { openStore } from '../../src/store';
-import { agent, builtinTool, bundleOf, scriptedModel } from '../runtime/builders';
+import { builtin, compileAgent, definition, scripted, type AgentDef, type Definition, type FrontMatter } from '../helpers/definitions';
 import { scheduledActivities } from '../runtime/harness';
 import { startCliHarness, statusWhen, until, CliHarness } from '../cli/harness';
 
@@ -25,27 +25,35 @@ afterAll(async () => {
   await h.close();
 });
 
-const collection = (id: string, namespace: string, writeback: CompiledCollection['writeback']): CompiledCollection => ({
-  collection_id: id, version: '1.0.0', status: 'active', scope: 'project', backend: { type: 'memory', namespace }, writeback,
-});
+/** A memory collection definition (scope project unless `scope` says otherwise). */
+const collection = (id: string, namespace: string, writeback: CompiledCollection['writeback'], scope = 'project'): Definition =>
+  definition('collection', { collection_id: id, version: '1.0.0', status: 'active', description: `Memory ${id}.`, scope, backend: { type: 'memory', namespace }, writeback });
+const idOf = (c: Definition): string => String(c.front.collection_id);
 
 /** The model answers from the memory text when its input holds it. */
-const model = scriptedModel({
+const model = scripted({
   rules: [{ when: { last_message_contains: 'prefers email contact' }, reply: { content: 'I will write to you by email' } }],
   turns: [{ content: 'How may I contact you?' }],
 });
 
-function memoryAgent(id: string, read: CompiledCollection[], write: CompiledCollection[]): CompiledAgent {
-  return { ...agent({ agent_id: id, model }), memory: { mode: 'project', read_collections: read, write_collections: write } };
+/**
+ * Agent `id` reading and writing these collections, compiled from its definitions; `over` changes
+ * the model, tools or other front matter (`front.memory` replaces the memory block).
+ */
+function memoryAgent(id: string, read: Definition[], write: Definition[], over: Partial<AgentDef> = {}): CompiledBundle {
+  const collections = [...new Map([...read, ...write].map((c) => [idOf(c), c])).values()];
+  const front: FrontMatter = { memory: { mode: 'project', read_collections: read.map(idOf), write_collections: write.map(idOf) }, ...(over.front ?? {}) };
+  return compileAgent({ agent_id: id, model, ...over, others: [...collections, ...(over.others ?? [])], front }).bundle;
 }
 
-async function start(a: CompiledAgent, input: string, options: RunOptions = {}) {
-  const bundle = await storeBundle(openStore(), bundleOf(a));
-  const id = `${a.agent_id}-${randomBytes(4).toString('hex')}`;
-  return h.t.client.workflow.start(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input, options }] });
+async function start(b: CompiledBundle, input: string, options: RunOptions = {}) {
+  const bundle = await storeBundle(openStore(), b);
+  const id = `${b.root}-${randomBytes(4).toString('hex')}`;
+  return h.t.client.workflow.start(agfReactWorkflow, { taskQueue: h.taskQueue, workflowId: id, args: [{ bundle, agent_id: b.root, input, options }] });
 }
 
 const mem = () => new MemoryStore(openStore());
+const compiledPolicies = (b: CompiledBundle) => b.agents[b.root].policies;
 
 test('a run reads the actor\'s collection at its start: the model is given the entry (by ref, not in history); another actor gets nothing', async () => {
   const prefs = collection('prefs-ro', 'prefs-ro/{actorId}', { enabled: false });
@@ -108,8 +116,8 @@ test('a writeback with approval_required waits as a pending approval; `loom appr
 }, 90_000);
 
 test('a run outside a --session is its own session: its scope: session collections are emptied as it ends; with --session they stay', async () => {
-  const scratch: CompiledCollection = { ...collection('scratch', 'scratch/{sessionId}', { enabled: true, strategy: 'output', approval_required: false }), scope: 'session' };
-  const a = { ...memoryAgent('scratcher', [scratch], [scratch]), memory: { mode: 'session' as const, read_collections: [scratch], write_collections: [scratch] } };
+  const scratch = collection('scratch', 'scratch/{sessionId}', { enabled: true, strategy: 'output', approval_required: false }, 'session');
+  const a = memoryAgent('scratcher', [scratch], [scratch], { front: { memory: { mode: 'session', read_collections: ['scratch'], write_collections: ['scratch'] } } });
   const alone = await start(a, 'note this', { actor_id: 'ada' });
   await alone.result();
   expect(await scheduledActivities(alone)).toEqual(['loadAgent', 'memoryReadMessage', 'modelTurn', 'memoryWriteback', 'memoryEndSession']);
@@ -122,9 +130,10 @@ test('a run outside a --session is its own session: its scope: session collectio
 
 test('an escalated run\'s answer (a person\'s) is not written back; it still reads memory at its start', async () => {
   const notes = collection('esc-notes', 'esc-notes/{actorId}', { enabled: true, strategy: 'output', approval_required: false });
-  const a = memoryAgent('escalator', [notes], [notes]);
-  a.runtime = { ...a.runtime, model: scriptedModel({ turns: [{ tool_calls: [{ id: 'h1', name: 'escalate_to_human', arguments: { reason: 'needs a person' } }] }] }), max_turns: 3 };
-  a.orchestration = { ...a.orchestration, escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'desk' } }] };
+  const a = memoryAgent('escalator', [notes], [notes], {
+    model: scripted({ turns: [{ tool_calls: [{ id: 'h1', name: 'escalate_to_human', arguments: { reason: 'needs a person' } }] }] }, 'escalating-model'),
+    front: { runtime: { max_turns: 3 }, orchestration: { escalation: [{ on: 'model_decision', target: { type: 'human_queue', id: 'desk' } }] } },
+  });
   const run = await start(a, 'help me', { actor_id: 'eve' });
   await statusWhen(h, run.workflowId, 'the run to wait on the desk queue', (s) => s.state === 'waiting_for_human');
   await run.executeUpdate(respondEscalationUpdate, { args: [{ queue: 'desk', output: 'a person answered', by: 'ops' }] });
@@ -145,10 +154,11 @@ test('an unanswered writeback is not written once the run\'s approval timeout pa
 
 test('memory is carried across continue-as-new: read in the first execution, written back by the last', async () => {
   const notes = collection('can-notes', 'can-notes/{actorId}', { enabled: true, strategy: 'output', approval_required: false });
-  const a = memoryAgent('carrier', [notes], [notes]);
-  a.runtime = { ...a.runtime, model: scriptedModel({ turns: [{ tool_calls: [{ id: 'e1', name: 'echo', arguments: { text: 'hi' } }] }, { content: 'carried {{last_tool_result}}' }] }) };
-  a.tools = { ...a.tools, refs: [builtinTool('echo')] };
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const a = memoryAgent('carrier', [notes], [notes], {
+    model: scripted({ turns: [{ tool_calls: [{ id: 'e1', name: 'echo', arguments: { text: 'hi' } }] }, { content: 'carried {{last_tool_result}}' }] }, 'carrying-model'),
+    tools: [builtin('echo')],
+  });
+  const bundle = await storeBundle(openStore(), a);
   const run = await h.t.client.workflow.start(agfReactWorkflow, {
     taskQueue: h.taskQueue, workflowId: `carrier-${randomBytes(4).toString('hex')}`,
     args: [{ bundle, agent_id: 'carrier', input: 'say hi', options: { actor_id: 'gus' }, carried: { continue_as_new_every: 1 } }],
@@ -166,8 +176,8 @@ test('memory is carried across continue-as-new: read in the first execution, wri
 test('under pii_redaction memory reads and writes the redacted input: neither the store nor any history event after the start holds the raw address', async () => {
   const notes = collection('pii-notes', 'pii-notes/{actorId}', { enabled: true, strategy: 'exchange', approval_required: false });
   await mem().add('pii-notes', 'pii-notes/hal', memoryEntry('Hal prefers email contact', { session_id: 'seed', message: 1, agent_id: 'seed' }, '2026-01-01T00:00:00Z'));
-  const a = memoryAgent('redactor', [notes], [notes]);
-  a.policies = { ...a.policies, pii_redaction: true, runtime_pass: true };
+  const a = memoryAgent('redactor', [notes], [notes], { front: { policies: { pii_redaction: true } } });
+  expect(compiledPolicies(a)).toMatchObject({ pii_redaction: true, runtime_pass: true });
   const raw = 'hal.private@example.com';
   const run = await start(a, `Please use email contact: ${raw}`, { actor_id: 'hal' });
   // The query was the redacted copy: it still matched the seeded entry (the model answered from it).

@@ -13,6 +13,7 @@ import type { RunAgentInput, RunOptions } from '../../src/shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { store, testStore } from './builders';
+import { untilOk } from '../helpers/wait';
 
 export interface Harness {
   t: TestTemporal;
@@ -78,18 +79,10 @@ export async function failureOf(h: WorkflowHandle): Promise<string> {
 }
 
 export async function waitFor<T>(fn: () => Promise<T | undefined>, what: string, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== null && (v as unknown) !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+  return untilOk(async () => {
+    const v = await fn();
+    return v !== undefined && v !== null && (v as unknown) !== false ? v : undefined;
+  }, what, timeoutMs, 250);
 }
 
 /** Child workflow ids started under a run (members are `<parent>/<role>`). */

@@ -6,20 +6,24 @@
 import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentView } from '../../src/runtime/agent-view';
 import { inlineMemberBlocker, modelActivityOptions, MemberCall } from '../../src/runtime/inline-member';
-import { agent, answers, scriptedModel } from './builders';
+import { answers } from './builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 
 function view(a: CompiledAgent): AgentView {
-  const { instructions: _i, sections: _s, ...rest } = a;
+  const { instructions: _i, sections: _s, ...rest } = structuredClone(a);
   void _i;
   void _s;
   return { ...rest, agent_tool_types: {} };
 }
 
-/** A member that qualifies: the builders' agent without its default runtime.timeout_seconds. */
+/** A member that qualifies, compiled from its definition: a scripted model, nothing else declared. */
+const MEMBER = compileAgent({ agent_id: 'member', model: scripted(answers('ok')) }).agent;
+/** The same member with a registry tool, and with a fallback model (each compiled from definitions). */
+const WITH_TOOL = compileAgent({ agent_id: 'member', model: scripted(answers('ok')), tools: [builtin('echo')] }).agent;
+const WITH_FALLBACK = compileAgent({ agent_id: 'member', model: scripted(answers('ok')), others: [scripted(answers('fb'), 'fallback-model')], front: { runtime: { fallback_model: 'fallback-model' } } }).agent;
+
 function plain(): AgentView {
-  const v = view(agent({ id: 'm', model: answers('ok') }));
-  delete v.runtime.timeout_seconds;
-  return v;
+  return view(MEMBER);
 }
 
 const react: MemberCall = { workflowType: 'agfReactWorkflow' };
@@ -37,7 +41,7 @@ test('a plain agf.react member with no tools, guardrails, escalation, approval, 
 });
 
 test.each<[string, (v: AgentView) => void, RegExp]>([
-  ['a registry tool', (v) => { v.tools.refs = [{ tool_id: 'echo', version: '1', status: 'active', description: 'e', kind: 'builtin', input_schema: {}, approval_required: false, sensitive_fields: [], side_effects: false, builtin: { name: 'echo' } }]; }, /tools/],
+  ['a registry tool', (v) => { v.tools.refs = structuredClone(WITH_TOOL.tools.refs); }, /tools/],
   ['delegation', (v) => { v.orchestration.can_delegate = true; }, /delegate/],
   ['an escalation rule', (v) => { v.orchestration.escalation = [{ on: 'model_decision', target: { human_queue: 'q' } } as never]; }, /escalation/],
   ['an output guardrail', (v) => { v.guardrails.output = [{ id: 'g' } as never]; }, /guardrails/],
@@ -45,7 +49,7 @@ test.each<[string, (v: AgentView) => void, RegExp]>([
   ['human approval', (v) => { v.policies.require_human_approval = true; }, /approval/],
   ['user confirmation for a tool', (v) => { v.guardrails.tool_calls.require_user_confirmation_for = ['x']; }, /approval/],
   ['runtime.timeout_seconds', (v) => { v.runtime.timeout_seconds = 30; }, /timeout_seconds/],
-  ['a fallback model', (v) => { v.runtime.fallback_model = scriptedModel(answers('fb')); }, /fallback/],
+  ['a fallback model', (v) => { v.runtime.fallback_model = structuredClone(WITH_FALLBACK.runtime.fallback_model); }, /fallback/],
   ['a model preference the child run warns about', (v) => { v.execution_policy = { id: 'agf.react', config: { model: 'other' } }; }, /preferences/],
   ['top_k', (v) => { v.execution_policy = { id: 'agf.react', config: { top_k: 3 } }; }, /preferences/],
   ['another execution policy', (v) => { v.execution_policy = { id: 'agf.sequential', config: { steps: [] } } as never; }, /execution_policy agf.sequential/],

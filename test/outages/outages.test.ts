@@ -15,6 +15,7 @@ import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal 
 import { startTestPostgres, TestPostgres } from '../helpers/postgres';
 import { FakeOpenAIServer, FakeResponse, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { spawnCli, userEnv, until } from '../cli/harness';
+import { letTimePass } from '../helpers/wait';
 import { agent, bundleOf } from '../runtime/builders';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores, openStore } from '../../src/store';
@@ -139,7 +140,7 @@ function statusLine(id: string, re: RegExp, what: string, ms = OUTAGE_MS - 10_00
 /** Keep the database down for the outage from `since`, then start it. */
 async function endOutage(since: number): Promise<void> {
   const left = since + OUTAGE_MS - Date.now();
-  if (left > 0) await new Promise((r) => setTimeout(r, left)); // the outage's length: what this test controls
+  await letTimePass(left, 'the outage\'s length: what this test controls');
   pg.start();
 }
 
@@ -201,7 +202,8 @@ test('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s):
         if (Date.now() < phase.until503) push(httpError(503, {}, 'overloaded'), 503);
         else push(httpError(429, { 'retry-after': '5' }, 'slow down'), 429);
       }
-      await new Promise((r) => setTimeout(r, 50));
+      // The next answer is queued once this one is served (or the outage is over).
+      await until('the queued answer to be served', () => (model.pending() < 1 || !refilling || Date.now() >= phase.until429 ? true : undefined), OUTAGE_MS + 60_000, 50);
     }
     push(reply('after the outage'), 200);
   })();

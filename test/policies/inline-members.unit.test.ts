@@ -2,14 +2,17 @@
 import type { CompiledAgent } from '../../src/compiled/types';
 import type { AgentView } from '../../src/runtime/agent-view';
 import { inlineMemberBlocker } from '../../src/runtime/inline-member';
-import { agent, answers } from '../orchestration/builders';
+import { answers } from '../orchestration/builders';
+import { compileAgent, scripted } from '../helpers/definitions';
+
+/** A member with no runtime policy, compiled from its definition. */
+const MEMBER = compileAgent({ agent_id: 'member', model: scripted(answers('ok')) }).agent;
 
 function plain(over: Partial<CompiledAgent['policies']> = {}, region?: string): AgentView {
-  const { instructions: _i, sections: _s, ...rest } = agent({ id: 'm', model: answers('ok') });
+  const { instructions: _i, sections: _s, ...rest } = structuredClone(MEMBER);
   void _i;
   void _s;
   const v: AgentView = { ...rest, agent_tool_types: {} };
-  delete v.runtime.timeout_seconds;
   v.policies = { ...v.policies, ...over };
   if (region) v.runtime = { ...v.runtime, model: { ...v.runtime.model, region } };
   return v;

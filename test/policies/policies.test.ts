@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { CompiledAgent, CompiledModel } from '../../src/compiled/types';
+import type { CompiledAgent, CompiledBundle, CompiledModel } from '../../src/compiled/types';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
@@ -17,6 +17,7 @@ import { Harness, startHarness } from '../runtime/harness';
 import { activityTypes, historyEvents, HistoryEvent } from '../helpers/history';
 import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { agent, AgentSpec, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, model as modelDefinition, scripted, type Definition, type FrontMatter } from '../helpers/definitions';
 import { auditLogPath } from '../../src/activities/audit';
 import { AuditEntry, verifyChain } from '../../src/governance/audit';
 
@@ -38,22 +39,37 @@ afterAll(async () => {
   await srv.close();
 });
 
-function openaiModel(over: Partial<CompiledModel> = {}): CompiledModel {
+/** The openai model definition on the fake server. */
+function openaiModel(): Definition {
+  return modelDefinition('oa-policies', 'openai', { openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 }, supports_tools: true });
+}
+
+/** An agent with these policies (audit off unless given), compiled from its definitions: the compiler adds runtime_pass and audit_trail. */
+function withPolicies(spec: { agent_id: string; model: Definition; tools?: Definition[] }, policies: FrontMatter): CompiledBundle {
+  const b = compileAgent({ ...spec, front: { runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 0.1 } }, policies: { audit_level: 'none', ...policies } } }).bundle;
+  // What the runtime acts on: a runtime pass for PII redaction or blocked content, an audit trail for audit levels.
+  const compiled = b.agents[b.root].policies;
+  expect(compiled.runtime_pass === true).toBe(policies.pii_redaction === true || ((policies.blocked_content as string[] | undefined)?.length ?? 0) > 0);
+  expect(compiled.audit_trail === true).toBe(['standard', 'full'].includes(String(policies.audit_level)));
+  return b;
+}
+
+/**
+ * A model or tool region outside policies.data_residency: the compiler refuses it (AGF140), so these
+ * agents are built by hand, with the policy flags the compiler emits, to reach the runtime's own check.
+ */
+function handBuiltOpenaiModel(over: Partial<CompiledModel> = {}): CompiledModel {
   return { model_id: 'oa-policies', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 }, supports_tools: true, ...over };
 }
-
-/** An agent whose policies are declared as the compiler emits them (runtime_pass when pii/blocked_content are set). */
-function withPolicies(spec: AgentSpec & { agent_id: string }, policies: Partial<CompiledAgent['policies']>): CompiledAgent {
+function handBuiltWithPolicies(spec: AgentSpec & { agent_id: string }, policies: Partial<CompiledAgent['policies']>): CompiledBundle {
   const a = agent({ ...spec, runtime: { retry_policy: { max_attempts: 1, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) } });
-  const pass = policies.pii_redaction === true || (policies.blocked_content?.length ?? 0) > 0;
-  const audit = policies.audit_level === 'standard' || policies.audit_level === 'full';
-  a.policies = { ...a.policies, audit_level: 'none', ...policies, ...(pass ? { runtime_pass: true as const } : {}), ...(audit ? { audit_trail: true as const } : {}) };
-  return a;
+  a.policies = { ...a.policies, audit_level: 'none', ...policies };
+  return bundleOf(a);
 }
 
-async function start(a: CompiledAgent, input: unknown) {
-  const run: RunAgentInput = { bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id, input: input as never };
-  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${Math.random().toString(36).slice(2, 10)}`, args: [run] });
+async function start(b: CompiledBundle, input: unknown) {
+  const run: RunAgentInput = { bundle: await storeTestBundle(b), agent_id: b.root, input: input as never };
+  return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${b.root}-${Math.random().toString(36).slice(2, 10)}`, args: [run] });
 }
 
 /** An event as text, with every payload decoded (history payloads are bytes). */
@@ -114,7 +130,7 @@ test('pii_redaction: the model, the output and the history after the pass never 
 
 test('blocked_content: an answer in a blocked category is refused with the category and what matched', async () => {
   const a = withPolicies(
-    { agent_id: 'blocked-agent', model: scriptedModel({ turns: [{ content: 'For that headache, take 800 mg of ibuprofen every six hours.' }] }) },
+    { agent_id: 'blocked-agent', model: scripted({ turns: [{ content: 'For that headache, take 800 mg of ibuprofen every six hours.' }] }) },
     { blocked_content: ['legal_advice', 'medical_advice'] },
   );
   const h = await start(a, 'I have a headache, what should I take?');
@@ -127,7 +143,7 @@ test('blocked_content: an answer in a blocked category is refused with the categ
 }, 120_000);
 
 test('blocked_content: a clean answer is delivered', async () => {
-  const a = withPolicies({ agent_id: 'clean-agent', model: scriptedModel({ turns: [{ content: 'Please see a doctor; I cannot give medical advice.' }] }) }, { blocked_content: ['medical_advice'] });
+  const a = withPolicies({ agent_id: 'clean-agent', model: scripted({ turns: [{ content: 'Please see a doctor; I cannot give medical advice.' }] }) }, { blocked_content: ['medical_advice'] });
   const h = await start(a, 'I have a headache');
   expect(((await h.result()) as AgentRunResult).output).toBe('Please see a doctor; I cannot give medical advice.');
 }, 120_000);
@@ -136,7 +152,7 @@ test('allowed_connectors: a tool on another connector is refused before it runs 
   const before = srv.requests.length;
   srv.enqueue(toolCalls([{ id: 'call_1', name: 'jira_echo', arguments: { text: 'open a ticket' } }]), reply('I could not reach Jira.'));
   const a = withPolicies(
-    { agent_id: 'connector-agent', model: openaiModel(), tools: [builtinTool('echo', { tool_id: 'jira_echo', connector: 'jira' })] },
+    { agent_id: 'connector-agent', model: openaiModel(), tools: [builtin('echo', { tool_id: 'jira_echo', connector: 'jira' })] },
     { allowed_connectors: ['sharepoint'] },
   );
   const h = await start(a, 'open a ticket');
@@ -151,7 +167,7 @@ test('allowed_connectors: a tool on another connector is refused before it runs 
 
 test('allowed_connectors: a tool on an allowed connector runs', async () => {
   const a = withPolicies(
-    { agent_id: 'connector-ok', model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sp_echo', arguments: { text: 'hi' } }] }, { content: 'done' }] }), tools: [builtinTool('echo', { tool_id: 'sp_echo', connector: 'sharepoint' })] },
+    { agent_id: 'connector-ok', model: scripted({ turns: [{ tool_calls: [{ name: 'sp_echo', arguments: { text: 'hi' } }] }, { content: 'done' }] }), tools: [builtin('echo', { tool_id: 'sp_echo', connector: 'sharepoint' })] },
     { allowed_connectors: ['sharepoint'] },
   );
   const h = await start(a, 'echo hi');
@@ -161,7 +177,7 @@ test('allowed_connectors: a tool on an allowed connector runs', async () => {
 
 test('data_residency: a model outside the region is refused before any request reaches it; a tool outside it never runs', async () => {
   const before = srv.requests.length;
-  const a = withPolicies({ agent_id: 'residency-agent', model: openaiModel({ region: 'us-east-1' }) }, { data_residency: 'eu' });
+  const a = handBuiltWithPolicies({ agent_id: 'residency-agent', model: handBuiltOpenaiModel({ region: 'us-east-1' }) }, { data_residency: 'eu' });
   const h = await start(a, 'hello');
   const text = await failure(h.result());
   expect(text).toContain('[PolicyViolation]');
@@ -169,7 +185,7 @@ test('data_residency: a model outside the region is refused before any request r
   expect(srv.requests.length).toBe(before);
   expect(activityTypes(await historyEvents(h))).not.toContain('modelTurn');
 
-  const b = withPolicies(
+  const b = handBuiltWithPolicies(
     {
       agent_id: 'residency-tool',
       model: scriptedModel({ turns: [{ tool_calls: [{ name: 'us_echo', arguments: { text: 'hi' } }] }, { content: 'no tool' }] }),
@@ -185,11 +201,11 @@ test('data_residency: a model outside the region is refused before any request r
 test('audit_level full: one hash-chained entry per run (tools, arguments, results, outcome, refusal reason), PII redacted, tampering detected', async () => {
   const spec = {
     agent_id: 'audited-agent',
-    model: scriptedModel({
+    model: scripted({
       rules: [{ when: { input_contains: 'headache' }, reply: { content: 'Take 800 mg of ibuprofen.' } }],
       turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'mail bob@example.org' } }] }, { content: 'Sent to bob@example.org.' }],
     }),
-    tools: [builtinTool('echo')],
+    tools: [builtin('echo')],
   };
   const a = withPolicies(spec, { pii_redaction: true, blocked_content: ['medical_advice'], audit_level: 'full' });
   const ok = await start(a, 'please mail bob@example.org');
@@ -220,7 +236,7 @@ test('audit_level full: one hash-chained entry per run (tools, arguments, result
 
 test('audit_level standard: outcome and tool names only, no arguments, results or output', async () => {
   const a = withPolicies(
-    { agent_id: 'audited-standard', model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'secret plan' } }] }, { content: 'done' }] }), tools: [builtinTool('echo')] },
+    { agent_id: 'audited-standard', model: scripted({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'secret plan' } }] }, { content: 'done' }] }), tools: [builtin('echo')] },
     { audit_level: 'standard' },
   );
   const h = await start(a, 'go');
@@ -235,8 +251,8 @@ test('blocked_content: a worker given its own classifier (createActivities({ con
   const w = await createTestWorker(t, createActivities({ store: testStore(), contentClassifier: (text, cats) => (text.includes('forbidden') && cats.includes('violence') ? { category: 'violence', what: 'house rule', matched: 'forbidden' } : undefined) }), { taskQueue: `${t.taskQueue}-classifier` });
   const r = w.run();
   try {
-    const a = withPolicies({ agent_id: 'custom-classifier', model: scriptedModel({ turns: [{ content: 'a forbidden word' }] }) }, { blocked_content: ['violence'] });
-    const run: RunAgentInput = { bundle: await storeTestBundle(bundleOf(a)), agent_id: a.agent_id, input: 'hi' };
+    const a = withPolicies({ agent_id: 'custom-classifier', model: scripted({ turns: [{ content: 'a forbidden word' }] }) }, { blocked_content: ['violence'] });
+    const run: RunAgentInput = { bundle: await storeTestBundle(a), agent_id: a.root, input: 'hi' };
     const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: `${t.taskQueue}-classifier`, workflowId: `custom-classifier-${Math.random().toString(36).slice(2, 10)}`, args: [run] });
     expect(await failure(h.result())).toContain("category 'violence' (house rule: \"forbidden\")");
   } finally {

@@ -10,14 +10,14 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { randomBytes } from 'crypto';
-import type { CompiledModel } from '../../src/compiled/types';
 import { createActivities } from '../../src/activities';
 import type { ProviderRequest } from '../../src/activities/model';
 import { nativeProviders } from '../../src/activities/providers';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import { anthropic, azure, bedrock, google, ollama, startStandIn, type Answer, type StandIn } from '../helpers/provider-servers';
-import { agent, bundleOf, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { compileAgent, model as modelDefinition, type FrontMatter } from '../helpers/definitions';
 import { until } from '../helpers/wait';
 
 const tag = randomBytes(3).toString('hex').toUpperCase();
@@ -34,8 +34,13 @@ const BLOCKS: Record<Name, (o: string) => object> = {
   azure: (o) => ({ base_url: `${o}/openai`, deployment: 'dep', api_key_env: KEY_ENV }),
   ollama: (o) => ({ base_url: o, model: 'llama3.2' }),
 };
-const model = (name: Name, origin: string): CompiledModel =>
-  ({ model_id: `${name}-test`, version: '1.0.0', status: 'active', provider: name, [name]: { request_timeout_seconds: 10, ...BLOCKS[name](origin) }, supports_tools: true }) as CompiledModel;
+/** An agent on the `name` provider pointed at `origin`, compiled from its model and agent definitions. */
+const providerAgent = (name: Name, origin: string, agentId: string, timeoutS = 10, front: FrontMatter = {}) =>
+  compileAgent({
+    agent_id: agentId,
+    model: modelDefinition(`${name}-test`, name, { [name]: { request_timeout_seconds: timeoutS, ...BLOCKS[name](origin) }, supports_tools: true }),
+    front,
+  });
 const ok: Record<Name, (text: string) => Answer> = {
   anthropic: (t) => anthropic.message([{ text: t }], { input: 2, output: 2 }),
   google: (t) => google.response([{ text: t }], { input: 2, output: 2 }),
@@ -69,8 +74,8 @@ afterEach(async () => {
 });
 
 async function run(name: Name) {
-  const a = agent({ agent_id: `${name}-fail`, model: model(name, srv.origin), runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 } } });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const { agent: a, bundle: compiled } = providerAgent(name, srv.origin, `${name}-fail`, 10, { runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 } } });
+  const bundle = await storeTestBundle(compiled);
   return t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: a.agent_id, input: 'hello' }] });
 }
 
@@ -83,9 +88,8 @@ async function modelAttempts(h: WorkflowHandle): Promise<number[]> {
 
 /** One direct provider call; what it throws. */
 async function thrownBy(name: Name, over: Partial<ProviderRequest> = {}, timeoutS = 10): Promise<unknown> {
-  const m = model(name, srv.origin);
-  (m[name] as { request_timeout_seconds?: number }).request_timeout_seconds = timeoutS;
-  const req: ProviderRequest = { model: m, agent: agent({ model: m }), instructions: 'x', conversation: [{ role: 'user', content: 'hello' }], tools: [], prefs: { tool_choice: 'auto' }, turn: 0, input: 'hello', ...over };
+  const { agent: a } = providerAgent(name, srv.origin, `${name}-direct`, timeoutS);
+  const req: ProviderRequest = { model: a.runtime.model, agent: a, instructions: 'x', conversation: [{ role: 'user', content: 'hello' }], tools: [], prefs: { tool_choice: 'auto' }, turn: 0, input: 'hello', ...over };
   try {
     await nativeProviders()[name](req);
   } catch (e) {

@@ -14,10 +14,10 @@ import * as path from 'path';
 import { randomUUID } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApproveArgs, AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
-import type { CompiledTool } from '../../src/compiled/types';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, spawnWorker, until, WorkerProcess } from '../helpers/spawn-worker';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { builtin, compileAgent, scripted, type Definition, type FrontMatter } from '../helpers/definitions';
 import { waitForStatus } from './harness';
 import { activityAttempts, historyEvents } from '../helpers/history';
 
@@ -45,8 +45,9 @@ function ledgerDir(): string {
   return fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'ledger-'));
 }
 
-function ledgerTool(over: Partial<CompiledTool> = {}): CompiledTool {
-  return builtinTool('ledger_append', {
+/** The worker process's side-effecting ledger tool, as its definition file declares it. */
+function ledgerTool(over: FrontMatter = {}): Definition {
+  return builtin('ledger_append', {
     description: 'append an amount to an account (side effect)',
     input_schema: {
       type: 'object',
@@ -90,9 +91,9 @@ test('SIGKILL during tool calls: a new worker process finishes the run, each cal
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-tool-${randomUUID()}`;
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'crash-tool',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         {
           tool_calls: [
@@ -106,7 +107,7 @@ test('SIGKILL during tool calls: a new worker process finishes the run, each cal
     }),
     tools: [ledgerTool()],
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   // c1 applies its effect and then hangs; c2 hangs before applying it.
   const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1', blockSeconds: 300, blockBefore: ['c2'] });
   const h = await start(taskQueue, { bundle, agent_id: 'crash-tool', input: 'book it' });
@@ -158,9 +159,9 @@ test('SIGKILL while waiting for approval: a new worker process accepts the appro
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-appr-${randomUUID()}`;
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'crash-appr',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         { tool_calls: [{ id: 'pay-1', name: 'ledger_append', arguments: { account: 'acct-C', amount: 7 } }] },
         { content: 'approved: {{last_tool_result}}' },
@@ -168,7 +169,7 @@ test('SIGKILL while waiting for approval: a new worker process accepts the appro
     }),
     tools: [ledgerTool({ approval_required: true })],
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1' });
   const h = await start(taskQueue, { bundle, agent_id: 'crash-appr', input: 'pay' });
   const st = await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
@@ -199,9 +200,9 @@ test('approval signalled while NO worker is alive, then the approved call is kil
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-sig-${randomUUID()}`;
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'crash-sig',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         { tool_calls: [{ id: 'pay-2', name: 'ledger_append', arguments: { account: 'acct-D', amount: 11 } }] },
         { content: 'signalled: {{last_tool_result}}' },
@@ -209,7 +210,7 @@ test('approval signalled while NO worker is alive, then the approved call is kil
     }),
     tools: [ledgerTool({ approval_required: true })],
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1' });
   const h = await start(taskQueue, { bundle, agent_id: 'crash-sig', input: 'pay' });
   await waitForStatus(h, (s) => s.state === 'waiting_for_approval');

@@ -8,12 +8,12 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomUUID } from 'crypto';
-import type { CompiledTool } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { killAllWorkers, liveWorkers, readEffects, readMarkers, spawnWorker, until } from '../helpers/spawn-worker';
 import { historyEvents } from '../helpers/history';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { builtin, compileAgent, scripted, type Definition, type FrontMatter } from '../helpers/definitions';
 
 jest.setTimeout(300000);
 
@@ -31,8 +31,9 @@ afterAll(async () => {
   await T?.close();
 });
 
-function ledgerTool(): CompiledTool {
-  return builtinTool('ledger_append', {
+/** The worker process's side-effecting ledger tool, as its definition file declares it. */
+function ledgerTool(): Definition {
+  return builtin('ledger_append', {
     description: 'append an amount to an account (side effect)',
     input_schema: { type: 'object', properties: { account: { type: 'string' }, amount: { type: 'number' } }, required: ['account', 'amount'], additionalProperties: false },
     side_effects: true,
@@ -42,9 +43,9 @@ function ledgerTool(): CompiledTool {
 test('SIGKILL while a dependant waits: a new worker finishes the plan in order, each effect once, State intact', async () => {
   const dir = fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'ledger-'));
   const taskQueue = `exec-loop-crash-${randomUUID()}`;
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'loop-crash',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         {
           tool_calls: [
@@ -56,9 +57,9 @@ test('SIGKILL while a dependant waits: a new worker finishes the plan in order, 
       ],
     }),
     tools: [ledgerTool()],
-    runtime: { execution_loop: 'dependencies' },
+    front: { runtime: { execution_loop: 'dependencies' } },
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   // c1 applies its effect on w1 and then hangs; c2 waits for it and has not started.
   const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1', blockSeconds: 300, readyTimeoutMs: READY_MS });
   const h = await T.client.workflow.start('agfReactWorkflow', { taskQueue, workflowId: `loop-crash-${randomUUID().slice(0, 8)}`, args: [{ bundle, agent_id: 'loop-crash', input: 'book it' }] });

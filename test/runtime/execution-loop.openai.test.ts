@@ -11,7 +11,8 @@ import { FakeOpenAIServer, reply, startFakeOpenAI, toolCalls } from '../helpers/
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from './harness';
 import { historyEvents } from '../helpers/history';
-import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { builtin, compileAgent, model } from '../helpers/definitions';
 
 jest.setTimeout(120000);
 
@@ -40,13 +41,13 @@ test('a model sends _dependsOn/_outputPath as plain JSON arguments; the loop hon
     ]),
     reply('the product is 42'),
   );
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'loop-openai',
-    model: { model_id: 'oa-test', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 }, supports_tools: true },
-    tools: [builtinTool('arithmetic'), builtinTool('echo')],
-    runtime: { execution_loop: 'dependencies' },
+    model: model('oa-test', 'openai', { openai: { base_url: srv.baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10 }, supports_tools: true }),
+    tools: [builtin('arithmetic'), builtin('echo')],
+    front: { runtime: { execution_loop: 'dependencies' } },
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `loop-openai-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'loop-openai', input: 'what is 6 times 7?' }] });
   const res = (await h.result()) as AgentRunResult;
   expect(res.output).toBe('the product is 42');

@@ -8,7 +8,8 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { JsonObject, ScriptedReply } from '../../src/compiled/types';
 import type { ApproveArgs, RunStatus } from '../../src/shared/contract';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { storeTestBundle } from './builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 import { Harness, startHarness, waitForStatus } from './harness';
 import { historyEvents, HistoryEvent } from '../helpers/history';
 
@@ -24,16 +25,16 @@ type Call = { id: string; name: string; arguments: JsonObject };
 
 /** An agent on the dependencies loop whose model replies `turns` in order, then repeats the last. */
 function loopAgent(id: string, turns: ScriptedReply[], approval: string[] = []) {
-  return agent({
+  return compileAgent({
     agent_id: id,
-    model: scriptedModel({ turns }),
-    tools: ['echo', 'sleep', 'fail', 'arithmetic'].map((t) => builtinTool(t, { approval_required: approval.includes(t) })),
-    runtime: { execution_loop: 'dependencies' },
-  });
+    model: scripted({ turns }),
+    tools: ['echo', 'sleep', 'fail', 'arithmetic'].map((t) => builtin(t, { approval_required: approval.includes(t) })),
+    front: { runtime: { execution_loop: 'dependencies' } },
+  }).bundle;
 }
 
 async function start(id: string, turns: ScriptedReply[], approval: string[] = []): Promise<WorkflowHandle> {
-  const bundle = await storeTestBundle(bundleOf(loopAgent(id, turns, approval)));
+  const bundle = await storeTestBundle(loopAgent(id, turns, approval));
   return H.start({ bundle, agent_id: id, input: 'go' });
 }
 
@@ -227,14 +228,12 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 
 test('State is carried across continue-as-new: a later execution reads it, still refuses a second write, and returns it whole', async () => {
   const bundle = await storeTestBundle(
-    bundleOf(
-      loopAgent('can-state', [
-        { tool_calls: [{ id: 's1', name: 'echo', arguments: { text: 'one', _outputPath: '$.state.one' } }] },
-        { tool_calls: [{ id: 's2', name: 'echo', arguments: { text: 'two', _dependsOn: '$.state.one', _outputPath: '$.state.two' } }] },
-        { tool_calls: [{ id: 's3', name: 'echo', arguments: { text: 'again', _outputPath: '$.state.one' } }] },
-        { content: 'model saw: {{last_tool_result}}' },
-      ]),
-    ),
+    loopAgent('can-state', [
+      { tool_calls: [{ id: 's1', name: 'echo', arguments: { text: 'one', _outputPath: '$.state.one' } }] },
+      { tool_calls: [{ id: 's2', name: 'echo', arguments: { text: 'two', _dependsOn: '$.state.one', _outputPath: '$.state.two' } }] },
+      { tool_calls: [{ id: 's3', name: 'echo', arguments: { text: 'again', _outputPath: '$.state.one' } }] },
+      { content: 'model saw: {{last_tool_result}}' },
+    ]),
   );
   const h = await H.start({ bundle, agent_id: 'can-state', input: 'go', carried: { continue_as_new_every: 1 } });
   const res = await h.result();

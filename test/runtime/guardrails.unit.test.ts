@@ -15,7 +15,13 @@ import {
 import { FileBlobStore, storeBundle } from '../../src/activities/blob-store';
 import { MessageStore } from '../../src/activities/message-store';
 import { BundleCache } from '../../src/activities/agent-loader';
-import { agent, bundleOf, scriptedModel } from './builders';
+import { compileAgent, definition, scripted } from '../helpers/definitions';
+
+/** The builtin pii-regex guardrail, as its definition file says it. */
+const PII_SCAN = definition('guardrail', {
+  guardrail_id: 'pii-scan', version: '1.0.0', status: 'active', description: 'Builtin pii-regex check.',
+  behaviour: { result_type: 'transform' }, provider: { type: 'builtin', name: 'pii-regex' },
+});
 
 function gr(ref: string, name: string, result_type: GuardrailResultType, on_fail: CompiledGuardrail['on_fail'], extra: { severity_threshold?: number; config?: JsonObject } = {}): CompiledGuardrail {
   return {
@@ -206,17 +212,24 @@ describe('runGuardrails activity (message store claim check)', () => {
   const acts = createGuardrailActivities({ bundles: new BundleCache(blobs), messages });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  async function bundleWith(g: Partial<Record<'input' | 'tool_input' | 'tool_output' | 'output', CompiledGuardrail[]>>, outputSchema?: JsonObject) {
-    const a = agent({ agent_id: 'g', model: scriptedModel({ turns: [{ content: 'x' }] }), output_schema: outputSchema });
-    a.guardrails = { ...a.guardrails, ...g };
-    return storeBundle(blobs, bundleOf(a));
+  /** Agent `guarded` from definitions: the builtin pii-regex guardrail at the positions given, on_fail redact. */
+  async function bundleWith(positions: ('input' | 'tool_input' | 'tool_output' | 'output')[], outputSchema?: JsonObject) {
+    const { bundle } = compileAgent({
+      agent_id: 'guarded',
+      model: scripted({ turns: [{ content: 'x' }] }),
+      others: [PII_SCAN],
+      front: {
+        guardrails: Object.fromEntries(positions.map((p) => [p, [{ ref: 'pii-scan', on_fail: 'redact' }]])),
+        ...(outputSchema ? { interface: { input: { schema: { type: 'string' }, examples: ['hi'] }, output: { schema: outputSchema } } } : {}),
+      },
+    });
+    return storeBundle(blobs, bundle);
   }
-  const pii = gr('pii-scan', 'pii-regex', 'transform', 'redact');
 
   test('a stored tool message is transformed into a new stored message; only a preview comes back', async () => {
-    const bundle = await bundleWith({ tool_output: [pii] });
+    const bundle = await bundleWith(['tool_output']);
     const ref = await messages.putLoose({ role: 'tool', content: 'customer: ann@corp.example', tool_call_id: 'c1', name: 'lookup' });
-    const out = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'tool_output', message: { ref }, tool: 'lookup', call_id: 'c1' });
+    const out = await acts.runGuardrails({ bundle, agent_id: 'guarded', position: 'tool_output', message: { ref }, tool: 'lookup', call_id: 'c1' });
     expect(out.verdict.kind).toBe('transformed');
     expect(out.verdict.text).toBeUndefined();
     expect(out.verdict.preview).toBe('customer: [EMAIL]');
@@ -225,14 +238,14 @@ describe('runGuardrails activity (message store claim check)', () => {
   });
 
   test('inline input messages are stored (pass or transformed); tool args and JSON output are transformed structurally', async () => {
-    const bundle = await bundleWith({ input: [pii], tool_input: [pii], output: [pii] }, { type: 'object' });
-    const inp = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'input', message: { message: { role: 'user', content: 'hello' } } });
+    const bundle = await bundleWith(['input', 'tool_input', 'output'], { type: 'object' });
+    const inp = await acts.runGuardrails({ bundle, agent_id: 'guarded', position: 'input', message: { message: { role: 'user', content: 'hello' } } });
     expect(inp.verdict.kind).toBe('pass');
     expect((await messages.getLoose(inp.stored!)).content).toBe('hello');
-    const args = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'tool_input', args: { to: 'x@y.com', n: 1 }, tool: 'send' });
+    const args = await acts.runGuardrails({ bundle, agent_id: 'guarded', position: 'tool_input', args: { to: 'x@y.com', n: 1 }, tool: 'send' });
     expect(args.verdict).toMatchObject({ kind: 'transformed', args: { to: '[EMAIL]', n: 1 } });
     const head = await messages.append(null, { role: 'assistant', content: '```json\n{"contact":"x@y.com"}\n```' });
-    const outp = await acts.runGuardrails({ bundle, agent_id: 'g', position: 'output', head });
+    const outp = await acts.runGuardrails({ bundle, agent_id: 'guarded', position: 'output', head });
     expect(outp.verdict).toMatchObject({ kind: 'transformed', value: { contact: '[EMAIL]' } });
   });
 });

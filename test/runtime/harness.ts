@@ -6,6 +6,7 @@ import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import type { RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { testStore } from './builders';
+import { untilOk } from '../helpers/wait';
 
 export interface Harness {
   t: TestTemporal;
@@ -39,18 +40,15 @@ export async function startHarness(prefix: string): Promise<Harness> {
 
 /** Poll the status query until `pred` holds (or fail after `ms`). */
 export async function waitForStatus(h: WorkflowHandle, pred: (s: RunStatus) => boolean, ms = 20000): Promise<RunStatus> {
-  const end = Date.now() + ms;
   let last: RunStatus | undefined;
-  while (Date.now() < end) {
-    try {
-      last = await h.query<RunStatus>('status');
-      if (pred(last)) return last;
-    } catch {
-      // not started yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`status condition not met in ${ms} ms; last status: ${JSON.stringify(last)}`);
+  return untilOk(
+    async () => {
+      last = await h.query<RunStatus>('status'); // throws until the run's first workflow task: polled again
+      return pred(last) ? last : undefined;
+    },
+    () => `the status condition; last status: ${JSON.stringify(last)}`,
+    ms,
+  );
 }
 
 /** Activity types scheduled so far, in order. */

@@ -2,7 +2,7 @@
 import { classifyFailure, parseRetryAfter, toApplicationFailure } from '../../src/activities/errors';
 import { buildRequest, INVALID_ARGUMENTS_KEY, parseToolArguments, redact, safeEndpoint, toChatMessages } from '../../src/activities/openai';
 import type { ProviderRequest } from '../../src/activities/model';
-import { agent } from './builders';
+import { compileAgent, model } from '../helpers/definitions';
 
 const ep = 'http://127.0.0.1:9/v1/chat/completions (model m)';
 
@@ -74,8 +74,9 @@ describe('openai provider mapping', () => {
     expect((parseToolArguments('[1,2]') as Record<string, { error: string }>)[INVALID_ARGUMENTS_KEY].error).toMatch(/array/);
   });
   test('conversation and prefs map to a chat-completions request', () => {
-    const a = agent({
-      model: { model_id: 'm', version: '1', status: 'active', provider: 'openai', openai: { base_url: 'http://127.0.0.1:1/v1', model: 'gpt-x' }, supports_parallel_tool_calls: false },
+    const { agent: a } = compileAgent({
+      agent_id: 'chat',
+      model: model('m', 'openai', { openai: { base_url: 'http://127.0.0.1:1/v1', model: 'gpt-x' }, supports_parallel_tool_calls: false }),
     });
     const req: ProviderRequest = {
       model: a.runtime.model,

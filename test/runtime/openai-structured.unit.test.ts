@@ -1,13 +1,21 @@
 /** The openai provider's structured output: the agent's output schema as `response_format`. */
 import { buildRequest, objectOutputSchema, responseFormat, strictSchema } from '../../src/activities/openai';
 import type { ProviderRequest } from '../../src/activities/model';
-import type { CompiledModel, JsonSchema } from '../../src/compiled/types';
-import { agent } from './builders';
+import type { JsonSchema } from '../../src/compiled/types';
+import { compileAgent, model as modelDef, type FrontMatter } from '../helpers/definitions';
 
-const MODEL: CompiledModel = { model_id: 'm', version: '1', status: 'active', provider: 'openai', openai: { base_url: 'http://127.0.0.1:1/v1', model: 'gpt-x' } };
-
-function request(schema: JsonSchema | undefined, model: Partial<CompiledModel> = {}): ProviderRequest {
-  const a = agent({ model: { ...MODEL, ...model }, ...(schema === undefined ? {} : { output_schema: schema }) });
+/**
+ * The request an agent with this output schema sends, on an openai model with `model` fields.
+ * `undefined`: a payload with no output schema at all, which a definition cannot say (the compiler
+ * requires interface.output.schema), so that one field is taken out of the compiled agent.
+ */
+function request(schema: JsonSchema | undefined, model: FrontMatter = {}): ProviderRequest {
+  const { agent: a } = compileAgent({
+    agent_id: 'structured',
+    model: modelDef('m', 'openai', { openai: { base_url: 'http://127.0.0.1:1/v1', model: 'gpt-x' }, ...model }),
+    front: { interface: { input: { schema: { type: 'string' }, examples: ['q'] }, output: { schema: schema ?? {} } } },
+  });
+  if (schema === undefined) delete (a.interface.output as { schema?: JsonSchema }).schema;
   return { model: a.runtime.model, agent: a, instructions: '', conversation: [{ role: 'user', content: 'q' }], tools: [], prefs: { tool_choice: 'auto' }, turn: 0, input: 'q' } as ProviderRequest;
 }
 

@@ -1,7 +1,8 @@
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import type { ApproveArgs, RejectArgs } from '../../src/shared/contract';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { storeTestBundle } from './builders';
+import { builtin, compileAgent, scripted, type FrontMatter } from '../helpers/definitions';
 import { Harness, scheduledActivities, startHarness, waitForStatus } from './harness';
 import {
   activityCompletedEventIds,
@@ -20,23 +21,26 @@ beforeAll(async () => {
 });
 afterAll(async () => H.close());
 
-/** A model that asks for arithmetic once and then reports the tool result verbatim. */
-function approvalAgent(id: string, over: Parameters<typeof agent>[0] extends infer S ? Partial<S> : never = {}) {
-  return agent({
+/**
+ * A model that asks for arithmetic once and then reports the tool result verbatim; the tool needs
+ * approval unless `toolApproval` is false; `front` adds front-matter fields. Compiled from definitions.
+ */
+function approvalAgent(id: string, front: FrontMatter = {}, toolApproval = true) {
+  return compileAgent({
     agent_id: id,
-    model: scriptedModel({
+    model: scripted({
       turns: [
         { tool_calls: [{ id: 'mul-1', name: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } }] },
         { content: 'tool said: {{last_tool_result}}' },
       ],
     }),
-    tools: [builtinTool('arithmetic', { approval_required: true })],
-    ...over,
-  });
+    tools: [builtin('arithmetic', { approval_required: toolApproval })],
+    front,
+  }).bundle;
 }
 
 test('approve by signal runs the call; status lists only the ready call while waiting', async () => {
-  const bundle = await storeTestBundle(bundleOf(approvalAgent('appr')));
+  const bundle = await storeTestBundle(approvalAgent('appr'));
   const h = await H.start({ bundle, agent_id: 'appr', input: 'go' });
   const st = await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   expect(st.pending_approvals).toHaveLength(1);
@@ -51,7 +55,7 @@ test('approve by signal runs the call; status lists only the ready call while wa
 });
 
 test('reject by update: the model sees the reason; unknown call ids are refused clearly', async () => {
-  const bundle = await storeTestBundle(bundleOf(approvalAgent('rej')));
+  const bundle = await storeTestBundle(approvalAgent('rej'));
   const h = await H.start({ bundle, agent_id: 'rej', input: 'go' });
   await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   await expect(h.executeUpdate<string, [RejectArgs]>('rejectCall', { args: [{ call_id: 'nope', reason: 'x' }] })).rejects.toThrow(
@@ -67,7 +71,7 @@ test('reject by update: the model sees the reason; unknown call ids are refused 
 });
 
 test('approve with corrected args by update (re-validated: invalid corrections are refused)', async () => {
-  const bundle = await storeTestBundle(bundleOf(approvalAgent('corr')));
+  const bundle = await storeTestBundle(approvalAgent('corr'));
   const h = await H.start({ bundle, agent_id: 'corr', input: 'go' });
   await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   const bad = await h
@@ -83,7 +87,7 @@ test('approve with corrected args by update (re-validated: invalid corrections a
 });
 
 test('approval timeout rejects the call with "approval timed out"', async () => {
-  const bundle = await storeTestBundle(bundleOf(approvalAgent('tmo')));
+  const bundle = await storeTestBundle(approvalAgent('tmo'));
   const h = await H.start({ bundle, agent_id: 'tmo', input: 'go', options: { approval_timeout_seconds: 1 } });
   const res = await h.result();
   expect(res.output).toMatch(/approval timed out/);
@@ -91,9 +95,8 @@ test('approval timeout rejects the call with "approval timed out"', async () => 
 });
 
 test('on_approval_timeout escalate: the call stays pending on the human queue until an operator answers', async () => {
-  const a = approvalAgent('esc');
-  a.orchestration.escalation = [{ on: 'timeout', target: { type: 'human_queue', id: 'approvals-desk' } }];
-  const bundle = await storeTestBundle(bundleOf(a));
+  const a = approvalAgent('esc', { orchestration: { escalation: [{ on: 'timeout', target: { type: 'human_queue', id: 'approvals-desk' } }] } });
+  const bundle = await storeTestBundle(a);
   const h = await H.start({ bundle, agent_id: 'esc', input: 'go', options: { approval_timeout_seconds: 1, on_approval_timeout: 'escalate' } });
   const st = await waitForStatus(h, (s) => s.warnings.some((w) => /escalated to human queue 'approvals-desk'/.test(w)));
   expect(st.state).toBe('waiting_for_approval');
@@ -109,15 +112,15 @@ test('on_approval_timeout escalate: the call stays pending on the human queue un
 });
 
 test('guardrails.tool_calls.require_user_confirmation_for and policies.require_human_approval also gate calls', async () => {
-  const a = approvalAgent('gr', { tools: [builtinTool('arithmetic')], require_user_confirmation_for: ['arithmetic'] });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'gr', input: 'go' });
+  const a = approvalAgent('confirm', { guardrails: { tool_calls: { require_user_confirmation_for: ['arithmetic'] } } }, false);
+  const h = await H.start({ bundle: await storeTestBundle(a), agent_id: 'confirm', input: 'go' });
   const st = await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   expect(st.pending_approvals[0].reason).toMatch(/require_user_confirmation_for/);
   await h.signal('approve', { call_id: 'mul-1' });
   expect((await h.result()).output).toBe('tool said: 42');
 
-  const b = approvalAgent('hap', { tools: [builtinTool('arithmetic')], require_human_approval: true });
-  const h2 = await H.start({ bundle: await storeTestBundle(bundleOf(b)), agent_id: 'hap', input: 'go' });
+  const b = approvalAgent('hap', { policies: { require_human_approval: true } }, false);
+  const h2 = await H.start({ bundle: await storeTestBundle(b), agent_id: 'hap', input: 'go' });
   const st2 = await waitForStatus(h2, (s) => s.state === 'waiting_for_approval');
   expect(st2.pending_approvals[0].reason).toMatch(/require_human_approval/);
   await h2.signal('reject', { call_id: 'mul-1', reason: 'no' });
@@ -125,7 +128,7 @@ test('guardrails.tool_calls.require_user_confirmation_for and policies.require_h
 });
 
 test('pause then resume: nothing new starts while paused', async () => {
-  const bundle = await storeTestBundle(bundleOf(approvalAgent('pause')));
+  const bundle = await storeTestBundle(approvalAgent('pause'));
   const h = await H.start({ bundle, agent_id: 'pause', input: 'go' });
   await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   await h.signal('pause');
@@ -145,12 +148,12 @@ test('pause then resume: nothing new starts while paused', async () => {
 });
 
 test('paused from the start (signalWithStart): no model call until resume', async () => {
-  const a = agent({ agent_id: 'p0', model: scriptedModel({ turns: [{ content: 'ok' }] }) });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const { bundle: compiled } = compileAgent({ agent_id: 'paused-start', model: scripted({ turns: [{ content: 'ok' }] }) });
+  const bundle = await storeTestBundle(compiled);
   const h = await H.t.client.workflow.signalWithStart('agfReactWorkflow', {
     taskQueue: H.t.taskQueue,
-    workflowId: `p0-${Date.now()}`,
-    args: [{ bundle, agent_id: 'p0', input: 'x' }],
+    workflowId: `paused-start-${Date.now()}`,
+    args: [{ bundle, agent_id: 'paused-start', input: 'x' }],
     signal: 'pause',
     signalArgs: [],
   });
@@ -167,12 +170,12 @@ test('paused from the start (signalWithStart): no model call until resume', asyn
 });
 
 test('cancel: the run ends cancelled while a tool call is in flight', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'cancel',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 60000 } }] }, { content: 'never' }] }),
-    tools: [builtinTool('sleep')],
+    model: scripted({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 60000 } }] }, { content: 'never' }] }),
+    tools: [builtin('sleep')],
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'cancel', input: 'x' });
+  const h = await H.start({ bundle: await storeTestBundle(compiled), agent_id: 'cancel', input: 'x' });
   await waitForStatus(h, (s) => s.tool_calls_made === 1);
   await until(async () => ((await activityRunning(h, 'runTool')) ? true : undefined), 'the sleep tool to run on the worker', 20000);
   await h.cancel();
@@ -189,12 +192,12 @@ test('cancel: the run ends cancelled while a tool call is in flight', async () =
 });
 
 test('a pause sent mid-turn holds across continue-as-new until resume', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'pause-can',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 1500 } }] }, { content: 'finished' }] }),
-    tools: [builtinTool('sleep')],
+    model: scripted({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 1500 } }] }, { content: 'finished' }] }),
+    tools: [builtin('sleep')],
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'pause-can', input: 'go', carried: { continue_as_new_every: 1 } });
+  const h = await H.start({ bundle: await storeTestBundle(compiled), agent_id: 'pause-can', input: 'go', carried: { continue_as_new_every: 1 } });
   const firstRun = H.t.client.workflow.getHandle(h.workflowId, h.firstExecutionRunId);
   await waitForStatus(h, (s) => s.tool_calls_made === 1);
   await h.signal('pause');
@@ -215,7 +218,7 @@ test('a pause sent mid-turn holds across continue-as-new until resume', async ()
 });
 
 test('a run cancelled while waiting for approval lists nothing left to approve', async () => {
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(approvalAgent('cancel-wait'))), agent_id: 'cancel-wait', input: 'go' });
+  const h = await H.start({ bundle: await storeTestBundle(approvalAgent('cancel-wait')), agent_id: 'cancel-wait', input: 'go' });
   await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   await h.cancel();
   await expect(h.result()).rejects.toThrow();

@@ -2,7 +2,16 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestTemporal } from '../helpers/temporal';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import type { AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { agentDefinition, builtin, compileAgent, definition, scripted } from '../helpers/definitions';
+
+/** An interface that takes and returns any JSON (what the model's scripted replies need). */
+const OPEN = { interface: { input: { schema: {} }, output: { schema: {} } } };
+/** helper-agent, called as a tool or as a delegate: it answers with the `q` it was given. */
+const HELPER = [
+  scripted({ turns: [{ content: { said: 'child got {{input.q}}' } }] }, 'helper-model'),
+  agentDefinition({ agent_id: 'helper-agent', model: scripted({}, 'helper-model'), front: { ...OPEN, orchestration: { can_be_invoked_as_tool: true } } }),
+];
 import { Harness, startHarness, waitForStatus } from './harness';
 import { childWorkflowIds, historyEvents, waitForSettledHistory } from '../helpers/history';
 
@@ -22,18 +31,18 @@ async function start(input: RunAgentInput, id = `${input.agent_id}-${Math.random
 }
 
 test('scripted react run with a builtin tool returns the final answer', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'calc',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         { tool_calls: [{ name: 'arithmetic', arguments: { a: '{{input.a}}' as never, b: 3, op: 'mul' } }] },
         { content: { answer: 'result {{last_tool_result}}' } },
       ],
     }),
-    tools: [builtinTool('arithmetic', { input_schema: { type: 'object', properties: { a: {}, b: { type: 'number' }, op: { type: 'string' } }, required: ['a', 'b', 'op'] } })],
-    output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+    tools: [builtin('arithmetic', { input_schema: { type: 'object', properties: { a: {}, b: { type: 'number' }, op: { type: 'string' } }, required: ['a', 'b', 'op'] } })],
+    front: { interface: { input: { schema: { type: 'object' } }, output: { schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } } },
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const h = await start({ bundle, agent_id: 'calc', input: { a: 14 } });
   const res: AgentRunResult = await h.result();
   expect(res.output).toEqual({ answer: 'result 42' });
@@ -45,15 +54,13 @@ test('scripted react run with a builtin tool returns the final answer', async ()
 });
 
 test('a plain text agent answers without tools', async () => {
-  const a = agent({ agent_id: 'hello', model: scriptedModel({ turns: [{ content: 'hi {{input}}' }] }) });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compileAgent({ agent_id: 'hello', model: scripted({ turns: [{ content: 'hi {{input}}' }] }) }).bundle);
   const res = await (await start({ bundle, agent_id: 'hello', input: 'there' })).result();
   expect(res.output).toBe('hi there');
 });
 
 test('max_input_chars is checked before the first model call', async () => {
-  const a = agent({ agent_id: 'short', model: scriptedModel({ turns: [{ content: 'x' }] }), runtime: { max_input_chars: 5 } });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compileAgent({ agent_id: 'short', model: scripted({ turns: [{ content: 'x' }] }), front: { runtime: { max_input_chars: 5 } } }).bundle);
   const h = await start({ bundle, agent_id: 'short', input: 'way too long' });
   await expect(h.result()).rejects.toThrow(WorkflowFailedError);
   const hist = await h.fetchHistory();
@@ -62,22 +69,18 @@ test('max_input_chars is checked before the first model call', async () => {
 });
 
 test('agent as a tool runs as a child workflow and its output goes back to the model', async () => {
-  const child = agent({ agent_id: 'helper-agent', model: scriptedModel({ turns: [{ content: { said: 'child got {{input.q}}' } }] }) });
-  const parent = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'boss',
-    model: scriptedModel({ turns: [{ tool_calls: [{ id: 'ask', name: 'helper', arguments: { q: 'ping' } }] }, { content: 'boss heard {{last_tool_result}}' }] }),
+    model: scripted({ turns: [{ tool_calls: [{ id: 'ask', name: 'helper', arguments: { q: 'ping' } }] }, { content: 'boss heard {{last_tool_result}}' }] }),
     tools: [
-      {
-        ...builtinTool('echo'),
-        tool_id: 'helper',
-        kind: 'agent',
-        builtin: undefined,
-        agent: { agent_id: 'helper-agent' },
+      definition('tool', {
+        tool_id: 'helper', version: '1.0.0', status: 'active', description: 'Ask the helper agent.', kind: 'agent', agent: { agent_id: 'helper-agent' },
         input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
-      },
+      }),
     ],
+    others: HELPER,
   });
-  const bundle = await storeTestBundle(bundleOf(parent, child));
+  const bundle = await storeTestBundle(compiled);
   const bossId = `boss-${Date.now()}`;
   const h = await start({ bundle, agent_id: 'boss', input: 'go' }, bossId);
   const res = await h.result();
@@ -88,20 +91,20 @@ test('agent as a tool runs as a child workflow and its output goes back to the m
 });
 
 describe('delegation (can_delegate / allowed_delegates) is enforced by the runtime', () => {
-  const child = () => agent({ agent_id: 'helper-agent', model: scriptedModel({ turns: [{ content: { said: 'child got {{input.q}}' } }] }) });
-  function delegator(id: string, target: string, canDelegate: boolean) {
-    const a = agent({
+  /** A lead that delegates to `target` once (compiled with helper-agent, its only allowed delegate); `front` adds fields. */
+  function delegator(id: string, target: string, canDelegate: boolean, front: Record<string, unknown> = {}) {
+    return compileAgent({
       agent_id: id,
-      model: scriptedModel({
+      model: scripted({
         turns: [{ tool_calls: [{ id: 'd1', name: 'delegate_to_agent', arguments: { agent_id: target, input: { q: 'ping' } } }] }, { content: 'lead heard {{last_tool_result}}' }],
       }),
-    });
-    a.orchestration = { ...a.orchestration, can_delegate: canDelegate, allowed_delegates: ['helper-agent'] };
-    return a;
+      others: HELPER,
+      front: { orchestration: { can_delegate: canDelegate, allowed_delegates: ['helper-agent'] }, ...front },
+    }).bundle;
   }
 
   test('an allowed delegate runs as a child workflow and its answer goes back to the model', async () => {
-    const bundle = await storeTestBundle(bundleOf(delegator('lead', 'helper-agent', true), child()));
+    const bundle = await storeTestBundle(delegator('lead', 'helper-agent', true));
     const id = `lead-${Date.now()}`;
     const res = await (await start({ bundle, agent_id: 'lead', input: 'go' }, id)).result();
     expect(res.output).toBe('lead heard {"said":"child got ping"}');
@@ -109,7 +112,7 @@ describe('delegation (can_delegate / allowed_delegates) is enforced by the runti
   });
 
   test('a delegate outside allowed_delegates is refused whatever the model says', async () => {
-    const bundle = await storeTestBundle(bundleOf(delegator('lead2', 'rogue-agent', true), child()));
+    const bundle = await storeTestBundle(delegator('lead2', 'rogue-agent', true));
     const id = `lead2-${Date.now()}`;
     const res = await (await start({ bundle, agent_id: 'lead2', input: 'go' }, id)).result();
     expect(res.output).toMatch(/delegation to 'rogue-agent' refused: this agent may only delegate to helper-agent/);
@@ -117,15 +120,13 @@ describe('delegation (can_delegate / allowed_delegates) is enforced by the runti
   });
 
   test('without can_delegate there is no delegate tool at all', async () => {
-    const bundle = await storeTestBundle(bundleOf(delegator('lead3', 'helper-agent', false), child()));
+    const bundle = await storeTestBundle(delegator('lead3', 'helper-agent', false));
     const res = await (await start({ bundle, agent_id: 'lead3', input: 'go' })).result();
     expect(res.output).toMatch(/unknown tool 'delegate_to_agent'/);
   });
 
   test('policies.require_human_approval gates delegation: the delegate runs only once approved', async () => {
-    const lead = delegator('lead4', 'helper-agent', true);
-    lead.policies = { ...lead.policies, require_human_approval: true };
-    const bundle = await storeTestBundle(bundleOf(lead, child()));
+    const bundle = await storeTestBundle(delegator('lead4', 'helper-agent', true, { policies: { require_human_approval: true } }));
     const id = `lead4-${Date.now()}`;
     const h = await start({ bundle, agent_id: 'lead4', input: 'go' }, id);
     const st = await waitForStatus(h, (s) => s.pending_approvals.length === 1);

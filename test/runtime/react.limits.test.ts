@@ -1,7 +1,11 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ScriptedReply } from '../../src/compiled/types';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { storeTestBundle } from './builders';
+import { builtin, compileAgent, scripted, type AgentDef } from '../helpers/definitions';
+
+/** The agent compiled from its definitions, stored for a run. */
+const stored = (a: AgentDef) => storeTestBundle(compileAgent(a).bundle);
 import { Harness, startHarness } from './harness';
 import { activityCompletedEventIds, activityEventIds, historyEvents } from '../helpers/history';
 
@@ -24,8 +28,7 @@ async function failure(p: Promise<unknown>): Promise<ApplicationFailure> {
 const echoForever: ScriptedReply = { tool_calls: [{ name: 'echo', arguments: { text: 'again' } }] };
 
 test('max_steps is a hard limit', async () => {
-  const a = agent({ agent_id: 'steps', model: scriptedModel({ turns: [echoForever] }), tools: [builtinTool('echo')], react: { max_steps: 5 } });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'steps', input: 'x' });
+  const h = await H.start({ bundle: await stored({ agent_id: 'steps', model: scripted({ turns: [echoForever] }), tools: [builtin('echo')], front: { execution_policy: { id: 'agf.react', config: { max_steps: 5 } } } }), agent_id: 'steps', input: 'x' });
   const f = await failure(h.result());
   expect(f.type).toBe('LimitExceeded');
   expect(f.message).toMatch(/max_steps \(5\) reached/);
@@ -34,43 +37,43 @@ test('max_steps is a hard limit', async () => {
 });
 
 test('runtime.max_turns is a hard limit', async () => {
-  const a = agent({ agent_id: 'turns', model: scriptedModel({ turns: [echoForever] }), tools: [builtinTool('echo')], runtime: { max_turns: 3 } });
-  const f = await failure((await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'turns', input: 'x' })).result());
+  const bundle = await stored({ agent_id: 'turns', model: scripted({ turns: [echoForever] }), tools: [builtin('echo')], front: { runtime: { max_turns: 3 } } });
+  const f = await failure((await H.start({ bundle, agent_id: 'turns', input: 'x' })).result());
   expect(f.message).toMatch(/max_turns \(3\)/);
 });
 
 test('max_tool_calls: calls beyond the limit are refused to the model, then tools are switched off', async () => {
   const two: ScriptedReply = { tool_calls: [{ name: 'echo', arguments: { text: 'a' } }, { name: 'echo', arguments: { text: 'b' } }] };
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'maxcalls',
-    model: scriptedModel({ rules: [{ when: { last_message_contains: 'max_tool_calls' }, reply: { content: 'stopped: {{message}}' } }], turns: [two] }),
-    tools: [builtinTool('echo')],
-    runtime: { max_tool_calls: 3 },
+    model: scripted({ rules: [{ when: { last_message_contains: 'max_tool_calls' }, reply: { content: 'stopped: {{message}}' } }], turns: [two] }),
+    tools: [builtin('echo')],
+    front: { runtime: { max_tool_calls: 3 } },
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'maxcalls', input: 'x' });
+  const h = await H.start({ bundle, agent_id: 'maxcalls', input: 'x' });
   const res = await h.result();
   expect(res.output).toMatch(/stopped: error: runtime.max_tool_calls \(3\) reached/);
   expect((await h.query('status')) as object).toMatchObject({ tool_calls_made: 4 });
 });
 
 test('per-tool max_calls_per_run', async () => {
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'pertool',
-    model: scriptedModel({ rules: [{ when: { last_message_contains: 'max_calls_per_run' }, reply: { content: 'limit seen' } }], turns: [echoForever] }),
-    tools: [builtinTool('echo', { max_calls_per_run: 2 })],
+    model: scripted({ rules: [{ when: { last_message_contains: 'max_calls_per_run' }, reply: { content: 'limit seen' } }], turns: [echoForever] }),
+    tools: [builtin('echo', { max_calls_per_run: 2 })],
   });
-  const res = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'pertool', input: 'x' })).result();
+  const res = await (await H.start({ bundle, agent_id: 'pertool', input: 'x' })).result();
   expect(res.output).toBe('limit seen');
 });
 
 test('runtime.timeout_seconds is a workflow timer racing the loop', async () => {
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'timeout',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 20000 } }] }, { content: 'late' }] }),
-    tools: [builtinTool('sleep')],
-    runtime: { timeout_seconds: 2 },
+    model: scripted({ turns: [{ tool_calls: [{ name: 'sleep', arguments: { ms: 20000 } }] }, { content: 'late' }] }),
+    tools: [builtin('sleep')],
+    front: { runtime: { timeout_seconds: 2 } },
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'timeout', input: 'x' });
+  const h = await H.start({ bundle, agent_id: 'timeout', input: 'x' });
   const f = await failure(h.result());
   expect(f.type).toBe('Timeout');
   expect(f.message).toMatch(/timeout_seconds \(2\) exceeded/);
@@ -84,49 +87,50 @@ test('runtime.timeout_seconds is a workflow timer racing the loop', async () => 
 });
 
 const outputSchema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+/** Front matter declaring that output schema. */
+const totalOutput = { interface: { input: { schema: { type: 'string' }, examples: ['x'] }, output: { schema: outputSchema } } };
 
 test('invalid JSON for the output schema gets one correction turn', async () => {
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'fix',
-    model: scriptedModel({
+    model: scripted({
       rules: [{ when: { last_message_contains: 'not accepted' }, reply: { content: { total: 3 } } }],
       turns: [{ content: 'the total is three' }],
     }),
-    output_schema: outputSchema,
+    front: totalOutput,
   });
-  const res = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'fix', input: 'x' })).result();
+  const res = await (await H.start({ bundle, agent_id: 'fix', input: 'x' })).result();
   expect(res.output).toEqual({ total: 3 });
   expect(res.warnings[0]).toMatch(/not valid JSON.*correction/);
 });
 
 test('a reply that stays invalid fails clearly, naming the schema error', async () => {
-  const a = agent({ agent_id: 'bad', model: scriptedModel({ turns: [{ content: { total: 'three' } }] }), output_schema: outputSchema });
-  const f = await failure((await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'bad', input: 'x' })).result());
+  const bundle = await stored({ agent_id: 'bad', model: scripted({ turns: [{ content: { total: 'three' } }] }), front: totalOutput });
+  const f = await failure((await H.start({ bundle, agent_id: 'bad', input: 'x' })).result());
   expect(f.type).toBe('OutputSchemaError');
   expect(f.message).toMatch(/after a correction turn: the reply does not match interface.output.schema: \/total must be number/);
 });
 
 test('after the correction turn, fallback_model gets a try', async () => {
-  const a = agent({
-    agent_id: 'fb',
-    model: scriptedModel({ turns: [{ content: 'nope' }] }, 'primary'),
-    fallback_model: scriptedModel({ turns: [{ content: { total: 7 } }] }, 'backup'),
-    output_schema: outputSchema,
+  const bundle = await stored({
+    agent_id: 'fallback',
+    model: scripted({ turns: [{ content: 'nope' }] }, 'primary'),
+    others: [scripted({ turns: [{ content: { total: 7 } }] }, 'backup')],
+    front: { ...totalOutput, runtime: { fallback_model: 'backup' } },
   });
-  const res = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'fb', input: 'x' })).result();
+  const res = await (await H.start({ bundle, agent_id: 'fallback', input: 'x' })).result();
   expect(res.output).toEqual({ total: 7 });
   expect(res.warnings.join('\n')).toMatch(/fallback model backup/);
 });
 
 test('when the model keeps failing past retry_policy, fallback_model takes over', async () => {
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'outage',
-    model: scriptedModel({ turns: [{ error: { status: 503, message: 'overloaded' } }] }, 'primary'),
-    fallback_model: scriptedModel({ turns: [{ content: { total: 9 } }] }, 'backup'),
-    output_schema: outputSchema,
-    runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 1 } },
+    model: scripted({ turns: [{ error: { status: 503, message: 'overloaded' } }] }, 'primary'),
+    others: [scripted({ turns: [{ content: { total: 9 } }] }, 'backup')],
+    front: { ...totalOutput, runtime: { fallback_model: 'backup', retry_policy: { max_attempts: 2, backoff_seconds: 1 } } },
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'outage', input: 'x' });
+  const h = await H.start({ bundle, agent_id: 'outage', input: 'x' });
   const res = await h.result();
   expect(res.output).toEqual({ total: 9 });
   expect(res.warnings.join('\n')).toMatch(/model primary failed .*503.*switching to fallback model backup/);
@@ -136,20 +140,20 @@ test('when the model keeps failing past retry_policy, fallback_model takes over'
 });
 
 test('without a fallback_model, a model that keeps failing fails the run with the provider error', async () => {
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'outage2',
-    model: scriptedModel({ turns: [{ error: { status: 503, message: 'overloaded' } }] }, 'primary'),
-    runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 1 } },
+    model: scripted({ turns: [{ error: { status: 503, message: 'overloaded' } }] }, 'primary'),
+    front: { runtime: { retry_policy: { max_attempts: 2, backoff_seconds: 1 } } },
   });
-  const err = await (await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'outage2', input: 'x' })).result().catch((e) => e);
+  const err = await (await H.start({ bundle, agent_id: 'outage2', input: 'x' })).result().catch((e) => e);
   expect(err).toBeInstanceOf(WorkflowFailedError);
   expect(String(err.cause?.cause?.message ?? err.cause?.message)).toMatch(/503/);
 });
 
 test('unknown tool, schema-invalid args and tool errors go back to the model as tool results', async () => {
-  const a = agent({
+  const bundle = await stored({
     agent_id: 'toolerr',
-    model: scriptedModel({
+    model: scripted({
       turns: [
         {
           tool_calls: [
@@ -161,9 +165,9 @@ test('unknown tool, schema-invalid args and tool errors go back to the model as 
         { content: 'done' },
       ],
     }),
-    tools: [builtinTool('arithmetic'), builtinTool('fail')],
+    tools: [builtin('arithmetic'), builtin('fail')],
   });
-  const h = await H.start({ bundle: await storeTestBundle(bundleOf(a)), agent_id: 'toolerr', input: 'x' });
+  const h = await H.start({ bundle, agent_id: 'toolerr', input: 'x' });
   expect((await h.result()).output).toBe('done');
   // Read the conversation back from the message store through the last model turn's head.
   const hist = await h.fetchHistory();

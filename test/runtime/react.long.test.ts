@@ -1,5 +1,6 @@
 import type { History } from '@temporalio/common/lib/proto-utils';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import { storeTestBundle } from './builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 import { Harness, startHarness } from './harness';
 import { eventBytes } from '../../src/shared/history-size';
 
@@ -12,13 +13,13 @@ afterAll(async () => H.close());
 test('a 5,000-step scripted run completes through continue-as-new', async () => {
   // 500 turns x (1 model turn + 9 concurrent tool calls) = 5,000 steps.
   const calls = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => ({ name: 'echo', arguments: { text: `t{{turn}}-${i}` } }));
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'long',
-    model: scriptedModel({ rules: [{ when: { turn: 500 }, reply: { content: 'finished after {{turn}} turns; last {{last_tool_result}}' } }], turns: [{ tool_calls: calls }] }),
-    tools: [builtinTool('echo')],
-    react: { max_steps: 6000 },
+    model: scripted({ rules: [{ when: { turn: 500 }, reply: { content: 'finished after {{turn}} turns; last {{last_tool_result}}' } }], turns: [{ tool_calls: calls }] }),
+    tools: [builtin('echo')],
+    front: { execution_policy: { id: 'agf.react', config: { max_steps: 6000 } } },
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const h = await H.start({ bundle, agent_id: 'long', input: 'go', carried: { continue_as_new_every: 100 } });
   const res = await h.result();
   expect(res.output).toBe('finished after 500 turns; last t499-8');
@@ -46,15 +47,15 @@ export function bytesPerTurn(history: History): number[] {
 }
 
 test('history does not grow with the conversation: the 100th turn adds <= 2x the bytes of the 1st', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'flat',
-    model: scriptedModel({
+    model: scripted({
       rules: [{ when: { turn: 101 }, reply: { content: 'done' } }],
       turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'a fairly long tool argument that the model sends on every single turn of the run' } }] }],
     }),
-    tools: [builtinTool('echo')],
+    tools: [builtin('echo')],
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const h = await H.start({ bundle, agent_id: 'flat', input: 'x'.repeat(2000) });
   await h.result();
   const per = bytesPerTurn(await h.fetchHistory());

@@ -5,7 +5,6 @@
  */
 import { WorkflowFailedError, WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'crypto';
-import type { CompiledModel, OpenAIModelConfig } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { FakeOpenAIServer, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
 import { historyEvents } from '../helpers/history';
@@ -15,7 +14,8 @@ import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/
 import { createActivities } from '../../src/activities';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import type { RunAgentInput } from '../../src/shared/contract';
-import { agent, AgentSpec, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { builtin, compileAgent, model as modelDefinition, type Definition, type FrontMatter } from '../helpers/definitions';
 
 const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 const KEY = `sk-test-${randomBytes(12).toString('hex')}`;
@@ -51,27 +51,43 @@ afterEach(async () => {
   await srv.close();
 });
 
-function openaiModel(baseUrl: string, over: Partial<OpenAIModelConfig> = {}, model: Partial<CompiledModel> = {}): CompiledModel {
-  return {
-    model_id: 'oa-test',
-    version: '1.0.0',
-    status: 'active',
-    provider: 'openai',
-    openai: { base_url: baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10, ...over },
-    supports_tools: true,
-    ...model,
-  };
+/** The openai model definition on the fake server (`over`: fields of its openai block; `model`: other model fields). */
+function openaiModel(baseUrl: string, over: FrontMatter = {}, model: FrontMatter = {}): Definition {
+  return modelDefinition('oa-test', 'openai', { openai: { base_url: baseUrl, model: 'gpt-fake-1', api_key_env: KEY_ENV, request_timeout_seconds: 10, ...over }, supports_tools: true, ...model });
+}
+
+/** What a test says about its agent: every field maps to the front matter (or body) of its definition. */
+interface RunSpec {
+  agent_id: string;
+  model?: Definition;
+  tools?: Definition[];
+  /** The Markdown body: the agent's instructions. */
+  body?: string;
+  /** The agf.react execution_policy config. */
+  react?: FrontMatter;
+  tool_choice?: 'none' | 'auto' | 'required';
+  output_schema?: FrontMatter;
+  runtime?: FrontMatter;
 }
 
 /** Fast retries (0.1 s initial interval) so a Retry-After delay is distinguishable from the backoff. */
-async function run(spec: Partial<AgentSpec> & { agent_id: string }, input: unknown = 'what is 6 times 7?') {
-  const a = agent({
-    model: openaiModel(srv.baseUrl),
-    ...spec,
-    runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) },
+async function run(spec: RunSpec, input: unknown = 'what is 6 times 7?') {
+  const tools = spec.tools ?? [];
+  const { bundle: compiled } = compileAgent({
+    agent_id: spec.agent_id,
+    model: spec.model ?? openaiModel(srv.baseUrl),
+    tools,
+    body: spec.body,
+    front: {
+      // No output schema unless the test gives one (an empty schema: any answer, no response_format).
+      interface: { input: { schema: { type: 'string' } }, output: { schema: spec.output_schema ?? {} } },
+      runtime: { retry_policy: { max_attempts: 3, backoff_seconds: 0.1 }, ...(spec.runtime ?? {}) },
+      ...(spec.react ? { execution_policy: { id: 'agf.react', config: spec.react } } : {}),
+      ...(spec.tool_choice ? { tools: { tool_choice: spec.tool_choice, refs: tools.map((t) => ({ ref: String(t.front.tool_id) })) } } : {}),
+    },
   });
-  const bundle = await storeTestBundle(bundleOf(a));
-  return startRun({ bundle, agent_id: a.agent_id, input: input as never });
+  const bundle = await storeTestBundle(compiled);
+  return startRun({ bundle, agent_id: spec.agent_id, input: input as never });
 }
 
 /** The attempt number each modelTurn activity ended on (the started event records the last attempt). */
@@ -117,8 +133,8 @@ test('tool calls (parallel) then a final answer through the openai client', asyn
   );
   const h = await run({
     agent_id: 'oa-calc',
-    instructions: '# Purpose\nMultiply numbers with the tool.',
-    tools: [builtinTool('arithmetic')],
+    body: '# Purpose\nMultiply numbers with the tool.\n\n# System behavior\nUse arithmetic.\n\n# Rules\n- Be exact.',
+    tools: [builtin('arithmetic')],
     react: { temperature: 0.3, top_p: 0.9, stop_sequences: ['END'], max_output_tokens: 256 },
   });
   const res: AgentRunResult = await h.result();
@@ -131,10 +147,10 @@ test('tool calls (parallel) then a final answer through the openai client', asyn
   expect(first.headers.authorization).toBe(`Bearer ${KEY}`);
   expect(first.headers['openai-organization']).toBeUndefined();
   expect(first.body.model).toBe('gpt-fake-1');
-  expect(first.body.messages?.[0]).toEqual({ role: 'system', content: '# Purpose\nMultiply numbers with the tool.' });
+  expect(first.body.messages?.[0]).toEqual({ role: 'system', content: '# Purpose\nMultiply numbers with the tool.\n\n# System behavior\nUse arithmetic.\n\n# Rules\n- Be exact.' });
   expect(first.body.messages?.[1]).toMatchObject({ role: 'user', content: expect.stringContaining('what is 6 times 7?') });
   expect(first.body.tools).toEqual([
-    { type: 'function', function: { name: 'arithmetic', description: 'builtin arithmetic', parameters: builtinTool('arithmetic').input_schema } },
+    { type: 'function', function: { name: 'arithmetic', description: 'builtin arithmetic', parameters: builtin('arithmetic').front.input_schema } },
   ]);
   expect(first.body.tool_choice).toBe('auto');
   expect(first.body.parallel_tool_calls).toBe(true);
@@ -208,7 +224,7 @@ test('token usage reported by the server is summed into the run result and statu
     toolCalls([{ id: 'c1', name: 'echo', arguments: { text: 'hi' } }], { prompt_tokens: 123, completion_tokens: 45 }),
     reply('done', { prompt_tokens: 200, completion_tokens: 7 }),
   );
-  const h = await run({ agent_id: 'oa-usage', tools: [builtinTool('echo')] });
+  const h = await run({ agent_id: 'oa-usage', tools: [builtin('echo')] });
   const res = await h.result();
   expect(res.usage).toEqual({ prompt_tokens: 323, completion_tokens: 52, total_tokens: 375 });
   const st: RunStatus = await h.query('status');
@@ -218,7 +234,7 @@ test('token usage reported by the server is summed into the run result and statu
 test('invalid JSON tool arguments come back to the model as an error result', async () => {
   const raw = '{"a": 6, "b": 7, op: mul';
   srv.enqueue(toolCalls([{ id: 'bad1', name: 'arithmetic', arguments: raw }]), reply('sorry'));
-  const h = await run({ agent_id: 'oa-badjson', tools: [builtinTool('arithmetic')] });
+  const h = await run({ agent_id: 'oa-badjson', tools: [builtin('arithmetic')] });
   expect((await h.result()).output).toBe('sorry');
   const msgs = srv.requests[1].body.messages ?? [];
   const assistant = msgs.find((m) => m.role === 'assistant');
@@ -249,7 +265,7 @@ test('a model without api_key_env sends no Authorization header', async () => {
 
 test('tool_choice none from the agent is sent with the tools', async () => {
   srv.enqueue(reply('no tools used'));
-  const h = await run({ agent_id: 'oa-none', tools: [builtinTool('echo')], tool_choice: 'none' });
+  const h = await run({ agent_id: 'oa-none', tools: [builtin('echo')], tool_choice: 'none' });
   expect((await h.result()).output).toBe('no tools used');
   expect(srv.requests[0].body.tool_choice).toBe('none');
   expect(srv.requests[0].body.parallel_tool_calls).toBeUndefined();
@@ -303,12 +319,12 @@ test('agf.react config: instructions reach the model verbatim (before the body);
   srv.enqueue(reply('done'));
   const h = await run({
     agent_id: 'oa-config',
-    instructions: '# Purpose\nBody section.',
+    body: '# Purpose\nBody section.\n\n# System behavior\nAnswer.\n\n# Rules\n- Be brief.',
     react: { instructions: 'You are CONFIG-ASSISTANT.\nKeep it short.', provider: 'google', model: 'gemini-2.5-pro' },
   });
   const res = await h.result();
   expect(res.output).toBe('done');
-  expect(srv.requests[0].body.messages?.[0]).toEqual({ role: 'system', content: 'You are CONFIG-ASSISTANT.\nKeep it short.\n\n# Purpose\nBody section.' });
+  expect(srv.requests[0].body.messages?.[0]).toEqual({ role: 'system', content: 'You are CONFIG-ASSISTANT.\nKeep it short.\n\n# Purpose\nBody section.\n\n# System behavior\nAnswer.\n\n# Rules\n- Be brief.' });
   expect(res.warnings.join('\n')).toMatch(/config.provider 'google' is a preference: this run uses runtime.model/);
   expect(res.warnings.join('\n')).toMatch(/config.model 'gemini-2.5-pro' is a preference/);
 });

@@ -7,7 +7,8 @@ import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/
 import { createActivities } from '../../src/activities';
 import { scriptedProvider, type ProviderRequest } from '../../src/activities/model';
 import { agfReactWorkflow } from '../../src/workflows/react';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
 
 let t: TestTemporal;
 let worker: Worker;
@@ -30,15 +31,18 @@ afterAll(async () => {
 });
 
 test('instructions verbatim, user_prompt_template, temperature/top_p/stop/tool_choice/max_output_tokens', async () => {
-  const instructions = '# Purpose\nBe exact.\n\n# System behavior\n- Never guess.\n- `code` and *emphasis* stay as written.';
-  const a = agent({
+  const instructions = '# Purpose\nBe exact.\n\n# System behavior\n- Never guess.\n- `code` and *emphasis* stay as written.\n\n# Rules\n- Answer once.';
+  const compiled = compileAgent({
     agent_id: 'prefs',
-    instructions,
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'x' } }] }, { content: 'answer END ignored tail' }] }),
-    tools: [builtinTool('echo')],
-    react: { temperature: 0.3, top_p: 0.8, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 64, user_prompt_template: 'Customer {{input.name}} asks: {{input.q}}' },
+    body: instructions,
+    model: scripted({ turns: [{ tool_calls: [{ name: 'echo', arguments: { text: 'x' } }] }, { content: 'answer END ignored tail' }] }),
+    tools: [builtin('echo')],
+    front: {
+      interface: { input: { schema: { type: 'object', properties: { name: { type: 'string' }, q: { type: 'string' } } }, examples: [{ name: 'Ada', q: 'hi' }] }, output: { schema: { type: 'string' } } },
+      execution_policy: { id: 'agf.react', config: { temperature: 0.3, top_p: 0.8, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 64, user_prompt_template: 'Customer {{input.name}} asks: {{input.q}}' } },
+    },
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled.bundle);
   const res = await t.client.workflow.execute(agfReactWorkflow, {
     taskQueue: t.taskQueue,
     workflowId: `prefs-${Date.now()}`,

@@ -5,8 +5,9 @@
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
-import type { CompiledTool, HttpToolConfig } from '../../src/compiled/types';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle } from './builders';
+import type { HttpToolConfig } from '../../src/compiled/types';
+import { storeTestBundle } from './builders';
+import { builtin, compileAgent, definition, scripted, type Definition } from '../helpers/definitions';
 import { Harness, startHarness } from './harness';
 import { activityAttempts, historyEvents } from '../helpers/history';
 
@@ -45,27 +46,30 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-function priceTool(http: Partial<HttpToolConfig>): CompiledTool {
-  return {
-    ...builtinTool('echo'),
+/** The http tool `price`, as its definition file declares it. */
+function priceTool(http: Partial<HttpToolConfig>): Definition {
+  return definition('tool', {
     tool_id: 'price',
+    version: '1.0.0',
+    status: 'active',
     kind: 'http',
-    builtin: undefined,
     description: 'Look up a price',
+    side_effects: false,
+    approval_required: false,
     input_schema: { type: 'object', properties: { sku: { type: 'string' }, currency: { type: 'string' } }, required: ['sku'] },
     http: { method: 'GET', url: `${base}/price/{sku}`, allowed_hosts: ['127.0.0.1'], ...http },
-  };
+  });
 }
 
-const calculator = builtinTool('calculator', {
+const calculator = builtin('calculator', {
   input_schema: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'], additionalProperties: false },
 });
 
 /** price(sku) → calculator(price * 4) → "total <result>". */
-function shopper(id: string, tool: CompiledTool) {
-  return agent({
+function shopper(id: string, tool: Definition) {
+  return compileAgent({
     agent_id: id,
-    model: scriptedModel({
+    model: scripted({
       turns: [
         { tool_calls: [{ id: 'p1', name: 'price', arguments: { sku: 'book 1', currency: 'EUR' } }] },
         { tool_calls: [{ id: 'c1', name: 'calculator', arguments: { expression: '{{last_tool_result}} * 4' } }] },
@@ -73,11 +77,11 @@ function shopper(id: string, tool: CompiledTool) {
       ],
     }),
     tools: [tool, calculator],
-  });
+  }).bundle;
 }
 
 test('an http tool on 127.0.0.1 (allow_private_network) and the calculator both feed the final answer', async () => {
-  const bundle = await storeTestBundle(bundleOf(shopper('shopper', priceTool({ allow_private_network: true }))));
+  const bundle = await storeTestBundle(shopper('shopper', priceTool({ allow_private_network: true })));
   const h = await H.start({ bundle, agent_id: 'shopper', input: 'four books' });
   const res = await h.result();
   // 19.5 came from the server (EUR query parameter), 78 from the calculator.
@@ -88,14 +92,14 @@ test('an http tool on 127.0.0.1 (allow_private_network) and the calculator both 
 });
 
 test('an http tool aimed at loopback without permission: the model gets the refusal as a tool result', async () => {
-  const a = agent({
+  const { bundle: compiled } = compileAgent({
     agent_id: 'blocked',
-    model: scriptedModel({
+    model: scripted({
       turns: [{ tool_calls: [{ id: 'p1', name: 'price', arguments: { sku: 'x' } }] }, { content: 'saw: {{last_tool_result}}' }],
     }),
     tools: [priceTool({})],
   });
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const h = await H.start({ bundle, agent_id: 'blocked', input: 'go' });
   const res = await h.result();
   expect(res.output).toMatch(/^saw: error: tool price failed: .*blocked by policy: host '127\.0\.0\.1' resolves to 127\.0\.0\.1 \(loopback\).*allow_private_network/);
@@ -107,7 +111,7 @@ test('an http tool aimed at loopback without permission: the model gets the refu
 
 test('a transient 503 fails the activity attempt and Temporal retries it; the model only sees the success', async () => {
   flakyFailures = 1;
-  const bundle = await storeTestBundle(bundleOf(shopper('retrier', priceTool({ allow_private_network: true, url: `${base}/flaky` }))));
+  const bundle = await storeTestBundle(shopper('retrier', priceTool({ allow_private_network: true, url: `${base}/flaky` })));
   const h = await H.start({ bundle, agent_id: 'retrier', input: 'go' });
   const res = await h.result();
   expect(res.output).toBe('total 78'); // 19.5 * 4: the retried call succeeded

@@ -6,7 +6,7 @@ import { ApprovalBook, approvalReason } from '../../src/runtime/approvals';
 import { checkOutput, stripFence, correctionMessage } from '../../src/runtime/output';
 import { modelPrefs } from '../../src/runtime/agent-view';
 import { agentView, schemaError } from '../../src/activities/agent-loader';
-import { agent, bundleOf, scriptedModel } from './builders';
+import { compileAgent, scripted } from '../helpers/definitions';
 
 describe('templates', () => {
   test('{{input}} and {{input.field}}', () => {
@@ -107,18 +107,22 @@ describe('output checks', () => {
 
 describe('agent view and preferences', () => {
   test('instructions and sections never reach the workflow', () => {
-    const a = agent({ model: scriptedModel({}), instructions: '# Secret sauce' });
-    const v = agentView(bundleOf(a), a);
+    const { bundle, agent: a } = compileAgent({ agent_id: 'secretive', model: scripted({}), body: '# Purpose\nSecret sauce.\n\n# System behavior\nAnswer.\n\n# Rules\n- Be brief.\n' });
+    expect(a.instructions).toContain('Secret sauce'); // the compiled agent holds them
+    const v = agentView(bundle, a);
     expect(JSON.stringify(v)).not.toContain('Secret sauce');
     expect(v).not.toHaveProperty('sections');
   });
   test('preferences and the max_output_tokens constraint', () => {
-    const a = agent({
-      model: { ...scriptedModel({}), max_output_tokens: 500 },
-      react: { temperature: 0.2, top_p: 0.9, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 800 },
-      runtime: { max_output_tokens: 300 },
+    const { bundle, agent: a } = compileAgent({
+      agent_id: 'tuned',
+      model: scripted({}, 'scripted-test', { max_output_tokens: 500 }),
+      front: {
+        execution_policy: { id: 'agf.react', config: { temperature: 0.2, top_p: 0.9, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 800 } },
+        runtime: { max_output_tokens: 300 },
+      },
     });
-    const v = agentView(bundleOf(a), a);
+    const v = agentView(bundle, a);
     expect(modelPrefs(v, false)).toEqual({ temperature: 0.2, top_p: 0.9, stop_sequences: ['END'], tool_choice: 'required', max_output_tokens: 300 });
     expect(modelPrefs(v, true).tool_choice).toBe('none');
   });
@@ -153,7 +157,8 @@ test('search_knowledge: keyword hits over inline documents, title weighted, best
 });
 
 test("tool_choice 'required' forces the first tool call only, then the model may answer", () => {
-  const a = { ...agent({ model: scriptedModel({ turns: [] }), tool_choice: 'required' }), agent_tool_types: {} };
+  const { agent: compiled } = compileAgent({ agent_id: 'tool-first', model: scripted({ turns: [] }), front: { tools: { tool_choice: 'required', refs: [] } } });
+  const a = { ...compiled, agent_tool_types: {} };
   expect(modelPrefs(a, false, 0).tool_choice).toBe('required');
   expect(modelPrefs(a, false, 1).tool_choice).toBe('auto');
   expect(modelPrefs(a, true, 0).tool_choice).toBe('none');

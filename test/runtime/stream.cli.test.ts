@@ -10,6 +10,7 @@ import * as path from 'path';
 import { CliHarness, EXAMPLES, json, startCliHarness, startedId } from '../cli/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 import { historyEvents } from '../helpers/history';
+import { eventually } from '../helpers/wait';
 
 jest.setTimeout(180000);
 
@@ -47,9 +48,7 @@ test('loom run --stream prints the text while the reply streams, then the output
       stream: {
         chunk_chars: 6,
         hold_end: async () => {
-          const end = Date.now() + 90000;
-          while (Date.now() < end && !(p?.out() ?? '').includes(TEXT)) await new Promise((r) => setTimeout(r, 100));
-          shownBeforeEnd = (p?.out() ?? '').includes(TEXT);
+          shownBeforeEnd = await eventually(() => (p?.out() ?? '').includes(TEXT), 90000);
         },
       },
     },

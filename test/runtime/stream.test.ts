@@ -10,14 +10,16 @@
 import { randomBytes } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentRunResult, RunAgentInput } from '../../src/shared/contract';
-import type { CompiledAgent } from '../../src/compiled/types';
+import type { CompiledBundle } from '../../src/compiled/types';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { parseStreamRecord, STREAM_RECORD_KIND } from '../../src/activities/stream-text';
 import { FakeOpenAIServer, FakeResponse, reply, startFakeOpenAI } from '../helpers/openai-server';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from './harness';
 import { activityCompletedEventIds, historyEvents, HistoryEvent, signalEventIds } from '../helpers/history';
-import { agent, builtinTool, bundleOf, storeTestBundle, testStore } from './builders';
+import { storeTestBundle, testStore } from './builders';
+import { builtin, compileAgent, model } from '../helpers/definitions';
+import { eventually } from '../helpers/wait';
 
 jest.setTimeout(180000);
 
@@ -35,13 +37,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-function streamAgent(id: string): CompiledAgent {
-  return agent({
+function streamAgent(id: string): CompiledBundle {
+  return compileAgent({
     agent_id: id,
-    model: { model_id: 'oa-stream', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: srv.baseUrl, model: 'gpt-fake-stream', request_timeout_seconds: 20 }, supports_tools: true },
-    tools: [builtinTool('echo')],
-    runtime: { execution_loop: 'dependencies' },
-  });
+    model: model('oa-stream', 'openai', { openai: { base_url: srv.baseUrl, model: 'gpt-fake-stream', request_timeout_seconds: 20 }, supports_tools: true }),
+    tools: [builtin('echo')],
+    front: { runtime: { execution_loop: 'dependencies' } },
+  }).bundle;
 }
 
 const decode = (p: { data?: Uint8Array | null } | undefined): Record<string, unknown> => JSON.parse(Buffer.from(p?.data ?? []).toString('utf8'));
@@ -58,14 +60,7 @@ function runToolsByCall(events: HistoryEvent[]): Map<string, number[]> {
 }
 
 /** Poll `pred` (history, store) until it holds; false after `ms` (the test then fails on the recorded order). */
-async function until(pred: () => Promise<boolean>, ms = 90000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await pred().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
+const until = (pred: () => Promise<boolean>, ms = 90000): Promise<boolean> => eventually(pred, ms);
 
 test('a call complete in the stream starts before the stream ends; text goes to the store, not to history', async () => {
   const wid = `stream-${randomBytes(4).toString('hex')}`;
@@ -92,7 +87,7 @@ test('a call complete in the stream starts before the stream ends; text goes to 
     },
   };
   srv.enqueue(first, reply('both done'));
-  const bundle = await storeTestBundle(bundleOf(streamAgent('streamer')));
+  const bundle = await storeTestBundle(streamAgent('streamer'));
   const input: RunAgentInput = { bundle, agent_id: 'streamer', input: 'go', options: { stream_text: true } };
   h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: wid, args: [input] });
   const res = (await h.result()) as AgentRunResult;
@@ -145,7 +140,7 @@ test('a stream that breaks after a call was taken: the retried model turn comple
     reply('after the break'),
   );
   const before = srv.requests.length;
-  const bundle = await storeTestBundle(bundleOf(streamAgent('breaker')));
+  const bundle = await storeTestBundle(streamAgent('breaker'));
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: `break-${randomBytes(4).toString('hex')}`, args: [{ bundle, agent_id: 'breaker', input: 'go' }] });
   const res = (await h.result()) as AgentRunResult;
   expect(res.output).toBe('after the break');

@@ -7,11 +7,12 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestTemporal } from '../helpers/temporal';
 import { Harness, startHarness } from '../runtime/harness';
-import type { CompiledAgent } from '../../src/compiled/types';
+import type { CompiledAgent, CompiledBundle } from '../../src/compiled/types';
 import type { AgentRunResult, RunStatus } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/definitions';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
-import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { compileAgent, scripted } from '../helpers/definitions';
 import { historyEvents } from '../helpers/history';
 
 let t: TestTemporal;
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 /** Replies depend on what the turn's first message shows of earlier messages (scripted, case-insensitive). */
-const remembering = scriptedModel({
+const remembering = scripted({
   rules: [
     { when: { input_contains: '[assistant] noted: tea' }, reply: { content: 'You are Ada and you like tea' } },
     { when: { input_contains: '[assistant] nice to meet you' }, reply: { content: 'Noted: tea' } },
@@ -34,14 +35,15 @@ const remembering = scriptedModel({
   turns: [{ content: 'Nice to meet you' }],
 });
 
-function chatAgent(id: string, state?: CompiledAgent['state']): CompiledAgent {
-  return { ...agent({ agent_id: id, model: remembering }), ...(state ? { state } : {}) };
+/** A chat agent compiled from its definition; `state` is its front matter's state block. */
+function chatAgent(id: string, state?: CompiledAgent['state']): CompiledBundle {
+  return compileAgent({ agent_id: id, model: remembering, front: state ? { state } : {} }).bundle;
 }
 
-async function startSession(a: CompiledAgent, extra: Partial<SessionInput> = {}) {
-  const bundle = await storeTestBundle(bundleOf(a));
-  const input: SessionInput = { bundle, agent_id: a.agent_id, ...extra };
-  return t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `${a.agent_id}-${Math.random().toString(36).slice(2, 10)}`, args: [input] });
+async function startSession(b: CompiledBundle, extra: Partial<SessionInput> = {}) {
+  const bundle = await storeTestBundle(b);
+  const input: SessionInput = { bundle, agent_id: b.root, ...extra };
+  return t.client.workflow.start(SESSION_WORKFLOW_TYPE, { taskQueue: t.taskQueue, workflowId: `${b.root}-${Math.random().toString(36).slice(2, 10)}`, args: [input] });
 }
 
 type Handle = Awaited<ReturnType<typeof startSession>>;

@@ -23,8 +23,7 @@ import { closeOpenStores, openRoute, openStore } from '../../src/store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeBundle } from '../../src/activities/blob-store';
 import type { CompiledTenant } from '../../src/compiled/types';
-import { bundleOf } from '../runtime/builders';
-import { archivistAgent } from '../artifacts/archivist';
+import { archivistBundle } from '../artifacts/archivist';
 
 jest.setTimeout(300_000);
 
@@ -141,8 +140,7 @@ test('tenant artifact_store type s3: artifacts in the tenant bucket, read by loo
     secrets: { 'artifact-key': { env: KEY_ENV } },
   };
   const secret = `TENANT-${randomBytes(5).toString('hex')}`;
-  const a = archivistAgent(tenant);
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+  const bundle = await storeBundle(openStore(), archivistBundle(tenant));
   const id = `s3-art-${randomBytes(4).toString('hex')}`;
   await t.client.workflow.execute(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: 'archivist', input: { q: secret } }] });
 

@@ -18,7 +18,8 @@ import { AgentTracing } from '../../src/telemetry/tracing';
 import { runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
 import { until } from '../helpers/wait';
-import { agent, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { compileAgent, Definitions, scripted } from '../helpers/definitions';
 import { attr, otlpSpans, type OtlpSpan } from './otel-harness';
 
 interface Request { url: string; headers: http.IncomingHttpHeaders; resource: Record<string, unknown>; spans: OtlpSpan[] }
@@ -76,9 +77,9 @@ afterAll(async () => {
 });
 
 test('OTEL_* variables alone: agent.run reaches <base>/v1/traces with their service name, resource attributes and header', async () => {
-  const a = agent({ agent_id: 'otel-env-agent', model: scriptedModel({ turns: [{ content: 'done' }] }) });
+  const { agent: a, bundle: compiled } = compileAgent({ agent_id: 'otel-env-agent', model: scripted({ turns: [{ content: 'done' }] }) });
   expect(a.observability).toBeUndefined();
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const workflowId = `otel-env-${randomBytes(4).toString('hex')}`;
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
   expect((await h.result()).output).toBe('done');
@@ -113,14 +114,18 @@ test('a tenant telemetry block wins over the variables: agent.run goes to the te
   const token = `t-${randomBytes(6).toString('hex')}`;
   process.env[tokenVar] = token;
   try {
-    const a = agent({ agent_id: 'otel-tenant-agent', model: scriptedModel({ turns: [{ content: 'ok' }] }) });
-    a.observability = { tracing: { endpoint: 'http://127.0.0.1:9/v1/traces', sampling_rate: 1 }, metrics: { enabled: false }, logs: { enabled: false } };
-    a.tenant = {
+    const defs = new Definitions().tenant({
       tenant_id: 'acme',
       telemetry: { exporter: 'otlp', endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tenant`, credentials_ref: 'otel-token' },
       secrets: { 'otel-token': { env: tokenVar } },
-    };
-    const bundle = await storeTestBundle(bundleOf(a));
+    });
+    const { agent: a, bundle: compiled } = compileAgent({
+      agent_id: 'otel-tenant-agent',
+      model: scripted({ turns: [{ content: 'ok' }] }),
+      front: { observability: { tracing: { endpoint: 'http://127.0.0.1:9/v1/traces', sampling_rate: 1 }, metrics: { enabled: false }, logs: { enabled: false } } },
+    }, defs);
+    expect(a.tenant).toMatchObject({ tenant_id: 'acme', secrets: { 'otel-token': { env: tokenVar } } });
+    const bundle = await storeTestBundle(compiled);
     const workflowId = `otel-tenant-${randomBytes(4).toString('hex')}`;
     const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
     expect((await h.result()).output).toBe('ok');

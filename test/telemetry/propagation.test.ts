@@ -24,6 +24,7 @@ import { attr, createTracingWorker, otlpLogRecords, otlpSpans, tracingWorkflowCo
 import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
 import { agent as orchAgent, answers } from '../orchestration/builders';
 import { workflowTypeFor } from '../../src/shared/dispatch';
+import { quietWindow, until } from '../helpers/wait';
 
 interface ToolRequest { sku: string; traceparent?: string; tracestate?: string }
 
@@ -188,17 +189,17 @@ async function runTree(root: CompiledAgent, ...subs: CompiledAgent[]): Promise<R
 
 /** Flush until `done` holds (spans come from activities and, for agent.run, the run-end sinks). */
 async function spansUntil(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !done()) {
+  await until(async () => {
+    if (done()) return true;
     await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return done() ? true : undefined;
+  }, 'the spans and records the test expects to reach the collector', 30_000, 200);
 }
 
 /** After both runs ended: flush, then give stray spans a moment to arrive (for the "nothing sent" checks). */
 async function settle(): Promise<void> {
   await tracing.forceFlush();
-  await new Promise((r) => setTimeout(r, 1000));
+  await quietWindow(1000, 'a span that must not be sent would arrive within it');
   await tracing.forceFlush();
 }
 

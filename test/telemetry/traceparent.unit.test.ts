@@ -4,6 +4,7 @@
  */
 import { formatTraceparent, parseTraceparent, runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
 import { currentTraceHeaders, withoutTraceHeaders, withTraceHeaders } from '../../src/platform/trace-context';
+import { nextTurn } from '../helpers/wait';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';
@@ -61,7 +62,7 @@ describe('trace headers of the call in progress', () => {
     expect(currentTraceHeaders()).toEqual({});
     const header = { traceparent: `00-${TRACE}-${SPAN}-01` };
     const seen = await withTraceHeaders(header, async () => {
-      await new Promise((r) => setTimeout(r, 5));
+      await nextTurn(); // across a macrotask boundary, not only a microtask
       const inner = withoutTraceHeaders(() => currentTraceHeaders());
       return { after: currentTraceHeaders(), inner };
     });

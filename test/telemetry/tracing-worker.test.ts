@@ -14,7 +14,9 @@ import { agfReactWorkflow } from '../../src/workflows/react';
 import { AgentTracing } from '../../src/telemetry/tracing';
 import { runSpanId, runTraceId } from '../../src/telemetry/trace-ids';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
-import { agent, builtinTool, bundleOf, scriptedModel, storeTestBundle, testStore } from '../runtime/builders';
+import { storeTestBundle, testStore } from '../runtime/builders';
+import { builtin, compileAgent, scripted } from '../helpers/definitions';
+import { until } from '../helpers/wait';
 
 interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string }
 
@@ -56,26 +58,31 @@ afterAll(async () => {
   receiver?.close();
 });
 
+/** Flush the exporters until `done` holds (spans come from activities and, for agent.run, the run-end sinks). */
+async function flushUntil(done: () => boolean, what: string): Promise<void> {
+  await until(async () => {
+    if (done()) return true;
+    await tracing.forceFlush();
+    return done() ? true : undefined;
+  }, what, 30_000, 200);
+}
+
 test('createAgentloomWorker exports agent.run with its model and tool spans', async () => {
   const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
-  const a = agent({
+  const { agent: a, bundle: compiled } = compileAgent({
     agent_id: 'traced-worker',
-    model: scriptedModel({ turns: [{ tool_calls: [{ name: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } }] }, { content: 'forty-two' }] }),
-    tools: [builtinTool('arithmetic')],
+    model: scripted({ turns: [{ tool_calls: [{ name: 'arithmetic', arguments: { a: 6, b: 7, op: 'mul' } }] }, { content: 'forty-two' }] }),
+    tools: [builtin('arithmetic')],
+    front: { observability: { tracing: { enabled: true, exporter: 'otlp', endpoint } } },
   });
-  a.observability = { tracing: { enabled: true, exporter: 'otlp', endpoint } };
-  const bundle = await storeTestBundle(bundleOf(a));
+  const bundle = await storeTestBundle(compiled);
   const workflowId = `traced-worker-${randomBytes(4).toString('hex')}`;
   const h = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId, args: [{ bundle, agent_id: a.agent_id, input: 'go' }] });
   expect((await h.result()).output).toBe('forty-two');
   const runId = (await h.describe()).runId;
   const traceId = runTraceId(workflowId, runId);
   const mine = () => received.filter((s) => s.traceId === traceId);
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !mine().some((s) => s.name === 'agent.run')) {
-    await tracing.forceFlush();
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await flushUntil(() => mine().some((s) => s.name === 'agent.run'), 'the agent.run span');
   const run = mine().find((s) => s.name === 'agent.run');
   expect(run?.spanId).toBe(runSpanId(workflowId, runId));
   const children = mine().filter((s) => s.name !== 'agent.run');
