@@ -7,7 +7,6 @@
  */
 import * as http from 'http';
 import * as https from 'https';
-import * as path from 'path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JsonObject, JsonValue } from '../compiled/types';
 import { classifyFailure, toApplicationFailure } from './errors';

@@ -4,7 +4,8 @@
 import { openBlobStore, BlobStore } from './blob-store';
 import { BundleCache, agentView } from './agent-loader';
 import { MessageStore } from './message-store';
-import { createModelActivity, scriptedProvider, Provider } from './model';
+import { createModelActivity, scriptedProvider } from './model';
+import type { Provider } from './provider';
 import { nativeProviders } from './providers';
 import { createReactToolActivities, ExternalToolExecutor } from './react-tools';
 import type { BlobRef } from '../shared/contract';

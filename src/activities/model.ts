@@ -8,7 +8,7 @@
  */
 import { waitOut } from './outages';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { CompiledAgent, CompiledModel, JsonSchema, JsonValue, CompiledTool } from '../compiled/types';
+import type { CompiledAgent, JsonValue, CompiledTool } from '../compiled/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
 import { reactConfig, type ModelPrefs } from '../runtime/agent-view';
@@ -25,6 +25,7 @@ import { storeCallArgs } from './ephemeral';
 import { storedArgsRef } from '../runtime/ephemeral-args';
 import { chunkLimit, chunksInToolResult, citationProblem, citationsRequired, groundingProblem, groundingRequired, inlineChunks, requiredKnowledgeBlock, type KnowledgeChunk } from '../runtime/knowledge-search';
 import { backendChunks } from './knowledge';
+import type { Provider, ProviderReply, ProviderRequest } from './provider';
 
 export interface ModelTurnInput {
   bundle: BlobRef;
@@ -64,28 +65,6 @@ export interface ModelTurnOutput {
   output_ref?: BlobRef;
 }
 
-/** What a provider receives. */
-export interface ProviderRequest {
-  model: CompiledModel;
-  agent: CompiledAgent;
-  instructions: string;
-  conversation: Message[];
-  tools: { name: string; description: string; parameters: JsonSchema }[];
-  prefs: ModelPrefs;
-  turn: number;
-  input: JsonValue;
-  signal?: AbortSignal;
-  /** Streaming: a tool call complete in the stream (awaited before the stream is read further). */
-  onCall?: (call: ToolCall) => Promise<void>;
-  /** Streaming: reply text as it arrives. */
-  onText?: (delta: string) => void;
-}
-export interface ProviderReply {
-  content?: string;
-  tool_calls?: ToolCall[];
-  usage: { prompt_tokens: number; completion_tokens: number };
-}
-export type Provider = (req: ProviderRequest) => Promise<ProviderReply>;
 
 export function reactInstructions(agent: CompiledAgent): string {
   const cfg = reactConfig(agent);

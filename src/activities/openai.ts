@@ -32,7 +32,7 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam
 import type { JsonObject, JsonSchema, JsonValue } from '../compiled/types';
 import type { Message, ToolCall } from '../runtime/messages';
 import { classifyFailure, toApplicationFailure } from './errors';
-import type { Provider, ProviderReply, ProviderRequest } from './model';
+import type { Provider, ProviderReply, ProviderRequest } from './provider';
 
 /**
  * Marks tool-call arguments that were not a JSON object. The same literal is checked in

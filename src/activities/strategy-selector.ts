@@ -13,7 +13,7 @@ import { selectionPrompt, type HistoryTurn } from '../strategies/llm-selection';
 import { redactModelReply } from './governance';
 import { redactText } from '../governance/pii';
 import type { BundleCache } from './agent-loader';
-import type { Provider } from './model';
+import type { Provider } from './provider';
 
 /** A strategies pattern with the registry models its selection/manager calls use (by model id). */
 export type PatternWithModels = StrategiesPattern & { models?: Record<string, CompiledModel> };

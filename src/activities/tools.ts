@@ -20,7 +20,6 @@
  * - everything else (4xx, policy refusals, bad arguments, missing env vars, builtin errors): a
  *   non-retryable failure or plain Error, which the model sees as a tool error result.
  */
-import * as http from 'http';
 import type { JsonObject } from '../compiled/types';
 import { MINIMAL_BUILTINS } from './agent-loader';
 import type { ExternalToolContext } from './react-tools';

@@ -13,7 +13,7 @@
  */
 import type { LoomSession } from './connect';
 import { PendingDecision, RunStatus, SEARCH_ATTRIBUTES } from '../shared/contract';
-import { approvalsAsDecisions, decisionRef, describeDecision, waited } from '../runtime/decisions';
+import { approvalsAsDecisions, decisionRef } from '../runtime/decisions';
 import { mapBounded } from '../orchestration/batch';
 import { envInt } from '../platform/env';
 import { withStoredArgs } from './stored-args';

@@ -5,7 +5,7 @@
  * what a writeback extracts from a run per `writeback.strategy`.
  */
 import { cosine } from './vectors';
-import { WRITEBACK_STRATEGIES, type WritebackStrategy } from '../compiled/types';
+import { WRITEBACK_STRATEGIES } from '../compiled/types';
 
 
 export interface MemoryEntry {

@@ -15,7 +15,7 @@ export { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from '../plugin/workflow-sou
 export { bundleLoomWorkflows, sealedBundlePath, writeBundle } from '../plugin/bundle';
 export { createActivities } from '../activities';
 export type { ActivityDeps } from '../activities';
-export type { Provider, ProviderRequest, ProviderReply } from '../activities/model';
+export type { Provider, ProviderRequest, ProviderReply } from '../activities/provider';
 export type { ExternalToolExecutor } from '../activities/react-tools';
 export { openBlobStore } from '../activities/blob-store';
 export type { BlobStore } from '../activities/blob-store';

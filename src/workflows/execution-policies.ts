@@ -23,6 +23,7 @@ import { batchConcurrency, BATCH_SHARD_SIZE, mapBounded, shardRanges, shardSizeF
 import { LoadedAgent, OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
 import { PATCHES } from './patches';
+import { HISTORY_EVENTS_LIMIT, historyFull } from './continue-as-new';
 
 function configOf<T>(agent: LoadedAgent, id: string, run: OrchestratorRun): T {
   if (agent.execution_policy?.id !== id) {
@@ -139,8 +140,6 @@ interface LoopCarry {
   iter_order: string[];
 }
 
-/** Continue-as-new once the history grows past this many events (well under 10,240). */
-const LOOP_HISTORY_LIMIT = 4000;
 
 export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const run = new OrchestratorRun(input, 'agf.loop');
@@ -180,8 +179,7 @@ export async function agfLoopWorkflow(input: RunAgentInput): Promise<AgentRunRes
       exited = true;
       break;
     }
-    const info = workflowInfo();
-    if (iteration < max && (info.continueAsNewSuggested || info.historyLength > (input.options?.scale?.loop_history_events ?? LOOP_HISTORY_LIMIT))) {
+    if (iteration < max && historyFull(input.options?.scale?.loop_history_events ?? HISTORY_EVENTS_LIMIT)) {
       const carry: LoopCarry = { iteration, last_output: lastOutput ?? null, outputs: ctx.outputs, iter_outputs: iterOutputs, iter_order: iterOrder };
       // A pause that arrived during this run holds the next run too (members start only after resume).
       await run.continueAsNew({ loop: carry as unknown as JsonObject });
@@ -260,7 +258,7 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
     // Temporal suggests continue-as-new (patch `batch-shard-continue-as-new`; runs before it ignored
     // the suggestion), no new item starts, the running ones finish, and the items not started
     // continue in a new run that carries the results so far.
-    const stop = () => workflowInfo().continueAsNewSuggested && patched(PATCHES.batchShardContinueAsNew.id);
+    const stop = () => historyFull() && patched(PATCHES.batchShardContinueAsNew.id);
     const results = await runItems(shard.items, shard.offset, shard.concurrency, stop);
     const done = [...(shard.done ?? []), ...results];
     if (results.length < shard.items.length) {

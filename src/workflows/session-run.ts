@@ -19,11 +19,11 @@ import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
 import { writebackApproval, writebackCallId, writebackNotWritten, WRITEBACK_AS_EXTRACTED } from '../runtime/memory';
 import { runChildAgent } from './child';
+import { HISTORY_EVENTS_LIMIT, historyFull } from './continue-as-new';
 
 const acts = proxyActivities<Activities>(patient('1 minute'));
 
 /** Messages over all executions are bounded only by time; one execution's history by this many events. */
-const HISTORY_EVENTS_LIMIT = 4000;
 /** A writeback approval nobody answers is rejected after this long unless the session's options say otherwise. */
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 7 * 24 * 3600;
 
@@ -286,8 +286,7 @@ export class SessionRun {
   }
 
   timeToContinue(): boolean {
-    const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_LIMIT ||
+    return historyFull(HISTORY_EVENTS_LIMIT) ||
       (this.input.continue_as_new_every !== undefined && this.inThisExecution >= this.input.continue_as_new_every);
   }
 

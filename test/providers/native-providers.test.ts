@@ -12,7 +12,7 @@ import { randomBytes } from 'crypto';
 import type { CompiledModel, JsonSchema } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { createActivities } from '../../src/activities';
-import type { ProviderRequest } from '../../src/activities/model';
+import type { ProviderRequest } from '../../src/activities/provider';
 import { nativeProviders } from '../../src/activities/providers';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';

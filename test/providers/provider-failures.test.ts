@@ -11,7 +11,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { randomBytes } from 'crypto';
 import { createActivities } from '../../src/activities';
-import type { ProviderRequest } from '../../src/activities/model';
+import type { ProviderRequest } from '../../src/activities/provider';
 import { nativeProviders } from '../../src/activities/providers';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';

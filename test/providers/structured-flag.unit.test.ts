@@ -4,7 +4,7 @@
  */
 import { callOptions } from '../../src/activities/providers/ai-sdk';
 import { ollamaRequest } from '../../src/activities/providers/ollama';
-import type { ProviderRequest } from '../../src/activities/model';
+import type { ProviderRequest } from '../../src/activities/provider';
 
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 

@@ -1,7 +1,7 @@
 /** Pure parts of provider failure handling (errors.ts) and of the openai provider's mapping. */
 import { classifyFailure, parseRetryAfter, toApplicationFailure } from '../../src/activities/errors';
 import { buildRequest, INVALID_ARGUMENTS_KEY, parseToolArguments, redact, safeEndpoint, toChatMessages } from '../../src/activities/openai';
-import type { ProviderRequest } from '../../src/activities/model';
+import type { ProviderRequest } from '../../src/activities/provider';
 import { compileAgent, model } from '../helpers/definitions';
 
 const ep = 'http://127.0.0.1:9/v1/chat/completions (model m)';

@@ -1,6 +1,6 @@
 /** The openai provider's structured output: the agent's output schema as `response_format`. */
 import { buildRequest, objectOutputSchema, responseFormat, strictSchema } from '../../src/activities/openai';
-import type { ProviderRequest } from '../../src/activities/model';
+import type { ProviderRequest } from '../../src/activities/provider';
 import type { JsonSchema } from '../../src/compiled/types';
 import { compileAgent, model as modelDef, type FrontMatter } from '../helpers/definitions';
 

@@ -5,7 +5,8 @@
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, createTestWorker, TestTemporal } from '../helpers/temporal';
 import { createActivities } from '../../src/activities';
-import { scriptedProvider, type ProviderRequest } from '../../src/activities/model';
+import { scriptedProvider } from '../../src/activities/model';
+import type { ProviderRequest } from '../../src/activities/provider';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import { storeTestBundle, testStore } from './builders';
 import { builtin, compileAgent, scripted } from '../helpers/definitions';

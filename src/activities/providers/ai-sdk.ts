@@ -22,7 +22,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { JsonSchema } from '../../compiled/types';
 import type { Message, ToolCall } from '../../runtime/messages';
-import type { Provider, ProviderReply, ProviderRequest } from '../model';
+import type { Provider, ProviderReply, ProviderRequest } from '../provider';
 import { INVALID_ARGUMENTS_KEY, parseToolArguments } from '../openai';
 import { providerBlock } from '../../runtime/provider-config';
 import { callSignal } from './common';

@@ -4,7 +4,7 @@
  * package's mechanism: native output format on models that have it, a forced `json` tool otherwise.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
-import type { Provider } from '../model';
+import type { Provider } from '../provider';
 import { aiSdkProvider } from './ai-sdk';
 import { blockOf, endpointOf, envCredential, envHeaders } from './common';
 

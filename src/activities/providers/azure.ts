@@ -8,7 +8,7 @@
  * sent as the `openai` provider sends them.
  */
 import { createAzure } from '@ai-sdk/azure';
-import type { Provider } from '../model';
+import type { Provider } from '../provider';
 import { aiSdkProvider } from './ai-sdk';
 import { blockOf, envCredential, envHeaders } from './common';
 import { safeEndpoint } from '../openai';

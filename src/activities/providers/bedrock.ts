@@ -7,7 +7,7 @@
  */
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Provider } from '../model';
+import type { Provider } from '../provider';
 import { aiSdkProvider } from './ai-sdk';
 import { blockOf, endpointOf, envCredential, envHeaders } from './common';
 

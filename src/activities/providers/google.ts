@@ -5,7 +5,7 @@
  * tools: Gemini's JSON response mode and function calling do not combine on every model.
  */
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import type { Provider } from '../model';
+import type { Provider } from '../provider';
 import { aiSdkProvider } from './ai-sdk';
 import { blockOf, endpointOf, envCredential, envHeaders } from './common';
 

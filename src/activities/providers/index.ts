@@ -4,7 +4,7 @@
  * load its vendor package. `openai` (src/activities/openai.ts) and `scripted` (model.ts) are
  * registered beside these by createActivities.
  */
-import type { Provider } from '../model';
+import type { Provider } from '../provider';
 
 function lazy(load: () => Promise<Provider>): Provider {
   let p: Promise<Provider> | undefined;

@@ -9,7 +9,7 @@
  */
 import { Ollama, type ChatRequest, type ChatResponse, type Message as OllamaMessage } from 'ollama';
 import type { Message, ToolCall } from '../../runtime/messages';
-import type { Provider, ProviderReply, ProviderRequest } from '../model';
+import type { Provider, ProviderReply, ProviderRequest } from '../provider';
 import { INVALID_ARGUMENTS_KEY, parseToolArguments } from '../openai';
 import { structuredOutput } from './ai-sdk';
 import { blockOf, callSignal, endpointOf, envCredential, envHeaders } from './common';

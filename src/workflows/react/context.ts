@@ -17,10 +17,8 @@ import { ApprovalBook, ApprovalPolicy } from '../../runtime/approvals';
 import { modelActivityOptions } from '../../runtime/inline-member';
 import type { RunShell } from '../shell/run-shell';
 import type { ReactState } from './state';
-import { delegationTool } from './delegation';
-import { guardrailsEnabled } from './guardrails';
-import { escalationTool } from './escalation';
-import { CallStream } from './stream';
+import { delegationTool, escalationTool, guardrailsEnabled } from './runtime-tools';
+import { CallStream } from './call-stream';
 
 const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
 

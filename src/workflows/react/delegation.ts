@@ -5,8 +5,6 @@
  */
 import { isCancellation, patched } from '@temporalio/workflow';
 import type { JsonObject, JsonValue } from '../../compiled/types';
-import type { ExtraToolSpec } from '../../shared/contract';
-import type { AgentView } from '../../runtime/agent-view';
 import { DELEGATE_TOOL } from '../../runtime/agent-view';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import { runChildAgent } from '../child';
@@ -17,24 +15,6 @@ import { awaitApproval } from './approval';
 import { guardToolInput, guardToolOutput } from './guardrails';
 import { PATCHES } from '../patches';
 
-/** The delegate_to_agent tool, for agents that may delegate (patched: runs started before it never offered the tool). */
-export function delegationTool(agent: AgentView): ExtraToolSpec | undefined {
-  const delegates = agent.delegates ?? [];
-  if (!(agent.orchestration.can_delegate && delegates.length && patched(PATCHES.delegateTool.id))) return undefined;
-  return {
-    name: DELEGATE_TOOL,
-    description: `Hand a sub-task to another agent and get its answer back. Agents you may delegate to:\n${delegates.map((d) => `- ${d.agent_id}: ${d.description}`).join('\n')}`,
-    parameters: {
-      type: 'object',
-      properties: {
-        agent_id: { type: 'string', enum: delegates.map((d) => d.agent_id) },
-        input: { description: "The delegate's input (matching its interface.input.schema); a string task otherwise." },
-      },
-      required: ['agent_id', 'input'],
-    },
-    terminal: false,
-  };
-}
 
 /** A delegate_to_agent call: only allowed delegates, tool_input guardrails, approval if required, then the child run. */
 export async function runDelegation(rx: ReactRun, call: ToolCall): Promise<AppendItem> {

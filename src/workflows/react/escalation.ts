@@ -6,8 +6,7 @@
  * `respond` / `respondEscalation`, or closes it (the run fails).
  */
 import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
-import type { AgentRunResult, ExtraToolSpec } from '../../shared/contract';
-import type { AgentView } from '../../runtime/agent-view';
+import type { AgentRunResult } from '../../shared/contract';
 import { ESCALATE_TOOL } from '../../runtime/agent-view';
 import type { ToolCall } from '../../runtime/messages';
 import type { EscalationEvent } from '../../orchestration/escalation';
@@ -29,21 +28,6 @@ export function guardrailEvent(guardrail: string | undefined): EscalationEvent {
   return { on: 'guardrail', guardrail: guardrail ?? '' };
 }
 
-/** The escalate_to_human tool, for agents with an `on: model_decision` rule (once guardrails are enabled). */
-export function escalationTool(agent: AgentView): ExtraToolSpec | undefined {
-  if (!(agent.orchestration.escalation ?? []).some((r) => r.on === 'model_decision')) return undefined;
-  return {
-    name: ESCALATE_TOOL,
-    description:
-      'Escalate this conversation when you cannot or must not resolve it yourself (as your Escalation instructions describe): your run stops and the case is handed over (to a human operator or an escalation agent). Give the reason.',
-    parameters: {
-      type: 'object',
-      properties: { reason: { type: 'string', description: 'Why you escalate, for whoever takes over.' } },
-      required: ['reason'],
-    },
-    terminal: false,
-  };
-}
 
 /** The model asked to escalate (one of this turn's calls is escalate_to_human). */
 export function modelEscalation(rx: ReactRun, calls: ToolCall[]): EscalationRequest | undefined {

@@ -4,9 +4,8 @@
  * call runs (and before approval), tool_output on its result, output on the final answer. A
  * verdict may redact/transform, block, ask for one correction (output) or escalate.
  */
-import { ApplicationFailure, patched } from '@temporalio/workflow';
-import type { GuardrailPosition, JsonObject, JsonValue } from '../../compiled/types';
-import type { AgentView } from '../../runtime/agent-view';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { JsonObject, JsonValue } from '../../compiled/types';
 import type { AppendItem, ToolCall } from '../../runtime/messages';
 import type { RunGuardrailsInput, RunGuardrailsOutput } from '../../activities/guardrails';
 import type { BlobRef } from '../../shared/contract';
@@ -14,21 +13,8 @@ import type { ReactRun } from './context';
 import { errorResult } from './tool-result';
 import { EscalationRequest, guardrailEvent } from './escalation';
 import { noteAudit } from './governance';
-import { PATCHES } from '../patches';
 
-const POSITIONS: GuardrailPosition[] = ['input', 'tool_input', 'tool_output', 'output'];
 
-/**
- * Whether this run executes guardrails and model_decision escalation. Patched: runs started before
- * guardrails executed never scheduled runGuardrails nor offered escalate_to_human. Only agents that
- * declare guardrails or a model_decision rule reach patched(), so every other agent records
- * exactly the commands it did before.
- */
-export function guardrailsEnabled(agent: AgentView): boolean {
-  const declared = POSITIONS.some((p) => (agent.guardrails?.[p]?.length ?? 0) > 0);
-  const modelDecision = (agent.orchestration.escalation ?? []).some((r) => r.on === 'model_decision');
-  return (declared || modelDecision) && patched(PATCHES.guardrails.id);
-}
 
 /** Run the guardrails of one position (activity); their warnings go to the run's warnings. */
 async function guard(rx: ReactRun, inp: Omit<RunGuardrailsInput, 'bundle' | 'agent_id'>, summary: string): Promise<RunGuardrailsOutput> {

@@ -3,11 +3,12 @@
  * "Preferences vs Constraints"), runtime.max_input_chars before the first model call, the first
  * user message, the runtime.timeout_seconds deadline, and when to continue-as-new.
  */
-import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { JsonValue } from '../../compiled/types';
 import { reactConfig } from '../../runtime/agent-view';
 import { renderUserPrompt } from '../../runtime/template';
 import type { ReactRun } from './context';
+import { historyFull } from '../continue-as-new';
 
 function inputChars(input: JsonValue): number {
   return typeof input === 'string' ? input.length : JSON.stringify(input ?? null).length;
@@ -48,5 +49,5 @@ export function timeoutMessage(rx: ReactRun): string {
 /** Temporal suggests it, or (tests/bench) every `continue_as_new_every` turns. */
 export function shouldContinueAsNew(rx: ReactRun, turnsThisRun: number): boolean {
   const every = rx.st.continue_as_new_every;
-  return workflowInfo().continueAsNewSuggested || (every !== undefined && turnsThisRun >= every);
+  return historyFull() || (every !== undefined && turnsThisRun >= every);
 }

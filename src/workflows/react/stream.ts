@@ -7,64 +7,21 @@
  * the turn (react/execution-loop.ts `finish`); a retried activity asks `streamedCalls` which calls
  * were taken and completes the turn with them, so no call runs twice.
  */
-import { setHandler, log } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { callStreamedSignal, streamedCallsQuery } from '../../shared/definitions';
-import type { StreamedCall } from '../../shared/contract';
 import { PAYLOAD_SHAPES, StreamedCallSchema, StreamedTurnSchema } from '../../shared/contract';
 import { checkPayload } from '../../shared/payload-check';
 import { isObject, signalPayload } from '../shell/payloads';
 import { ExecutionPlan } from '../../runtime/execution-loop';
-import type { ToolCall } from '../../runtime/messages';
 import type { ReactRun } from './context';
 import { LoopDriver } from './execution-loop';
-
-/** The model turn whose calls may stream in, and the plan they have joined so far. */
-export class CallStream {
-  private turn = -1;
-  private open = false;
-  private taken: ToolCall[] = [];
-  private driver: LoopDriver | undefined;
-
-  /** Calls of model turn `turn` may stream in from now on. */
-  begin(turn: number): void {
-    this.turn = turn;
-    this.open = true;
-    this.taken = [];
-    this.driver = undefined;
-  }
-
-  /** The model activity has ended: no more calls for this turn. */
-  end(): void {
-    this.open = false;
-  }
-
-  /** The plan streamed calls joined (undefined when none streamed); handed over once. */
-  take(): LoopDriver | undefined {
-    const d = this.driver;
-    this.driver = undefined;
-    return d;
-  }
-
-  accept(rx: ReactRun, s: StreamedCall): void {
-    if (!this.open || s.turn !== this.turn) {
-      log.warn(`streamed call ${s.call?.id} of turn ${s.turn + 1} ignored: ${this.open ? `turn ${this.turn + 1} is streaming` : 'no model turn is streaming'}`);
-      return;
-    }
-    this.driver ??= new LoopDriver(rx, new ExecutionPlan([], rx.st.state ?? {}, { streaming: true }));
-    if (this.driver.add(s.call)) this.taken.push(s.call);
-  }
-
-  calls(turn: number): ToolCall[] {
-    return turn === this.turn ? this.taken.map((c) => ({ ...c })) : [];
-  }
-}
 
 /** The signal the model activity sends per streamed call, and the query a retried activity asks. */
 export function registerStreamHandlers(rx: ReactRun): void {
   // Sent by the model activity; a payload that does not fit (sent by anything else) is a run warning.
   setHandler(callStreamedSignal, (raw) => {
     const s = signalPayload(StreamedCallSchema, raw, PAYLOAD_SHAPES.callStreamed, 'callStreamed', (m) => rx.shell.warn(m), streamedBefore);
-    if (s) rx.stream.accept(rx, s);
+    if (s) rx.stream.accept(s, () => new LoopDriver(rx, new ExecutionPlan([], rx.st.state ?? {}, { streaming: true })));
   });
   setHandler(streamedCallsQuery, (turn) => {
     const c = checkPayload(StreamedTurnSchema, turn, PAYLOAD_SHAPES.streamedCalls);

@@ -20,6 +20,7 @@ import { BATCH_SHARD_SIZE, mapBounded, shardRanges } from '../../orchestration/b
 import { OrchestratorRun } from '../orchestrator';
 import { failureMessage } from '../shell/failures';
 import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
+import { historyFull } from '../continue-as-new';
 
 /** What a shard child carries: its slice of the work list and the outputs of the items already mapped. */
 interface MapShard {
@@ -140,7 +141,7 @@ export async function strategiesMapShardWorkflow(input: RunAgentInput): Promise<
   const ctx: PhaseCtx = { run, input, strategy: 'mapreduce', agentIdOf: () => shard.mapper_id };
   let mapped = shard.done?.length ?? 0;
   const total = mapped + shard.items.length;
-  const outs = await mapBoundedUntil(shard.items, shard.concurrency, () => workflowInfo().continueAsNewSuggested, async (item, i) => {
+  const outs = await mapBoundedUntil(shard.items, shard.concurrency, () => historyFull(), async (item, i) => {
     const r = await memberTurn(ctx, shard.mapper, `${shard.prefix}map-${shard.offset + i + 1}`, mapperInput(item), { inline: true });
     mapped += 1;
     reportPhase(ctx, 'map', `${mapped} of ${total} shard items mapped by ${shard.mapper}`, { mapper: shard.mapper, completed: mapped, items: total, participants: [shard.mapper] });

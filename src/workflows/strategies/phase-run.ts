@@ -15,6 +15,7 @@ import type { OrchestratorRun } from '../orchestrator';
 import { failureMessage } from '../shell/failures';
 import { strategyDetailsTail } from '../../strategies/status';
 import { PATCHES } from '../patches';
+import { historyFull as historyPastLimit } from '../continue-as-new';
 
 export interface PhaseCtx {
   run: OrchestratorRun;
@@ -89,9 +90,7 @@ export function phaseCarry<T>(ctx: PhaseCtx): { carried: T | undefined; enabled:
 
 /** Temporal suggests continue-as-new, or history is past `options.scale.loop_history_events`. */
 export function historyFull(ctx: PhaseCtx): boolean {
-  const info = workflowInfo();
-  const limit = ctx.input.options?.scale?.loop_history_events;
-  return info.continueAsNewSuggested || (limit !== undefined && info.historyLength > limit);
+  return historyPastLimit(ctx.input.options?.scale?.loop_history_events);
 }
 
 /** Continue-as-new carrying `state` (the run shell adds usage, warnings, pause and pending decisions). */

@@ -12,7 +12,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import { patient } from '../activity-options';
-import type { JsonObject, JsonValue } from '../../compiled/types';
+import type { JsonValue } from '../../compiled/types';
 import type { BlobRef, ExtraToolSpec } from '../../shared/contract';
 import type { Activities } from '../../activities';
 import { textOf } from '../../shared/expr';

@@ -14,7 +14,7 @@
  * evidence (real write_file/shell records, artifact files) is gathered for validators and
  * contracts, and HandoffContext blocks are injected (strategies-evidence.ts).
  */
-import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, setHandler } from '@temporalio/workflow';
 import type { JsonObject, JsonValue, StrategiesPattern } from '../../compiled/types';
 import type { AgentRunResult, ApproveArgs, BlobRef, PendingApproval, RejectArgs, RunAgentInput, RunStatus } from '../../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../../shared/contract';
@@ -31,6 +31,7 @@ import { failureMessage } from '../shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './transcript';
 import { RunEvidence, type EvidenceState } from './evidence';
 import { PATCHES } from '../patches';
+import { historyFull } from '../continue-as-new';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
@@ -232,8 +233,7 @@ class Conversation {
 
   /** The top level continues-as-new when Temporal suggests it (or past the scale option). */
   private async maybeContinueAsNew(decision: Decision): Promise<void> {
-    const info = workflowInfo();
-    if ((info.continueAsNewSuggested || (this.historyLimit !== undefined && info.historyLength > this.historyLimit)) && decision.kind !== 'stop') {
+    if (historyFull(this.historyLimit) && decision.kind !== 'stop') {
       this.c.transcript = this.transcript.state();
       await this.run.continueAsNew({ strategies: this.c as unknown as JsonObject });
     }
