@@ -1,5 +1,5 @@
 /**
- * The builtin classifier for `policies.blocked_content` (seed 001 "blocked_content"): lexicon and
+ * The builtin classifier for `policies.blocked_content` (the Agent Definition Specification's "blocked_content"): lexicon and
  * pattern rules per category of the seed's vocabulary, run on the model's final answer. A match
  * refuses the answer with the category and the rule that matched. Pure and deterministic.
  *

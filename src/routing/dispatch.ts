@@ -1,5 +1,5 @@
 /**
- * Seed 001 `routing` for dispatch systems: score the active agents of a registry against a request
+ * The Agent Definition Specification's `routing` for dispatch systems: score the active agents of a registry against a request
  * by their `intents`, `trigger_phrases` and `priority`, pure and deterministic.
  *
  * The rule (docs: README "Dispatch"):
