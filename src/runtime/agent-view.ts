@@ -14,23 +14,23 @@ export type AgentView = Omit<CompiledAgent, 'instructions' | 'sections'> & {
   escalation_agent_types?: Record<string, string>;
 };
 
-/** The runtime tool offered to agents with `can_delegate: true` (seed 001 "delegation"). */
+/** The runtime tool offered to agents with `can_delegate: true` (the Agent Definition Specification's "delegation"). */
 export const DELEGATE_TOOL = 'delegate_to_agent';
 
 /**
  * The runtime tool offered to agents with an `on: model_decision` escalation rule: calling it
- * escalates the run (seed 001 "escalation rules"; the rule's target may be a human queue or an agent).
+ * escalates the run (the Agent Definition Specification's "escalation rules"; the rule's target may be a human queue or an agent).
  */
 export const ESCALATE_TOOL = 'escalate_to_human';
 
-/** Preferences passed to the model activity (seed 000 "Preferences vs Constraints"). */
+/** Preferences passed to the model activity (the Agent Format's "Preferences vs Constraints"). */
 export interface ModelPrefs {
   temperature?: number;
   top_p?: number;
   stop_sequences?: string[];
   tool_choice: 'none' | 'auto' | 'required';
   max_output_tokens?: number;
-  /** runtime.reasoning_effort, sent as the provider's `reasoning_effort` (decision 233). */
+  /** runtime.reasoning_effort, sent as the provider's `reasoning_effort` (the OpenAI API's own field, to `openai` providers). */
   reasoning_effort?: 'low' | 'medium' | 'high';
 }
 

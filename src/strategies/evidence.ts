@@ -1,5 +1,5 @@
 /**
- * Validators and evidence contracts (seed 002 "Built-in validators", "Contracts on transitions"),
+ * Validators and evidence contracts (fuseraft's "Built-in validators", "Contracts on transitions"),
  * pure checks over what the runtime observed during a turn (`TurnEvidence`: real write_file and
  * shell calls, artifact files it read) and over the turn's text — never over the model's claims
  * about files or commands. Each check says what is missing so the agent can be corrected.

@@ -1,5 +1,5 @@
 /**
- * Seed 002 `HandoffContext`, pure: which workspace files a transition's context sources need, and
+ * fuseraft's `HandoffContext`, pure: which workspace files a transition's context sources need, and
  * the compact block injected into the shared history when the transition fires (the receiving
  * agent sees it as the latest entry before its turn). Sources: `session_context` (the
  * SESSION_CONTEXT_FILE agents write as their handoff summary), `changes_recent[:N]` (the last N

@@ -1,5 +1,5 @@
 /**
- * Structured routing's JSON handling (seed 002 "structured"), pure: extract the JSON object of an
+ * Structured routing's JSON handling (fuseraft's "structured"), pure: extract the JSON object of an
  * agent's reply (raw JSON, a ```json fence, or the first `{` … last `}` substring — whichever parses
  * first, in that order), read a dot-notation field, and evaluate one `Condition`.
  */

@@ -1,5 +1,5 @@
 /**
- * The keyword `graph` selection strategy (seed 002 "graph"), pure. Nodes bind an agent (or a
+ * The keyword `graph` selection strategy (fuseraft's "graph"), pure. Nodes bind an agent (or a
  * sub-graph) to an id; edges carry keywords. BFS layers from EntryNode classify every edge as
  * forward (target layer > source layer) or back-edge (target layer ≤ source layer): a back-edge
  * breaks the phase and restarts from its target. Only the current node's outgoing edges are

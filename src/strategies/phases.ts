@@ -1,5 +1,5 @@
 /**
- * Seed 002's phase-driven strategies (scattergather, mapreduce, adversarial), pure: the seed's
+ * fuseraft's phase-driven strategies (scattergather, mapreduce, adversarial), pure: the seed's
  * defaults, what each member is given as its input (the scatter-gather labels, the map-reduce item
  * and reducer texts, the adversarial generator input and the critic's firewalled input), the
  * splitter's item extraction at `ItemsJsonPath` and the critic's pass-keyword detection. The
@@ -9,7 +9,7 @@ import { extractJsonObject, resolveField } from './json';
 import { lineMatches, normalizeKeyword } from './keywords';
 import type { AdversarialConfig, AdversarialStageConfig, MapReduceConfig, ScatterGatherConfig } from './types';
 
-/** The phase strategies: with the routing types they are every seed 002 selection type, and all of them run. */
+/** The phase strategies: with the routing types they are every fuseraft selection type, and all of them run. */
 export const EXECUTED_PHASE_TYPES = ['scattergather', 'mapreduce', 'adversarial', 'llm', 'magentic'] as const;
 export type ExecutedPhaseType = (typeof EXECUTED_PHASE_TYPES)[number];
 export function isExecutedPhaseType(t: string | undefined): t is ExecutedPhaseType {

@@ -1,5 +1,5 @@
 /**
- * The flat selection strategies of seed 002, pure: `sequential` (one pass over Agents, then the
+ * The flat selection strategies of fuseraft, pure: `sequential` (one pass over Agents, then the
  * session ends), `roundrobin` (cycle over Agents until a termination fires), `keyword` (Routes
  * routing lives in keyword-routing.ts) and `structured` (JSON conditions on the
  * last reply; first matching route in order; correction naming the required fields).

@@ -1,5 +1,5 @@
 /**
- * Seed 002 (fuseraft strategies) configuration, typed field for field with the seed's PascalCase
+ * fuseraft's strategies configuration, typed field for field with the seed's PascalCase
  * keys as printed (`Selection`, `Routes`, `StateMachine`, `Graph`, `Termination`, `Contracts`, …),
  * plus the small transcript and decision types the pure selection functions share. Types only:
  * what a config *means* is in the modules next to this one, what it may *contain* in validate.ts.
@@ -11,7 +11,7 @@ export const SELECTION_TYPES = [
   'scattergather', 'mapreduce', 'llm', 'magentic', 'adversarial',
 ] as const;
 export type SelectionType = (typeof SELECTION_TYPES)[number];
-/** Strategies whose next speaker is picked by src/strategies (issue 7); the others are phase-driven. */
+/** Strategies whose next speaker is picked by src/strategies; the others are phase-driven. */
 export const ROUTING_TYPES = ['sequential', 'roundrobin', 'keyword', 'structured', 'statemachine', 'graph'] as const;
 export type RoutingType = (typeof ROUTING_TYPES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * `validateStrategyConfig(config, agentNames)`: every field of every table of seed 002 checked
+ * `validateStrategyConfig(config, agentNames)`: every field of every table of fuseraft checked
  * on the raw (parsed YAML) orchestration block, pure. Each problem has a field path, a severity and
  * a message saying what to write instead (closest-name suggestions for agents, states, nodes,
  * validators, contracts and field names). Meant to run at compile time: the compiler maps each

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry metrics of agent runs (seed 001 observability.metrics): the seed's instruments,
+ * OpenTelemetry metrics of agent runs (the Agent Definition Specification's observability.metrics): the seed's instruments,
  * recorded at the same replay-safe points as the spans (the activity interceptor and the
  * `agent.run` sink in src/telemetry/tracing.ts), and pushed over OTLP/HTTP (JSON) to the agent's
  * `metrics.endpoint` every `export_interval_seconds`. Every data point carries agent_id and version
@@ -69,7 +69,7 @@ export function modelErrorType(e: unknown): string {
   return 'other';
 }
 
-/** The custom dimensions that resolve from a run; unresolvable keys are dropped (seed 001). */
+/** The custom dimensions that resolve from a run; unresolvable keys are dropped (the Agent Definition Specification). */
 function dimensions(agent: CompiledAgent, cfg: MetricsConfig, modelId?: string): Attributes {
   const known: Record<string, string | undefined> = {
     agent_id: agent.agent_id,

@@ -4,7 +4,7 @@
  * `agentloomTracing` sink, which emits the run's `agent.run` span and run metrics
  * (src/telemetry/tracing.ts, metrics.ts). An outbound interceptor counts the model turns the run
  * schedules, in memory only. Sinks add no command and no history event and are not called during replay, so recorded runs
- * replay unchanged and a replayed run emits nothing (decision 247). Imports only
+ * replay unchanged and a replayed run emits nothing. Imports only
  * @temporalio/workflow and types.
  */
 import {
