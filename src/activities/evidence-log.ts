@@ -12,7 +12,7 @@ import * as path from 'path';
 import { sha256 } from '../compiled/canonical';
 
 export const EVIDENCE_DIR = '.loom-evidence';
-/** Seed 002's change log, at the workspace root. */
+/** fuseraft's change log, at the workspace root. */
 export const CHANGES_FILE = 'changes.json';
 
 export interface ChangeRecord {

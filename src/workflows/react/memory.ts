@@ -1,5 +1,5 @@
 /**
- * Seed 001 memory in a single agf.react run (`loom run`/`loom start`; issue 12.4), with the
+ * The Agent Definition Specification's memory in a single agf.react run (`loom run`/`loom start`), with the
  * semantics a chat session gives each message (src/workflows/session.ts), from the same activities
  * and pure helpers (src/activities/memory.ts, src/runtime/memory.ts):
  *

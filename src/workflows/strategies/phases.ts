@@ -1,5 +1,5 @@
 /**
- * The phase-driven seed 002 strategies of a strategies run, as one dispatch table: a top-level
+ * The phase-driven fuseraft strategies of a strategies run, as one dispatch table: a top-level
  * `Selection.Type` of scattergather, mapreduce, adversarial, llm or magentic runs as the whole strategies run;
  * a keyword-graph node's `MapReduce` or `ScatterGather` sub-graph runs as one step of the graph.
  */
