@@ -3,7 +3,7 @@
  * model's text): one record per real `write_file` call and per `shell` run, stored under
  * `.loom-evidence/` (which the file tools refuse to touch) as one file per call named by the call's
  * idempotency key, so a retried activity records a call once. `changes.json` at the workspace root
- * is the seed's change log, rendered from the write records after every write (agents may read it;
+ * is fuseraft's change log, rendered from the write records after every write (agents may read it;
  * `write_file` refuses to write it). src/activities/evidence.ts reads the log for each agent turn.
  */
 import { randomBytes } from 'crypto';

@@ -55,7 +55,7 @@ function logInfo(message: string, attrs: Record<string, unknown>): void {
 export function redactModelTurn(agent: CompiledAgent, append: AppendItem[], input: JsonValue | undefined): { append: AppendItem[]; input: JsonValue | undefined } {
   if (!agent.policies.pii_redaction) return { append, input };
   // Tool results (role tool) are left as the tool returned them (the Agent Definition Specification: the output pass catches
-  // what the model echoes; docs/spec-decisions.md 141); user messages are redacted.
+  // what the model echoes); user messages are redacted.
   const redacted = append.map((it): AppendItem => ('message' in it && it.message.role === 'user' ? { message: { ...it.message, content: redactText(it.message.content).text } } : it));
   return { append: redacted, input: input === undefined ? undefined : redactJson(input).value };
 }

@@ -3,7 +3,7 @@
  *
  * This file is the contract between the compiler (src/compiler), the runtime workflows
  * (src/workflows) and the activities (src/activities). It holds types only, so workflow code
- * may import it. Field names follow the seeds exactly; everything editorial (`ui`, `notes`,
+ * may import it. Field names follow the specifications exactly; everything editorial (`ui`, `notes`,
  * `release`, `localization`, `evaluation`) is stripped by the compiler and never appears here.
  *
  * Secrets never appear in a payload: only env-variable names (`api_key_env`, `value_env`) and
@@ -405,7 +405,7 @@ export interface StepDefinition {
 }
 export interface StepsPattern { type: 'steps'; steps: StepDefinition[] }
 /**
- * fuseraft's strategies (`orchestration.pattern: {type: strategies, …}`): the seed's orchestration
+ * fuseraft's strategies (`orchestration.pattern: {type: strategies, …}`): fuseraft's orchestration
  * block verbatim in `config` (`Selection`, `Termination?`, `Contracts?`, PascalCase as printed) and
  * each agent name of the block with the agent it runs (src/compiler/strategies.ts).
  */

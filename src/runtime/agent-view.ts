@@ -48,7 +48,7 @@ export function modelPrefs(agent: AgentView, forceNone: boolean, toolCallsMade =
     tool_choice: forceNone ? 'none' : (cfg.tool_choice ?? agent.tools.tool_choice ?? 'auto'),
   };
   // `required` forces a tool call; once one was made the model must be free to answer, or the run
-  // could never end (decision in docs/spec-decisions.md).
+  // could never end.
   if (prefs.tool_choice === 'required' && toolCallsMade > 0) prefs.tool_choice = 'auto';
   const temperature = cfg.temperature ?? agent.runtime.temperature;
   if (temperature !== undefined) prefs.temperature = temperature;

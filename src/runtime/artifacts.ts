@@ -12,7 +12,7 @@ import type { JsonValue } from '../compiled/types';
 
 export type RetentionClass = CompiledAgent['artifacts']['retention_class'];
 
-/** Days each class keeps an artifact (seed: standard "30–90 days", extended "1–7 years", restricted "same as standard"). */
+/** Days each class keeps an artifact (the Agent Definition Specification: standard "30–90 days", extended "1–7 years", restricted "same as standard"). */
 export const DEFAULT_RETENTION_DAYS = { standard: 90, extended: 2555 } as const;
 
 export interface RetentionDays { standard: number; extended: number }

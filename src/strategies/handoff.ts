@@ -12,7 +12,7 @@ import type { HandoffContextEntry } from './types';
 
 /** The workspace file `session_context` reads (fuseraft's session_context_write, here a plain write_file). */
 export const SESSION_CONTEXT_FILE = 'session_context.md';
-/** Defaults where the seed is silent: characters per source, entries of changes_recent without N. */
+/** Defaults where fuseraft is silent: characters per source, entries of changes_recent without N. */
 export const HANDOFF_DEFAULTS = { max_chars: 2000, changes_recent: 10 };
 
 export type HandoffSource =

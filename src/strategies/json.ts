@@ -49,7 +49,7 @@ function stringValue(v: unknown): string | undefined {
   return undefined;
 }
 
-/** The operator a condition uses: the first set, in the seed's order Is, IsNot, Contains, Exists. */
+/** The operator a condition uses: the first set, in fuseraft's order Is, IsNot, Contains, Exists. */
 export function conditionOperator(c: StructuredCondition): (typeof CONDITION_OPERATORS)[number] | undefined {
   return CONDITION_OPERATORS.find((op) => c[op] !== undefined);
 }

@@ -1,12 +1,12 @@
 /**
- * fuseraft's `Selection.Type: llm`, pure: the selection prompt (the seed's `Prompt` with
+ * fuseraft's `Selection.Type: llm`, pure: the selection prompt (fuseraft's `Prompt` with
  * `{{$agents}}` and `{{$history}}`, or a built-in one), strict parsing of the selector's reply (one
  * agent name, case-insensitive), the one correction an unusable reply gets, and the fallback rule
  * after it (the agent after the last speaker in `Agents` order). The workflow
  * (src/workflows/strategies/llm.ts) sequences selector calls and member turns around these.
  */
 
-/** The built-in prompt when `Prompt` is omitted (the seed's example prompt). */
+/** The built-in prompt when `Prompt` is omitted (fuseraft's example prompt). */
 export const DEFAULT_SELECTION_PROMPT = [
   'You are an orchestrator. Given the agents:',
   '{{$agents}}',

@@ -33,7 +33,7 @@ export function roundRobinRouter(agents: readonly string[]): Router<CountState> 
   return { start: () => at(0), next: (s) => at(s.turns + 1) };
 }
 
-/** DefaultAgent, else the first agent (seed: "falls back to the first agent"). */
+/** DefaultAgent, else the first agent (fuseraft: "falls back to the first agent"). */
 export function defaultAgentOf(sel: SelectionConfig, agents: readonly string[]): string | undefined {
   return sel.DefaultAgent ?? agents[0];
 }

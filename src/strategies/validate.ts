@@ -533,7 +533,7 @@ function validateContracts(c: Ctx, v: unknown, path: StrategyPath): string[] {
 }
 
 /**
- * Validate a seed-002 orchestration block `{Selection, Termination?, Contracts?}` (parsed YAML)
+ * Validate a fuseraft orchestration block `{Selection, Termination?, Contracts?}` (parsed YAML)
  * against the declared agent names (in declaration order). Empty result = valid; warnings do not
  * block, errors do.
  */

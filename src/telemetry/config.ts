@@ -1,6 +1,6 @@
 /**
  * An agent's compiled `observability.tracing` section read as the worker uses it (the Agent Definition Specification's field
- * reference, tracing), with the seed's defaults (`enabled` false, `exporter` otlp, `sampling_rate`
+ * reference, tracing), with the Agent Definition Specification's defaults (`enabled` false, `exporter` otlp, `sampling_rate`
  * 1.0, model inputs off, model outputs on, tool results `redacted`, KB chunks off, context
  * propagated, auth none)
  * except tool args, which are off unless switched on (chosen over the specification's `include_tool_args` default `redacted`). Pure: no Temporal import, no I/O.
@@ -101,7 +101,7 @@ const mode = (v: unknown, dflt: IncludeMode): IncludeMode => (v === 'full' || v 
 
 /**
  * The tracing settings, or undefined when the agent emits no spans: no section, `enabled` not
- * true (the seed's master switch defaults to false), or `exporter: none`.
+ * true (the Agent Definition Specification's master switch defaults to false), or `exporter: none`.
  */
 export function tracingConfigOf(observability: JsonObject | undefined, platform?: Platform): TracingConfig | undefined {
   const dest = destinationOf(observability?.tracing, 'traces', platform);

@@ -28,7 +28,7 @@ export function toolArgsAttribute(args: JsonObject, sensitiveFields: readonly st
   return JSON.stringify(mode === 'full' ? args : redactArgs(args, sensitiveFields));
 }
 
-/** The model input messages attribute, only when include_model_inputs is true (seed default false: PII risk). */
+/** The model input messages attribute, only when include_model_inputs is true (the Agent Definition Specification's default false: PII risk). */
 export function modelInputsAttribute(messages: readonly unknown[], cfg: TracingContentConfig): string | undefined {
   return cfg.include_model_inputs === true ? JSON.stringify(messages) : undefined;
 }
@@ -36,7 +36,7 @@ export function modelInputsAttribute(messages: readonly unknown[], cfg: TracingC
 /**
  * Whether a run is traced: the same run id always gets the same answer (so every activity of a
  * run, and a retried activity, agrees without coordination), and about `sampling_rate` of all runs
- * are traced. Rate missing means 1.0 (seed default: every run).
+ * are traced. Rate missing means 1.0 (the Agent Definition Specification's default: every run).
  */
 export function isRunSampled(runId: string, samplingRate: number | undefined): boolean {
   const rate = samplingRate ?? 1;

@@ -44,7 +44,7 @@ function agentRun(args: unknown[]): { bundle: BlobRef; agent_id: string } | unde
 
 /** What one run's interceptors count between start and end (in memory: rebuilt the same on replay). */
 interface RunCounts {
-  /** modelTurn activities scheduled: the agent-loop iterations (seed metric agent.run.loops). */
+  /** modelTurn activities scheduled: the agent-loop iterations (the Agent Definition Specification's metric agent.run.loops). */
   model_turns: number;
 }
 
@@ -60,7 +60,7 @@ class ModelTurnCounter implements WorkflowOutboundCallsInterceptor {
   }
 }
 
-/** Size of the run input in characters (seed metric agent.run.input_chars). */
+/** Size of the run input in characters (the Agent Definition Specification's metric agent.run.input_chars). */
 function inputChars(args: unknown[]): number {
   const v = (args[0] as { input?: unknown }).input;
   if (v === undefined) return 0;

@@ -42,7 +42,7 @@ function agentIdOf(pattern: StrategiesPattern): (name: string) => string {
 }
 
 /**
- * A `MapReduce` or `ScatterGather` sub-graph of a keyword graph (seed "Hierarchical sub-graphs"):
+ * A `MapReduce` or `ScatterGather` sub-graph of a keyword graph (fuseraft's "Hierarchical sub-graphs"):
  * the nested strategy runs with `task` (the parent conversation so far) as its task, its agent
  * turns are member runs of this workflow named under `prefix`, and its terminal reply is returned
  * for the parent to record as the node's turn (keyword detection and edge routing read it).

@@ -214,7 +214,7 @@ class Conversation {
     return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}), ...(evidence ? { evidence } : {}) }, result: res };
   }
 
-  /** Seed HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
+  /** fuseraft's HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
   private async injectHandoffContext(entries: HandoffContextEntry[] | undefined, toAgent: string): Promise<void> {
     if (!entries?.length || !this.evidence) return;
     this.transcript.add('orchestrator', await this.evidence.handoff(entries, toAgent), 'context');
@@ -359,7 +359,7 @@ class Conversation {
       text = m.turn.text.trim();
       how = `${merged.strategy} by ${merged.agent}`;
       if (!text) {
-        // Seed ConflictResolution: the agent reached no decision; the rest of the chain decides (no second merge agent).
+        // fuseraft's ConflictResolution: the agent reached no decision; the rest of the chain decides (no second merge agent).
         const fb = mergeBranches(outputs, merged.fallback);
         const decided = fb.kind === 'merged' ? fb : { strategy: 'union', text: unionText(outputs), note: undefined };
         text = decided.text;
