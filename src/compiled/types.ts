@@ -414,7 +414,7 @@ export interface StrategiesPattern {
   agents: { name: string; agent_id: string }[];
   config: JsonObject;
 }
-/** fuseraft's strategy names as pattern types (fuseraft's block is carried verbatim under `type: strategies`): compiled and carried, not executed. */
+/** fuseraft's strategy names as pattern types (fuseraft's strategies run as `type: strategies`): compiled and carried, not executed. */
 export interface ReservedPattern { type: string; [k: string]: JsonValue | undefined }
 
 export type OrchestrationPattern = GraphPattern | SwarmPattern | WorkflowPattern | StepsPattern | StrategiesPattern | ReservedPattern;
