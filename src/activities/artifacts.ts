@@ -1,11 +1,11 @@
 /**
- * Seed 001 artifacts, written through the shared store (folder or PostgreSQL) as a run ends, and
+ * The Agent Definition Specification's artifacts, written through the shared store (folder or PostgreSQL) as a run ends, and
  * purged when expired. `restricted` artifacts are sealed with AES-256-GCM under the codec key
  * (LOOM_CODEC_KEY / LOOM_CODEC_KEY_FILE) before they reach the store; without a key the write fails
  * with what to configure rather than store them in the clear. Writes overwrite by (run, name), so a
  * retried activity leaves one copy. A tenant.md `artifact_store` of type file/postgres sends them to
  * that store instead (routed: the shared store records where, src/store/artifact-route.ts), and
- * `encryption: aes-256-gcm` seals every class like `restricted` (decision 286).
+ * `encryption: aes-256-gcm` seals every class like `restricted`.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { BlobRef } from '../shared/contract';
@@ -35,7 +35,7 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
     async saveRunArtifacts(inp: SaveRunArtifactsInput): Promise<{ saved: string[] }> {
       const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
       const cls = agent.artifacts.retention_class;
-      // policies.pii_redaction: every artifact is redacted here, as the audit log is (decision 330).
+      // policies.pii_redaction: every artifact is redacted here, as the audit log is (the Agent Format: "any artifact stored for this run").
       const planned = planArtifacts(agent.artifacts, await deps.messages.conversation(inp.head), inp.output, agent.policies.pii_redaction === true ? { redact: (v) => redactJson(v).value } : {});
       if (!planned.length || cls === 'ephemeral') return { saved: [] };
       const keys = codecKeysFromEnv();
@@ -79,7 +79,7 @@ export function createArtifactActivities(deps: { store: BlobStore; bundles: Bund
       const shared = deps.store instanceof ArtifactRoutingStore ? deps.store.inner : deps.store;
       const now = new Date();
       const { purged, stores } = await purgeEverywhere(shared, now, (r) => openRoute(r));
-      // Ephemeral runs' outputs nobody collected within LOOM_EPHEMERAL_PICKUP_HOURS (decision 263).
+      // Ephemeral runs' outputs nobody collected within LOOM_EPHEMERAL_PICKUP_HOURS are deleted too.
       const ephemeral_outputs = await sweepEphemeralOutputs(shared, now);
       return { purged, store: stores.join(', '), ephemeral_outputs };
     },

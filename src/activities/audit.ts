@@ -1,5 +1,5 @@
 /**
- * The audit log writer (seed 001 "audit_level"): `appendAudit` appends one hash-chained JSON line
+ * The audit log writer (the Agent Definition Specification's "audit_level"): `appendAudit` appends one hash-chained JSON line
  * per run to `<LOOM_HOME|.loom>/audit/<agent_id>.jsonl` (src/governance/audit.ts holds the entry
  * shape and the chain). `standard`: run start/end, outcome and the names of the tools called;
  * `full`: also the tool calls with arguments and results, the warnings (guardrail decisions,
@@ -115,7 +115,7 @@ export function createAuditActivities(opts: { bundles?: BundleCache; messages?: 
           ...(inp.outcome === 'success' && last ? { output: last.content } : {}),
         };
       }
-      // seed 001: with pii_redaction, raw PII is never written to the audit log.
+      // The Agent Definition Specification: with pii_redaction, raw PII is never written to the audit log.
       if (agent.policies.pii_redaction) {
         const { reason, tool_calls, tool_results, warnings, output, events } = rec;
         const content = redactJson({ reason, tool_calls, tool_results, warnings, output, events } as unknown as JsonValue).value as unknown as Partial<AuditRecord>;

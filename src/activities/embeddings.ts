@@ -1,7 +1,7 @@
 /**
- * Embeddings for semantic and hybrid knowledge search and for semantic memory search (issue 11.2,
- * issue 12.4), through the `openai` client's `embeddings.create` against any OpenAI-compatible
- * endpoint. Which endpoint and model (decision 255):
+ * Embeddings for semantic and hybrid knowledge search and for semantic memory search, through
+ * the `openai` client's `embeddings.create` against any OpenAI-compatible endpoint. Which
+ * endpoint and model (provider details live in registry definitions, never the agent file):
  *  - the source's (or collection's) `backend.embeddings` block, the same shape as a model file's
  *    `openai` block: `{ base_url, model, api_key_env?, header_envs?, request_timeout_seconds? }`;
  *  - else the worker's LOOM_EMBEDDINGS_BASE_URL + LOOM_EMBEDDINGS_MODEL (+ LOOM_EMBEDDINGS_API_KEY_ENV,

@@ -1,5 +1,5 @@
 /**
- * `retention_class: ephemeral` runs (decisions 261-264): nothing the run writes outlives it.
+ * `retention_class: ephemeral` runs: nothing the run writes outlives it.
  *
  * - The client marks the run before it starts (`ephemeral-run`/<run>) and stores its first message
  *   there as a loose message salted with the run's id (markEphemeralRun), so the start event holds a
@@ -100,7 +100,7 @@ export class EphemeralTrackingStore extends DelegatingStore {
 }
 
 /**
- * An ephemeral run's tool call arguments (decision 283): stored salted (the tracking store lists
+ * An ephemeral run's tool call arguments: stored salted (the tracking store lists
  * the blob for deletion), and the reference the workflow gets instead (src/runtime/ephemeral-args.ts).
  */
 export async function storeCallArgs(blobs: BlobStore, salt: string, args: JsonObject, sensitiveFields: readonly string[] = []): Promise<JsonObject> {
@@ -134,7 +134,7 @@ export interface EndEphemeralRunInput {
   agent_id: string;
   /** A completed run's final output, kept until it is collected; absent when the run failed or was cancelled. */
   output?: unknown;
-  /** ...or where the model activity stored it (decision 269), so the history does not hold it. */
+  /** ...or where the model activity stored it, so the history does not hold it. */
   output_ref?: BlobRef;
 }
 

@@ -3,7 +3,7 @@
  * model's text): one record per real `write_file` call and per `shell` run, stored under
  * `.loom-evidence/` (which the file tools refuse to touch) as one file per call named by the call's
  * idempotency key, so a retried activity records a call once. `changes.json` at the workspace root
- * is the seed's change log, rendered from the write records after every write (agents may read it;
+ * is fuseraft's change log, rendered from the write records after every write (agents may read it;
  * `write_file` refuses to write it). src/activities/evidence.ts reads the log for each agent turn.
  */
 import { randomBytes } from 'crypto';
@@ -12,7 +12,7 @@ import * as path from 'path';
 import { sha256 } from '../compiled/canonical';
 
 export const EVIDENCE_DIR = '.loom-evidence';
-/** Seed 002's change log, at the workspace root. */
+/** fuseraft's change log, at the workspace root. */
 export const CHANGES_FILE = 'changes.json';
 
 export interface ChangeRecord {

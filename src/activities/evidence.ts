@@ -68,7 +68,7 @@ export function createEvidenceActivities() {
       };
     },
 
-    /** The HandoffContext block for `to_agent` (seed: injected when the transition fires). */
+    /** The HandoffContext block for `to_agent` (fuseraft: injected when the transition fires). */
     async handoffContext(inp: { workspace: string; entries: HandoffContextEntry[]; to_agent: string }): Promise<string> {
       const root = inp.workspace;
       const changes = (await changeRecords(root)).map((c) => ({ path: c.path, mode: c.mode, by: roleOf(c.workflow_id), at: c.at }));

@@ -1,5 +1,5 @@
 /**
- * Seed 003's execution loop needs to know how a call ended (its dependants are skipped when it
+ * The execution loop (the Execution Loop specification) needs to know how a call ended (its dependants are skipped when it
  * failed) and, for calls with an `_outputPath`, the value to write into the run's State. Tool
  * results are claim-checked (stored message refs), so the workflow asks for them here — only for
  * calls that have dependants or write State.
@@ -20,7 +20,7 @@ export function createExecutionStateActivities(deps: { messages: MessageStore })
     async readToolOutcome(ref: BlobRef): Promise<ToolOutcome> {
       const msg = await deps.messages.getLoose(ref);
       const value = parseValue(msg.content);
-      // An ephemeral run's history gets the result's shape, not its values (decision 284).
+      // An ephemeral run's history gets the result's shape, not its values.
       const ephemeral = (await deps.messages.salt()) !== undefined;
       return { is_error: msg.is_error === true, value: ephemeral ? stateShape(value) : value };
     },

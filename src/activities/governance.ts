@@ -1,5 +1,5 @@
 /**
- * The policy pass of a run (seed 001 "policies"), as activities and the model activity's hooks:
+ * The policy pass of a run (the Agent Definition Specification's "policies"), as activities and the model activity's hooks:
  *  - `redactRunInput`: policies.pii_redaction on the rendered first message, before the model or
  *    any input guardrail reads it; the redacted message is stored and only its ref goes on, so
  *    history written after the pass holds no raw input.
@@ -54,8 +54,8 @@ function logInfo(message: string, attrs: Record<string, unknown>): void {
 /** pii_redaction inside the model activity: the messages about to be stored and the raw input the scripted provider reads. */
 export function redactModelTurn(agent: CompiledAgent, append: AppendItem[], input: JsonValue | undefined): { append: AppendItem[]; input: JsonValue | undefined } {
   if (!agent.policies.pii_redaction) return { append, input };
-  // Tool results (role tool) are left as the tool returned them (seed 001: the output pass catches
-  // what the model echoes; docs/spec-decisions.md 141); user messages are redacted.
+  // Tool results (role tool) are left as the tool returned them (the Agent Definition Specification: the output pass catches
+  // what the model echoes); user messages are redacted.
   const redacted = append.map((it): AppendItem => ('message' in it && it.message.role === 'user' ? { message: { ...it.message, content: redactText(it.message.content).text } } : it));
   return { append: redacted, input: input === undefined ? undefined : redactJson(input).value };
 }

@@ -1,5 +1,5 @@
 /**
- * The graph pattern's messages in the content-addressed store (seed 001 "Graph pattern"):
+ * The graph pattern's messages in the content-addressed store (the Agent Definition Specification's "Graph pattern"):
  *  - the graph transcript: every node completion (`{node, visit, output}`) appended to a chain
  *    (the strategies transcript format, src/activities/transcript.ts), so the workflow keeps only
  *    the head ref and a count;

@@ -1,5 +1,5 @@
 /**
- * Guardrails as an activity (seed 001 "guardrails — runtime validation"): `runGuardrails` evaluates
+ * Guardrails as an activity (the Agent Definition Specification's "guardrails — runtime validation"): `runGuardrails` evaluates
  * every guardrail bound at one position of an agent (`input`, `tool_input`, `tool_output`,
  * `output`) in declaration order, each seeing the text as transformed by the ones before it, and
  * stops at the first one whose on_fail ends the chain (block / escalate / retry / reject /
@@ -439,7 +439,7 @@ export interface GuardrailVerdict {
   args?: JsonObject;
   preview?: string;
   /**
-   * An ephemeral run (decision 283): a transformed final answer (head subjects) is stored here
+   * An ephemeral run: a transformed final answer (head subjects) is stored here
    * instead of in `value`/`text`, and transformed arguments come back by reference in `args`;
    * no `preview`.
    */
@@ -456,7 +456,7 @@ export interface RunGuardrailsOutput {
   stored?: BlobRef;
 }
 
-/** An ephemeral run's transformed subject goes back by reference, without a preview (decision 283); true for such a run. */
+/** An ephemeral run's transformed subject goes back by reference, without a preview; true for such a run. */
 async function keepVerdictOutOfHistory(messages: MessageStore, verdict: GuardrailVerdict, sensitiveFields: readonly string[]): Promise<boolean> {
   const salt = await messages.salt();
   if (salt === undefined) return false;
@@ -489,7 +489,7 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
       let subject: JsonValue;
       let msg: Message | undefined;
       let jsonOutput = false;
-      // An ephemeral run's tool call arguments arrive by reference (decision 283).
+      // An ephemeral run's tool call arguments arrive by reference.
       if (inp.args !== undefined) subject = await resolveArgs(deps.messages.blobs, inp.args);
       else if (inp.value !== undefined) subject = inp.value;
       else if (inp.message !== undefined) {
@@ -529,7 +529,7 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
           verdict.text = jsonOutput ? JSON.stringify(out.subject) : subjectText(out.subject);
         } else if (!msg) verdict.text = subjectText(out.subject);
       }
-      // An ephemeral run's history holds no transformed subject (decision 283).
+      // An ephemeral run's history holds no transformed subject.
       const ephemeral = await keepVerdictOutOfHistory(deps.messages, verdict, agent.tools.refs.find((t) => t.tool_id === inp.tool)?.sensitive_fields ?? []);
       for (const r of out.results) {
         if (!r.passed) logInfo('guardrail triggered', { agent_id: inp.agent_id, position: inp.position, guardrail: r.ref, action: r.action, score: r.score, tool: inp.tool });

@@ -54,7 +54,7 @@ function optionalModule(name: string): Record<string, unknown> | undefined {
 export function createActivities(deps: ActivityDeps = {}) {
   const store = deps.store ?? openBlobStore();
   const bundles = new BundleCache(store);
-  // Activities of an ephemeral run list what they create, for the run's end to delete (decision 262).
+  // Activities of an ephemeral run list what they create, for the run's end to delete.
   const tracked = new EphemeralTrackingStore(store);
   const messages = new MessageStore(tracked);
   const providers: Record<string, Provider> = { scripted: scriptedProvider };

@@ -1,15 +1,15 @@
 /**
- * Knowledge backends that live outside the bundle (seed 001 knowledge; issue 11 point 2), read in
+ * Knowledge backends that live outside the bundle (the Agent Definition Specification's knowledge), read in
  * activities so the workflow sees only results:
  *  - `files`: `backend.path`, a folder of documents (.md, .markdown, .txt; sub-folders too), each
  *    split into paragraph chunks (src/runtime/knowledge-search.ts). A relative path resolves
- *    against LOOM_KNOWLEDGE_DIR, else the worker's working directory (decision 232). A document's
+ *    against LOOM_KNOWLEDGE_DIR, else the worker's working directory (the bundle stays machine independent). A document's
  *    first `# ` heading is its title; its id is its path inside the folder.
  *  - `http`: `backend.url` answers `GET <url>?q=<query>&limit=<n>` with a JSON list of
  *    `{id, title?, text}` (or `{documents: [...]}`); its hits are ranked with the rest.
  * Files are re-read when they change (mtime); folders are listed on every search.
  *
- * `searchSources` ranks per each source's search_mode (decision 256): `keyword` BM25 only
+ * `searchSources` ranks per each source's search_mode: `keyword` BM25 only
  * (MiniSearch), `semantic` cosine similarity of embeddings (src/activities/embeddings.ts, cached
  * in the shared store by content hash), `hybrid` both fused by reciprocal rank fusion.
  */
@@ -116,7 +116,7 @@ export async function searchSources(sources: readonly CompiledKnowledge[], query
   const limit = chunkLimit(active, opts.limit);
   const extra = await backendChunks(active, query, limit, opts.secrets);
   const modes = new Map(active.map((kb) => [kb.kb_id, searchModeOf(kb)]));
-  // hybrid without an embeddings endpoint ranks by BM25 alone (decision 257), said in the worker log; semantic without one fails.
+  // hybrid without an embeddings endpoint ranks by BM25 alone (it has a lexical half already), said in the worker log; semantic without one fails.
   for (const kb of active) {
     if (modes.get(kb.kb_id) !== 'hybrid' || embeddingsConfig(`knowledge base ${kb.kb_id}`, kb.backend)) continue;
     modes.set(kb.kb_id, 'keyword');

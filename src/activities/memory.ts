@@ -1,5 +1,5 @@
 /**
- * Memory collections at run time (seed 001 "memory"; issue 12.4): entries live in the shared
+ * Memory collections at run time (the Agent Definition Specification's "memory"): entries live in the shared
  * store, one record per entry (`memory-entry`/`<collection_id>/<namespace>/<entry id>`: a folder
  * file or a loom_records row in PostgreSQL, whichever LOOM_STORE_URL names; namespaces written
  * before keep one `memory`/`<collection_id>/<namespace>` record, still read). Read before a chat turn
@@ -24,9 +24,9 @@ export function memoryEntry(text: string, source: MemoryEntry['source'], at: str
   return { id: 'sha256:' + sha256(JSON.stringify([text, source])), text, at, source };
 }
 
-/** The single-record format of stores written before decision 272: one record per namespace, read (never written) so they still recall. */
+/** The older format, one record per namespace: read (never written), so stores written before one record per entry still recall. */
 interface StoredMemory { format: 'agentloom.memory/v1'; entries: MemoryEntry[] }
-/** One entry, one record (decision 272): kind `memory-entry`, key `<collection_id>/<namespace>/<entry id>`. */
+/** One entry, one record (a writeback never loses an entry, whichever worker runs it): kind `memory-entry`, key `<collection_id>/<namespace>/<entry id>`. */
 interface StoredEntry { format: 'agentloom.memory-entry/v1'; entry: MemoryEntry }
 const LEGACY_KIND = 'memory';
 const ENTRY_KIND = 'memory-entry';
@@ -100,7 +100,7 @@ function namespaceOf(c: CompiledCollection, s: MemoryScope): string {
  * A collection's entries for `query`: by cosine similarity of embeddings when the collection
  * names an endpoint in `backend.embeddings` (vectors cached in the store by content hash), else
  * keyword overlap. Only the collection's own block counts: LOOM_EMBEDDINGS_* does not switch
- * memory to semantic search (decision 259).
+ * memory to semantic search.
  */
 export async function searchCollection(c: CompiledCollection, entries: MemoryEntry[], query: string, store?: BlobStore, opts: { piiRedaction?: boolean } = {}): Promise<MemoryEntry[]> {
   const cfg = definitionError(() => embeddingsConfig(`collection ${c.collection_id}`, c.backend, {}));
@@ -160,7 +160,7 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
       await mem.add(inp.collection_id, inp.namespace, inp.entry);
     },
 
-    /** Session end: collections with `scope: session` are deleted (seed 001: "Deleted at session end"). */
+    /** Session end: collections with `scope: session` are deleted (the Agent Definition Specification: "Deleted at session end"). */
     async memoryEndSession(inp: MemoryScope): Promise<string[]> {
       const m = memoryOf(await agentOf(inp));
       const session = [...m.read_collections, ...m.write_collections].filter((c) => c.scope === 'session');

@@ -70,7 +70,7 @@ export class MessageStore {
     return this.blobs.putJson({ format: 'agentloom.loose/v1', msg, ...(salt ? { salt } : {}) });
   }
 
-  /** The salt of an ephemeral run's messages (decision 262; src/activities/ephemeral.ts), else undefined. */
+  /** The salt of an ephemeral run's messages (src/activities/ephemeral.ts), else undefined. */
   async salt(): Promise<string | undefined> {
     const b = this.blobs as BlobStore & { salt?: () => Promise<string | undefined> };
     return typeof b.salt === 'function' ? b.salt() : undefined;

@@ -44,7 +44,7 @@ export interface ModelTurnInput {
   extra_tools?: ExtraToolSpec[];
   forbid_tools?: boolean;
   /**
-   * Seed 003 streaming: `calls` sends each registry-tool call complete in the stream to the run
+   * The Execution Loop specification's streaming: `calls` sends each registry-tool call complete in the stream to the run
    * (callStreamed signal; dependencies loop), `text` writes the text as it arrives to the store
    * (`loom run --stream`, src/activities/stream-text.ts).
    */
@@ -59,7 +59,7 @@ export interface ModelTurnOutput {
   /** Present when the reply is a final answer: its check against interface.output.schema. */
   output_check?: OutputCheck;
   /**
-   * An ephemeral run (decision 269): the checked final answer is stored here instead of being in
+   * An ephemeral run: the checked final answer is stored here instead of being in
    * `output_check.value` (null) and `message.content` (absent), so the run's history holds neither.
    */
   output_ref?: BlobRef;
@@ -92,7 +92,7 @@ async function withCitationCheck(agent: CompiledAgent, check: OutputCheck, text:
  * grounding_required (agent-level or a source's `retrieval`): an answer not supported by the
  * chunks this run retrieved (search results in the conversation, the required-knowledge block)
  * fails the output check, so the react loop asks for one correction, then fails the run with the
- * reason (decision 258; src/runtime/knowledge-search.ts groundingProblem).
+ * reason (src/runtime/knowledge-search.ts groundingProblem).
  */
 async function withGroundingCheck(agent: CompiledAgent, check: OutputCheck, text: string, input: JsonValue, conversation: readonly Message[]): Promise<OutputCheck> {
   if (!check.ok || !groundingRequired(agent)) return check;
@@ -112,7 +112,7 @@ async function requiredKnowledge(agent: CompiledAgent, input: JsonValue): Promis
   return { block, given: chunks.filter((c) => block.includes(`[${c.kb_id}/${c.id}]`)) };
 }
 
-/** `required: true` knowledge sources appended to the instructions (bounded, with citation ids; issue 11.2). */
+/** `required: true` knowledge sources appended to the instructions (bounded, with citation ids). */
 async function withRequiredKnowledge(agent: CompiledAgent, instructions: string, input: JsonValue): Promise<string> {
   const { block } = await requiredKnowledge(agent, input);
   return block ? `${instructions}\n\n${block}` : instructions;
@@ -235,8 +235,8 @@ export function createModelActivity(deps: ModelDeps) {
     const raw = taken.length ? { tool_calls: taken, usage: { prompt_tokens: 0, completion_tokens: 0 } } : await withHeartbeat(() => provider({
       model,
       agent,
-      // Seed 000: agf.react `config.instructions` reach the model verbatim; the Markdown body's
-      // sections (seed 001) follow them.
+      // The Agent Format: agf.react `config.instructions` reach the model verbatim; the Markdown body's
+      // sections (the Agent Definition Specification) follow them.
       instructions,
       conversation,
       tools: toolSpecs(agent, inp.extra_tools, inp.forbid_tools),
@@ -248,7 +248,7 @@ export function createModelActivity(deps: ModelDeps) {
     }));
     const reply = redactModelReply(agent, raw as ProviderReply);
     // The model answered: recording its reply waits out a store outage inside this attempt (up to
-    // its start-to-close), so the model is not asked again for the same turn (decision 321).
+    // its start-to-close), so the model is not asked again for the same turn.
     const where = `the store ${deps.messages.blobs.location}`;
     await waitOut(where, () => stream.finish(reply.content));
     const msg: Message = { role: 'assistant', content: reply.content ?? '' };
@@ -284,7 +284,7 @@ function streamChannels(deps: ModelDeps, agent: CompiledAgent, inp: ModelTurnInp
       ? {
           onCall: async (call: ToolCall) => {
             if (!registry.has(call.name)) return;
-            // An ephemeral run's streamed call carries its arguments by reference too (decision 283).
+            // An ephemeral run's streamed call carries its arguments by reference too.
             const salt = await deps.messages.salt();
             await handle.signal(callStreamedSignal, { turn: inp.turn, call: salt === undefined ? call : await callOutOfHistory(deps.messages.blobs, salt, agent, call) });
           },
@@ -305,7 +305,7 @@ function streamChannels(deps: ModelDeps, agent: CompiledAgent, inp: ModelTurnInp
 }
 
 /**
- * An ephemeral run's reply text stays in the store (decisions 269, 283): tool-call turns return no
+ * An ephemeral run's reply text stays in the store: tool-call turns return no
  * content and each registry tool call's arguments by reference (stored salted, listed for
  * deletion); a final answer returns no content, and a checked one is stored and returned by
  * reference (output guardrails read it from the conversation's head, src/activities/guardrails.ts).

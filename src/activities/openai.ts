@@ -256,7 +256,7 @@ export const openaiProvider: Provider = async (req) => {
     timeout: (cfg.request_timeout_seconds ?? DEFAULT_REQUEST_TIMEOUT_S) * 1000,
     defaultHeaders: { ...extraHeaders(cfg.header_envs), ...(key ? {} : { Authorization: null }) },
   });
-  // Streaming (seed 003): asked for by the model activity when calls or text go out as they arrive.
+  // Streaming (the Execution Loop specification): asked for by the model activity when calls or text go out as they arrive.
   if (req.onCall || req.onText) {
     try {
       return await streamReply(client, req);

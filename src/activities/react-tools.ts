@@ -172,16 +172,16 @@ export function createReactToolActivities(deps: { bundles: BundleCache; messages
 
   return {
     async runTool(inp: RunToolInput): Promise<RunToolOutput> {
-      // An ephemeral run's call carries its arguments by reference (decision 283).
+      // An ephemeral run's call carries its arguments by reference.
       const args = await resolveArgs(deps.messages.blobs, inp.args);
       const r = await withHeartbeat(() => withinLimit(inp.tool, () => execute({ ...inp, args })));
       const msg: Message = { role: 'tool', content: r.text, tool_call_id: inp.call_id, name: inp.tool };
       if (r.is_error) msg.is_error = true;
       // The tool ran: from here on a failed attempt would run it again (its side effect twice), so
-      // the bookkeeping waits out a store outage inside this attempt, heartbeating why (decision 321).
+      // the bookkeeping waits out a store outage inside this attempt, heartbeating why.
       const where = `the store ${deps.messages.blobs.location}`;
       const ref = await waitOut(where, () => deps.messages.putLoose(msg));
-      // An ephemeral run's history holds no tool output, not even a preview (decision 262).
+      // An ephemeral run's history holds no tool output, not even a preview.
       const ephemeral = (await waitOut(where, () => deps.messages.salt())) !== undefined;
       return { ref, is_error: r.is_error, preview: ephemeral ? '' : r.text.slice(0, 200) };
     },

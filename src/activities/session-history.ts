@@ -68,7 +68,7 @@ export interface SessionTurnPrompt extends SessionPrompt {
 /**
  * The first message of a chat-session turn: the state (earlier messages, then the scratchpad when
  * visible) trimmed to one budget, `state.max_state_tokens` covering history + working state as
- * the seed says; oldest entries go first, the newest scratchpad entries are kept before history.
+ * the Agent Definition Specification says; oldest entries go first, the newest scratchpad entries are kept before history.
  */
 export function sessionTurnPrompt(earlier: Message[], scratchpad: ScratchpadEntry[], prompt: string, o: SessionTurnOptions): SessionTurnPrompt {
   const budget = o.maxStateTokens !== undefined ? o.maxStateTokens * CHARS_PER_TOKEN : DEFAULT_SESSION_CHARS;

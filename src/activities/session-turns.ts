@@ -13,7 +13,7 @@ import type { MessageStore } from './message-store';
 import { CHARS_PER_TOKEN, DEFAULT_SESSION_CHARS, ScratchpadEntry, sessionTurnPrompt } from './session-history';
 import { memoryUse } from '../runtime/memory';
 
-/** The agent's state section as the session applies it (defaults: seed 001's conversational defaults). */
+/** The agent's state section as the session applies it (defaults: the Agent Definition Specification's conversational defaults). */
 export interface SessionPlan {
   workflow_type: string;
   pattern: string;

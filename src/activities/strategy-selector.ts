@@ -1,6 +1,6 @@
 /**
- * The selector model call of seed 002 `Selection.Type: llm` (and the magentic manager's calls): one call of the strategy's selection
- * `Model` (compiled into the strategies pattern's `models`, decision 119) through the same
+ * The selector model call of fuseraft's `Selection.Type: llm` (and the magentic manager's calls): one call of the strategy's selection
+ * `Model` (compiled into the strategies pattern's `models`: a bundle carries agents only) through the same
  * providers as the model activity, with the rendered selection prompt as its only user message and
  * no tools. Member descriptions for `{{$agents}}` are read from the bundle here (I/O stays in
  * activities); the prompt itself is built by src/strategies/llm-selection.ts. With the strategies

@@ -1,5 +1,5 @@
 /**
- * Workspace snapshots for seed 002 scatter-gather (decision 268): each participant works in its own
+ * Workspace snapshots for fuseraft's scatter-gather ("an isolated snapshot"): each participant works in its own
  * copy of the run's shared workspace as it is when the scatter phase starts, so participants never
  * see each other's files and nothing they write reaches the shared workspace.
  */

@@ -1,5 +1,5 @@
 /**
- * The side channel for `loom run --stream` (seed 003 "Request & Call Streaming"; RunOptions.stream_text):
+ * The side channel for `loom run --stream` (the Execution Loop specification's "Request & Call Streaming"; RunOptions.stream_text):
  * the model activity writes the text of the turn it is streaming, as it arrives, to the shared
  * store's record `stream`/<workflow id> — the folder or PostgreSQL every worker and the CLI already
  * share (LOOM_STORE_URL), so it works on a real cluster. Tokens never enter workflow history. Writes

@@ -1,5 +1,5 @@
 /**
- * `output_from.custom_transform` (seed 000 "OutputFrom"): functions registered in the worker by
+ * `output_from.custom_transform` (the Agent Format's "OutputFrom"): functions registered in the worker by
  * name (convention `<org>.<transform-name>`) and run as the `runTransform` activity, so a
  * transform may do I/O and is never replayed. The runtime passes all sub-agent outputs (keyed by
  * alias, with their declaration order) and uses the return value as the policy output.

@@ -6,7 +6,7 @@
  * failure messages and stack traces (a provider error may quote the prompt) are moved into an
  * encrypted payload too (failure-converter.ts). A workflow's own failures are converted inside its
  * sandbox by the converter its bundle was built with: an encrypting worker runs the sealed bundle
- * (src/plugin/bundle.ts, decision 281), so those are encrypted as well.
+ * (src/plugin/bundle.ts), so those are encrypted as well.
  */
 import * as path from 'path';
 import type { DataConverter } from '@temporalio/common';

@@ -1,9 +1,9 @@
 /**
- * The compiled payload: the only thing the runtime ever executes (seed 001, "Overview").
+ * The compiled payload: the only thing the runtime ever executes (the Agent Definition Specification, "Overview").
  *
  * This file is the contract between the compiler (src/compiler), the runtime workflows
  * (src/workflows) and the activities (src/activities). It holds types only, so workflow code
- * may import it. Field names follow the seeds exactly; everything editorial (`ui`, `notes`,
+ * may import it. Field names follow the specifications exactly; everything editorial (`ui`, `notes`,
  * `release`, `localization`, `evaluation`) is stripped by the compiler and never appears here.
  *
  * Secrets never appear in a payload: only env-variable names (`api_key_env`, `value_env`) and
@@ -257,7 +257,7 @@ export interface McpToolConfig {
   schema_hash: string;
 }
 
-/** Seed 001 "Tool manifest compilation rules": emitted for agents with can_be_invoked_as_tool. */
+/** The Agent Definition Specification's "Tool manifest compilation rules": emitted for agents with can_be_invoked_as_tool. */
 export interface ToolManifest {
   name: string;
   description: string;
@@ -315,7 +315,7 @@ export interface CompiledRole {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Execution policies (seed 000) and orchestration patterns (seeds 001, 002, 004)
+// Execution policies (the Agent Format) and orchestration patterns (the Agent Definition Specification, fuseraft, the Step Execution Modes)
 // ---------------------------------------------------------------------------------------------
 
 export interface PolicyStep {
@@ -369,7 +369,7 @@ export interface GraphPattern {
   node_timeout: number;
   reset_on_revisit: boolean;
   nodes: { id: string; agent_ref: string }[];
-  /** `on: error`: an error edge, traversed only when `from` fails (seed 001 "explicit error edges"). */
+  /** `on: error`: an error edge, traversed only when `from` fails (the Agent Definition Specification's "explicit error edges"). */
   edges: { from: string; to: string; condition?: string; on?: 'error' }[];
 }
 export interface SwarmPattern {
@@ -395,7 +395,7 @@ export interface WorkflowPattern {
   retry_failed_tasks: boolean;
   tasks: WorkflowTask[];
 }
-/** Seed 004 step as written (JSON examples compile unchanged). */
+/** A step of the Step Execution Modes as written (JSON examples compile unchanged). */
 export interface StepDefinition {
   name: string;
   agent: { ByName: string };
@@ -405,7 +405,7 @@ export interface StepDefinition {
 }
 export interface StepsPattern { type: 'steps'; steps: StepDefinition[] }
 /**
- * Seed 002 strategies (`orchestration.pattern: {type: strategies, …}`): the seed's orchestration
+ * fuseraft's strategies (`orchestration.pattern: {type: strategies, …}`): fuseraft's orchestration
  * block verbatim in `config` (`Selection`, `Termination?`, `Contracts?`, PascalCase as printed) and
  * each agent name of the block with the agent it runs (src/compiler/strategies.ts).
  */
@@ -414,7 +414,7 @@ export interface StrategiesPattern {
   agents: { name: string; agent_id: string }[];
   config: JsonObject;
 }
-/** Seed 002 strategy names as pattern types (decision 8): compiled and carried, not executed. */
+/** fuseraft's strategy names as pattern types (fuseraft's strategies run as `type: strategies`): compiled and carried, not executed. */
 export interface ReservedPattern { type: string; [k: string]: JsonValue | undefined }
 
 export type OrchestrationPattern = GraphPattern | SwarmPattern | WorkflowPattern | StepsPattern | StrategiesPattern | ReservedPattern;
@@ -457,7 +457,7 @@ export interface CompiledRuntime {
   max_turns?: number;
   max_tool_calls?: number;
   /**
-   * Seed 003's execution loop for agf.react: `turn` (default) runs every call of a model reply and
+   * The execution loop of the Execution Loop specification for agf.react: `turn` (default) runs every call of a model reply and
    * then asks the model again; `dependencies` honours `_dependsOn`/`_outputPath` in call arguments
    * (src/runtime/execution-loop.ts).
    */
@@ -522,7 +522,7 @@ export interface CompiledAgent {
   orchestration: CompiledOrchestration;
   /** Defaults to `{ id: 'agf.react', config: {} }` when the file declares none. */
   execution_policy: ExecutionPolicy;
-  /** Seed 000 sub-agents named by alias in PolicySteps. */
+  /** The Agent Format's sub-agents named by alias in PolicySteps. */
   local_agents: { alias: string; agent_ref: string }[];
   /** Present when orchestration.can_be_invoked_as_tool is true. */
   tool_manifest?: ToolManifest;

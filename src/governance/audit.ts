@@ -1,5 +1,5 @@
 /**
- * The audit trail of `policies.audit_level` (seed 001 "audit_level"): what one run's entry holds
+ * The audit trail of `policies.audit_level` (the Agent Definition Specification's "audit_level"): what one run's entry holds
  * at each level, and the hash chain that makes the log tamper-evident. Each line of an agent's
  * audit log is one JSON entry whose `hash` is sha256(prev hash + canonical JSON of the entry
  * without `hash`); `prev` is the hash of the line before ('' for the first). Changing, removing

@@ -1,6 +1,6 @@
 /**
- * The builtin classifier for `policies.blocked_content` (seed 001 "blocked_content"): lexicon and
- * pattern rules per category of the seed's vocabulary, run on the model's final answer. A match
+ * The builtin classifier for `policies.blocked_content` (the Agent Definition Specification's "blocked_content"): lexicon and
+ * pattern rules per category of the Agent Definition Specification's vocabulary, run on the model's final answer. A match
  * refuses the answer with the category and the rule that matched. Pure and deterministic.
  *
  * It is also a guardrail provider (`blockedContentProvider`, the GuardrailProvider signature of
@@ -9,7 +9,7 @@
  */
 import type { JsonObject, JsonValue } from '../compiled/types';
 
-/** The seed's controlled vocabulary (the compiler warns, AGL014, about any other value). */
+/** The Agent Definition Specification's controlled vocabulary (the compiler warns, AGL014, about any other value). */
 export const BLOCKED_CONTENT_CATEGORIES = ['legal_advice', 'medical_advice', 'financial_advice', 'adult_content', 'hate_speech', 'violence'] as const;
 export type BlockedCategory = (typeof BLOCKED_CONTENT_CATEGORIES)[number];
 

@@ -1,11 +1,11 @@
 /**
- * The agent lifecycle (seed 001 `status`: draft | active | deprecated | disabled) at run time:
+ * The agent lifecycle (the Agent Definition Specification's `status`: draft | active | deprecated | disabled) at run time:
  * a draft root agent runs only when the run asks for it (`loom run --allow-draft`, RunOptions
  * .allow_draft), a disabled agent never runs, a deprecated one runs with a warning. Checked by
  * `loom run` before anything starts and again by the loadAgent activity of a root run (so a run
  * started through the API is refused too). A member (any agent an orchestrator, a delegation or an
  * agent tool loads) is held to the same rule except for drafts: its root was allowed to run, and a
- * draft root's members are drafts too (decision 298). Pure: no Temporal import; unit tested.
+ * draft root's members are drafts too. Pure: no Temporal import; unit tested.
  */
 
 export interface LifecycleAgent {

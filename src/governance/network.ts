@@ -1,5 +1,5 @@
 /**
- * Network policy for http tools (seed 001 `policies.allow_external_http`): host allowlists and
+ * Network policy for http tools (the Agent Definition Specification's `policies.allow_external_http`): host allowlists and
  * private/loopback/link-local address classification for IPv4 and IPv6 (the IANA special-purpose
  * ranges come from ipaddr.js; the table below says what each means here). Everything here is pure
  * except `checkHttpTarget`/`guardedLookup`, which resolve DNS through an injectable resolver.

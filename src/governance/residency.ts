@@ -1,5 +1,5 @@
 /**
- * `policies.data_residency` and `policies.allowed_connectors` as pure gates (seed 001): a model or
+ * `policies.data_residency` and `policies.allowed_connectors` as pure gates (the Agent Definition Specification): a model or
  * tool that declares a `region` outside the agent's residency, or a tool whose `connector` is not
  * allowed, is refused before the call is made. The reason names the field to change.
  */

@@ -1,12 +1,12 @@
 /**
- * Sensitive tool fields (seed 001: `sensitive: true` in a tool's input schema; the compiler lists
+ * Sensitive tool fields (the Agent Definition Specification: `sensitive: true` in a tool's input schema; the compiler lists
  * their paths in CompiledTool.sensitive_fields). The one redaction every display uses: `loom
  * status`, pending-approval lists (`loom inbox`, pending_decisions), Current Details, activity
  * summaries and logs, and telemetry spans. Pure: no Temporal import; unit tested.
  */
 import type { JsonObject, JsonValue } from '../compiled/types';
 
-/** What replaces a sensitive value (kept lower-case: the wire value since the inbox shipped; decision 230). */
+/** What replaces a sensitive value (kept lower-case, over the specification's `[REDACTED]`: the wire value since the inbox shipped). */
 export const REDACTED = '[redacted]';
 
 /** tool_id -> its sensitive field paths. */

@@ -78,7 +78,7 @@ export function createLoomMcpServer(s: LoomSession, opts: { registry: string }):
     const desc = await h.describe();
     let status: RunStatus | undefined;
     try { status = await h.query(statusQuery); } catch { status = undefined; }
-    // An ephemeral run's pending calls hold a reference: their arguments are read from the store (decision 283).
+    // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
     if (status) status = await statusWithStoredArgs(status);
     return { workflow_id: workflowId, temporal_status: desc.status.name, ...(status ?? {}) };
   };
@@ -111,7 +111,7 @@ export function createLoomMcpServer(s: LoomSession, opts: { registry: string }):
       new Promise((_, reject) => extra.signal.addEventListener('abort', () => reject(new ToolRefusal('cancelled by the client; the run goes on')), { once: true })),
     ])) as { output?: JsonValue } | undefined;
     const output = (result?.output ?? result ?? null) as JsonValue;
-    // An ephemeral run's output waits in the store: collected once, like `loom result` (decision 263).
+    // An ephemeral run's output waits in the store: collected once, like `loom result`.
     const { ephemeralOutputRef } = await import('../activities/ephemeral');
     if (ephemeralOutputRef(output)) {
       const kept = await (await import('../operator/run-flow')).collectOutput(workflow_id);

@@ -39,7 +39,7 @@ export async function pinMcpServers(registryDir: string, opts: { env?: NodeJS.Pr
     const block = d.mcp as Record<string, unknown> | undefined;
     if (d.kind !== 'mcp' || !block || Array.isArray(block.pinned)) return;
     const server = mcpServerConfig(block);
-    // Discovery may reach what at least one agent using this server may reach at run time (decision 176).
+    // Discovery may reach what at least one agent using this server may reach at run time.
     const allowExternalHttp = [...reg.entries.agent.values()].some((a) => {
       const ad = (a.data ?? {}) as { policies?: { allow_external_http?: unknown }; tools?: { refs?: unknown } };
       const refs = Array.isArray(ad.tools?.refs) ? (ad.tools.refs as { ref?: unknown }[]) : [];

@@ -3,7 +3,7 @@
  * so every connection the session opens resolves the host again and checks each address it would
  * connect to (the same `guardedLookup` http tools pin their connections with). A DNS answer that
  * changes after the policy check (rebinding to a private or metadata address) is refused at connect
- * time instead of reached. The SDK's default fetch resolves on its own, unchecked (decision 175).
+ * time instead of reached. The SDK's default fetch resolves on its own, unchecked (an MCP server's URL is held to the network policy of http tools).
  */
 import * as http from 'http';
 import * as https from 'https';
@@ -23,7 +23,7 @@ export function guardedFetch(policy: NetPolicy, resolve: Resolver = systemResolv
       const lib = url.protocol === 'https:' ? https : http;
       const headers: Record<string, string> = {};
       new Headers(init.headers).forEach((v, k) => { headers[k] = v; });
-      // The traceparent of the tool call this request serves, when its agent propagates context (decision 287).
+      // The traceparent of the tool call this request serves, when its agent propagates context.
       Object.assign(headers, currentTraceHeaders());
       const method = init.method ?? 'GET';
       // agent: false: a fresh connection per request, so each one goes through the lookup's check.

@@ -1,5 +1,5 @@
 /**
- * Answering a decision from the root of a run tree (issue 9): `loom approve ROOT REF` / `loom reject
+ * Answering a decision from the root of a run tree: `loom approve ROOT REF` / `loom reject
  * ROOT REF` / `loom respond ROOT REF` read the root's tree-wide `pending_decisions` (status query) and send the update to the
  * member run that holds the call. REF is a call id pending in exactly one run of the tree, or
  * `PATH:CALL_ID` with PATH the member's role chain as `loom status` prints it. Roots started

@@ -1,5 +1,5 @@
 /**
- * The boundary check of seed 001's file widgets: "The runtime enforces the declared types" and
+ * The boundary check of the Agent Definition Specification's file widgets: "The runtime enforces the declared types" and
  * max_size_mb is enforced "again at the boundary". A `file` field's value is a path to a local
  * file, a `file-multi` field's value a list of paths; `loom run`/`loom start` refuse an input
  * whose files are missing, of a type outside `accept`, or larger than `max_size_mb` (the platform

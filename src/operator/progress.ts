@@ -43,7 +43,7 @@ export function watchRun(
     for (const p of s.pending_approvals ?? []) {
       if (announced.has(p.call_id)) continue;
       announced.add(p.call_id);
-      // An ephemeral run's arguments are in the store (decision 283): `loom status` reads them there.
+      // An ephemeral run's arguments are in the store: `loom status` reads them there.
       const args = storedArgsRef(p.arguments) ? `(arguments in the store: loom status ${handle.workflowId} shows them)` : JSON.stringify(p.arguments);
       say(`  awaiting approval: ${p.tool} ${args} (${p.reason})`);
       if (opts.hints !== false) say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`);
@@ -99,7 +99,7 @@ export function watchRun(
 }
 
 /**
- * One progress line. Strategies runs (seed 002) also name who speaks, where (state or node) and the
+ * One progress line. Strategies runs (fuseraft) also name who speaks, where (state or node) and the
  * route that led there: the keyword or signal, else the router's reason.
  */
 export function progressLine(s: RunStatus): string {

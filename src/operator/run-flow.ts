@@ -35,7 +35,7 @@ export async function runToEnd(client: Client, prepared: PreparedRun, opts: { js
   for (const w of result?.warnings ?? []) opts.say(`warning: ${w}`);
   if (link) opts.say(`history: ${link}`);
   const output = (result?.output ?? result) as JsonValue;
-  // An ephemeral run's output waits in the store: collected (read, then deleted) here (decision 263).
+  // An ephemeral run's output waits in the store: collected (read, then deleted) here.
   const { ephemeralOutputRef } = await import('../activities/ephemeral');
   if (ephemeralOutputRef(output)) {
     const kept = await collectOutput(handle.workflowId);

@@ -124,7 +124,7 @@ export async function prepareCompiled(bundle: CompiledBundle, agentId: string, g
     session = await prepareSession(root, workflowType, input, sessionId);
     runOptions = { ...(options ?? {}), input_ref: session.inputRef };
   }
-  // Memory (seed 001): {actorId} is --actor, else $USER; {sessionId} is --session, else the run's id (decision 275).
+  // Memory (the Agent Definition Specification): {actorId} is --actor, else $USER; {sessionId} is --session, else the run's id.
   const mem = memoryUse(root.memory);
   if (mem.reads || mem.writes) runOptions = { ...(runOptions ?? {}), actor_id: options?.actor_id || process.env.USER || 'anonymous', ...(sessionId !== undefined ? { session_id: sessionId } : {}) };
   // Claim check: the first message is stored (a session's already is) and history holds its reference.
@@ -192,12 +192,12 @@ export function newWorkflowId(agentId: string): string {
   return `${agentId}-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(4).toString('hex')}`;
 }
 
-/** A root agf.react run of a `retention_class: ephemeral` agent keeps its content out of history and the store (decision 261). */
+/** A root agf.react run of a `retention_class: ephemeral` agent keeps its content out of history and the store. */
 export function ephemeralStart(p: Pick<PreparedRun, 'root' | 'workflowType'>): boolean {
   return p.workflowType === 'agfReactWorkflow' && isEphemeral(p.root.artifacts);
 }
 
-/** Why an ephemeral agent cannot run this way (undefined: it can); decision 264. */
+/** Why an ephemeral agent cannot run this way (undefined: it can): `--session` and memory collections are refused, not silently kept. */
 export function ephemeralRefusal(root: CompiledAgent, workflowType: string, input: JsonValue, session: boolean): string | undefined {
   if (workflowType !== 'agfReactWorkflow' || !isEphemeral(root.artifacts)) return undefined;
   if (session) return `${root.agent_id} declares artifacts.retention_class: ephemeral, and --session keeps the conversation in the store: remove --session, or choose another retention class`;

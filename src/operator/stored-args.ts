@@ -1,6 +1,6 @@
 /**
  * What `loom status`, `loom inbox` and the run progress show for a pending approval of an
- * ephemeral run (decision 283): its history holds only a reference to the call's arguments, so
+ * ephemeral run: its history holds only a reference to the call's arguments, so
  * the CLI reads them from the store (the tool's sensitive_fields redacted, as the run redacts the
  * arguments it reports); once the run has ended and deleted them, it says so.
  */

@@ -8,7 +8,7 @@
 export const BATCH_SHARD_SIZE = 500;
 /**
  * At most this many shards per execution. The tree is one level deep (a shard never re-shards):
- * above BATCH_SHARD_SIZE × this many items the shards simply get larger (decision 38).
+ * above BATCH_SHARD_SIZE × this many items the shards simply get larger (up to 250,000 items no execution nears Temporal's event-count warning).
  */
 export const BATCH_MAX_SHARDS_PER_EXECUTION = 500;
 

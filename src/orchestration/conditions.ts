@@ -1,5 +1,5 @@
 /**
- * ConditionGroup evaluation (seed 000 "ConditionGroup"): `args_match` maps a path expression of
+ * ConditionGroup evaluation (the Agent Format's "ConditionGroup"): `args_match` maps a path expression of
  * the execution context to a literal (deep equality) or an operator object such as
  * `{ gte: 0.8 }` / `{ in: ["zh","ja"] }`. Fields of one group are ANDed; an array of groups is
  * OR-of-ANDs. Pure.

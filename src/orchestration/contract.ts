@@ -1,9 +1,9 @@
 /**
- * An orchestrating agent's own contract (issue 11 point 4: "an agent that runs a multi-agent
+ * An orchestrating agent's own contract (the requirement: "an agent that runs a multi-agent
  * policy or pattern applies its own guardrails (input/output), timeout_seconds, output schema and
  * token budget"). The pure half: what the agent declares and what is at fault; the orchestrator
  * workflow (src/workflows/orchestrator.ts) applies it. The token budget of an orchestrator is
- * `runtime.max_input_chars`, the seed's "equivalent token budget" of the input (decision 295).
+ * `runtime.max_input_chars`, the Agent Definition Specification's "equivalent token budget" of the input (it gives an orchestrator no token field).
  */
 import type { JsonSchema, JsonValue } from '../compiled/types';
 import { inputProblems } from './member-input';

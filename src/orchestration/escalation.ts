@@ -1,5 +1,5 @@
 /**
- * Escalation rule matching (seed 001 "escalation rules"): rules are evaluated top to bottom and
+ * Escalation rule matching (the Agent Definition Specification's "escalation rules"): rules are evaluated top to bottom and
  * the first rule whose `on` and every narrowing field (`guardrail`, `node`) match is used; no
  * match means the run fails with no escalation. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * Graph pattern scheduling (seed 001 "Graph pattern"), pure and deterministic:
+ * Graph pattern scheduling (the Agent Definition Specification's "Graph pattern"), pure and deterministic:
  *  - `$self` (the orchestrator) is the implicit entry node and runs first;
  *  - after a node completes, its outgoing edges are evaluated against the graph state and every
  *    edge whose condition holds (or has none) activates its target;
@@ -9,7 +9,7 @@
  *    from `$self`, edges in declaration order) close cycles: their sources never block the
  *    target, since they can only complete again after the target itself has run;
  *  - `max_node_executions` bounds the total number of node executions ($self included);
- *  - error edges (`on: error`, seed 001 "explicit error edges") are traversed only when their
+ *  - error edges (`on: error`, the Agent Definition Specification's "explicit error edges") are traversed only when their
  *    source fails: the target receives `{error, node}` as that source's input. They take no part
  *    in joins or cycle detection (a failed source never runs again in that wave);
  *  - the graph transcript: every completion appends `{node, visit, output}` (completion order);

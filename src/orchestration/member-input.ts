@@ -1,6 +1,6 @@
 /**
  * A member's input against that member's `interface.input.schema`, checked by the orchestrator
- * before the member's run starts (issue 11 point 4: "every member's input is validated against
+ * before the member's run starts (the requirement: "every member's input is validated against
  * that member's input schema ... with a failure that names the member and the field"). Pure and
  * deterministic, so the workflow checks without an activity (no command for a valid input).
  *

@@ -1,5 +1,5 @@
 /**
- * Seed 001 memory in an orchestrator's root run (decision 271), the pure part: the query and the
+ * The Agent Definition Specification's memory in an orchestrator's root run (read at its start, written back at its end; members do not read it), the pure part: the query and the
  * writeback message are the run's input (its text, or its JSON text) after the input contract;
  * the `# Memory` block reaches the members as part of the task — appended to a text task, so
  * every member given the task (the first step, each parallel branch, graph entry nodes, every

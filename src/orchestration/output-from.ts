@@ -1,5 +1,5 @@
 /**
- * `output_from` (seed 000 "OutputFrom"): string shorthand or object form (exactly one of
+ * `output_from` (the Agent Format's "OutputFrom"): string shorthand or object form (exactly one of
  * `agent` / `strategy` / `custom_transform`). A string is a strategy keyword first (`last`,
  * `merge`, `first`), otherwise an alias. `merge` is an object keyed by alias in DECLARATION order,
  * never completion order. Pure.

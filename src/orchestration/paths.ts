@@ -1,5 +1,5 @@
 /**
- * PolicyStep path expressions (seed 000 "PolicyStep"): `<source>.<direction>.<field>…` where
+ * PolicyStep path expressions (the Agent Format's "PolicyStep"): `<source>.<direction>.<field>…` where
  * `<source>` is `parent` or a step alias and `<direction>` is `input` or `output`, e.g.
  * `parent.input.query`, `researcher.output.findings`, nested `writer.output.meta.title`, and
  * `parent.input.items.[].value` (batch only). Pure: no I/O, no Temporal; used by workflows.

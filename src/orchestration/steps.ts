@@ -1,5 +1,5 @@
 /**
- * Step execution modes (seed 004), pure planning and text rules:
+ * The Step Execution Modes, pure planning and text rules:
  *  - Sequential (default): each step gets the previous step's output as {{input}};
  *  - FanOut: consecutive FanOut steps form one parallel group, all given the same input;
  *  - Collect: gets the preceding FanOut group's outputs joined with "\n\n---\n\n";

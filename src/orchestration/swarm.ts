@@ -1,5 +1,5 @@
 /**
- * Swarm pattern bookkeeping (seed 001 "Swarm pattern"), pure: the shared context block (original
+ * Swarm pattern bookkeeping (the Agent Definition Specification's "Swarm pattern"), pure: the shared context block (original
  * task, ordered history of who worked, accumulated key/values, registry of peers), hand-off
  * validation (only listed agents, plus the orchestrator itself), limits and ping-pong detection.
  */

@@ -1,5 +1,5 @@
 /**
- * Workflow pattern (task DAG, seed 001 "Workflow pattern") scheduling, pure:
+ * Workflow pattern (task DAG, the Agent Definition Specification's "Workflow pattern") scheduling, pure:
  * entry tasks start at once; ready tasks are dispatched by priority (higher first, then
  * declaration order) up to max_workers; retry_failed_tasks retries a failed task once; a task that
  * finally fails halts every task downstream of it while independent branches finish.

@@ -1,8 +1,8 @@
 /**
- * The secret store at run time (seed 001 `credentials_ref`, issue 14): a compiled agent carries
+ * The secret store at run time (the Agent Definition Specification's `credentials_ref`): a compiled agent carries
  * only *where* each of its refs is read (`tenant.secrets`: `{env: VAR}` or `{file: PATH}`, from the
  * registry's tenant.md); the value is read here, inside an activity, when a request needs it, so it
- * never enters a workflow input, a result, a history or the store (decision 164). A rotation is a
+ * never enters a workflow input, a result, a history or the store (secrets are injected as references, not values). A rotation is a
  * new value at the same place: nothing is recompiled.
  */
 import * as fs from 'fs';

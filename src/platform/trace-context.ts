@@ -1,5 +1,5 @@
 /**
- * The trace headers of the tool call in progress (decision 287): the tracing activity interceptor
+ * The trace headers of the tool call in progress (what `propagate_context` sends to tools): the tracing activity interceptor
  * (src/telemetry/tracing.ts) runs a `runTool` activity inside `withTraceHeaders`, and the code that
  * sends the call (http tools in src/activities/http-tool.ts, MCP over HTTP in src/mcp/guarded-fetch.ts)
  * adds `currentTraceHeaders()` to its request. Outside such a call, or when the agent does not

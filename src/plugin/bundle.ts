@@ -1,5 +1,5 @@
 /**
- * The workflow bundles a worker runs (decision 281). One workflow code, two builds: the plain bundle
+ * The workflow bundles a worker runs. One workflow code, two builds: the plain bundle
  * (Temporal's default failure converter) and the sealed bundle, built with the encoding failure
  * converter (src/codec/failure-converter.ts), so that a failure a workflow raises itself keeps its
  * message and stack in `encodedAttributes`, a payload the encrypting worker's codec then encrypts

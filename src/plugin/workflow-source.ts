@@ -1,5 +1,5 @@
 /**
- * Which workflow code an Agentloom worker runs when its user names none (decision 281): a prebuilt
+ * Which workflow code an Agentloom worker runs when its user names none (an encrypting worker needs the sealed build): a prebuilt
  * bundle when one exists (dist/workflow-bundle.js, built by `npm run build:bundle`, or
  * LOOM_WORKFLOW_BUNDLE), its sealed build for a worker that encrypts, else the workflows bundled
  * from source; LOOM_WORKFLOWS_PATH names a vendor's own workflows module (which re-exports ours and

@@ -1,5 +1,5 @@
 /**
- * Seed 001 `routing` for dispatch systems: score the active agents of a registry against a request
+ * The Agent Definition Specification's `routing` for dispatch systems: score the active agents of a registry against a request
  * by their `intents`, `trigger_phrases` and `priority`, pure and deterministic.
  *
  * The rule (docs: README "Dispatch"):
@@ -9,7 +9,7 @@
  *    (in any order) is a full intent match: +2 each; at least half of them present: +1.
  *  - Tier: 2 when any trigger phrase or full intent matched, 1 when only partial intents did, 0
  *    otherwise (not a candidate).
- *  - Ranking: tier, then `priority` (0–100, default 50; the seed: "higher values win when multiple
+ *  - Ranking: tier, then `priority` (0–100, default 50; the Agent Definition Specification: "higher values win when multiple
  *    agents match"), then score, then agent_id (stable).
  * Routing metadata never changes what an agent does once invoked: this only picks which one runs.
  */

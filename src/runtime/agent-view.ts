@@ -14,23 +14,23 @@ export type AgentView = Omit<CompiledAgent, 'instructions' | 'sections'> & {
   escalation_agent_types?: Record<string, string>;
 };
 
-/** The runtime tool offered to agents with `can_delegate: true` (seed 001 "delegation"). */
+/** The runtime tool offered to agents with `can_delegate: true` (the Agent Definition Specification's "delegation"). */
 export const DELEGATE_TOOL = 'delegate_to_agent';
 
 /**
  * The runtime tool offered to agents with an `on: model_decision` escalation rule: calling it
- * escalates the run (seed 001 "escalation rules"; the rule's target may be a human queue or an agent).
+ * escalates the run (the Agent Definition Specification's "escalation rules"; the rule's target may be a human queue or an agent).
  */
 export const ESCALATE_TOOL = 'escalate_to_human';
 
-/** Preferences passed to the model activity (seed 000 "Preferences vs Constraints"). */
+/** Preferences passed to the model activity (the Agent Format's "Preferences vs Constraints"). */
 export interface ModelPrefs {
   temperature?: number;
   top_p?: number;
   stop_sequences?: string[];
   tool_choice: 'none' | 'auto' | 'required';
   max_output_tokens?: number;
-  /** runtime.reasoning_effort, sent as the provider's `reasoning_effort` (decision 233). */
+  /** runtime.reasoning_effort, sent as the provider's `reasoning_effort` (the OpenAI API's own field, to `openai` providers). */
   reasoning_effort?: 'low' | 'medium' | 'high';
 }
 
@@ -48,7 +48,7 @@ export function modelPrefs(agent: AgentView, forceNone: boolean, toolCallsMade =
     tool_choice: forceNone ? 'none' : (cfg.tool_choice ?? agent.tools.tool_choice ?? 'auto'),
   };
   // `required` forces a tool call; once one was made the model must be free to answer, or the run
-  // could never end (decision in docs/spec-decisions.md).
+  // could never end.
   if (prefs.tool_choice === 'required' && toolCallsMade > 0) prefs.tool_choice = 'auto';
   const temperature = cfg.temperature ?? agent.runtime.temperature;
   if (temperature !== undefined) prefs.temperature = temperature;

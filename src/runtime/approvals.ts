@@ -1,5 +1,5 @@
 /**
- * Approval bookkeeping (seed 003 "Human-in-the-Loop"): which calls need a human, and the pending
+ * Approval bookkeeping (the Execution Loop specification's "Human-in-the-Loop"): which calls need a human, and the pending
  * list with decisions. Pure.
  */
 import type { JsonObject } from '../compiled/types';

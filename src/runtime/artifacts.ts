@@ -1,5 +1,5 @@
 /**
- * Seed 001 artifacts, the pure part: which artifacts a finished run writes (`input.json`,
+ * The Agent Definition Specification's artifacts, the pure part: which artifacts a finished run writes (`input.json`,
  * `output.json`, `intermediate.json` per save_input/save_output/save_intermediate), their content
  * (built from the stored conversation; with pii_redaction every artifact — input, output and each
  * tool call's arguments and result — goes through the audit log's PII engine and placeholders), and
@@ -12,7 +12,7 @@ import type { JsonValue } from '../compiled/types';
 
 export type RetentionClass = CompiledAgent['artifacts']['retention_class'];
 
-/** Days each class keeps an artifact (seed: standard "30–90 days", extended "1–7 years", restricted "same as standard"). */
+/** Days each class keeps an artifact (the Agent Definition Specification: standard "30–90 days", extended "1–7 years", restricted "same as standard"). */
 export const DEFAULT_RETENTION_DAYS = { standard: 90, extended: 2555 } as const;
 
 export interface RetentionDays { standard: number; extended: number }
@@ -70,7 +70,7 @@ export function planArtifacts(a: CompiledAgent['artifacts'], conversation: reado
 }
 
 /**
- * `retention_class: ephemeral` runs (decision 261): a root agf.react run of such an agent keeps its
+ * `retention_class: ephemeral` runs: a root agf.react run of such an agent keeps its
  * content in the store only while it runs. The client stores the input under a run-scoped reference
  * and marks the run (`ephemeral-run`/<run>); every blob or record an activity of a marked run
  * creates is listed under `ephemeral-written`/<run>/…, and the run's end deletes them all. The final
@@ -83,7 +83,7 @@ export const EPHEMERAL_OUTPUT_KIND = 'ephemeral-output';
 /** Hours an uncollected ephemeral output is kept (LOOM_EPHEMERAL_PICKUP_HOURS). */
 export const DEFAULT_EPHEMERAL_PICKUP_HOURS = 24;
 
-/** An agent whose runs are ephemeral: its retention class, whether or not `artifacts.enabled` (decision 261). */
+/** An agent whose runs are ephemeral: its retention class, whether or not `artifacts.enabled`. */
 export function isEphemeral(a: CompiledAgent['artifacts'] | undefined): boolean {
   return a?.retention_class === 'ephemeral';
 }

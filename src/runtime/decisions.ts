@@ -1,5 +1,5 @@
 /**
- * Tree-wide pending decisions (issue 9): what a run reports up its tree and what the CLI does with
+ * Tree-wide pending decisions: what a run reports up its tree and what the CLI does with
  * it. Pure: redaction of sensitive arguments, the per-member merge a parent keeps (newest report
  * wins, closed members drop out), the flat list a status shows, the Current Details text, and how
  * `loom approve ROOT REF` finds the member holding a call. No Temporal import; unit tested.
@@ -159,7 +159,7 @@ export function decideArgsProblem(a: DecideArgs | undefined): string | undefined
 }
 
 /**
- * Why `decide` cannot replace the call `d` with `tool` (seed 003 "Correction … replace it with a
+ * Why `decide` cannot replace the call `d` with `tool` (the Execution Loop specification's "Correction … replace it with a
  * different one"), or undefined: only a pending tool-call approval is replaced, and only by a
  * registry tool of the agent holding it (`tools`, that agent's tool ids); delegations are approved or rejected.
  */

@@ -1,5 +1,5 @@
 /**
- * An ephemeral run's tool call arguments stay out of its history (decision 283): the model activity
+ * An ephemeral run's tool call arguments stay out of its history: the model activity
  * stores each registry tool call's arguments (salted with the run, listed for deletion) and the call
  * the workflow sees carries a reference instead, `{ __agentloom_args_ref: BlobRef }`, beside the
  * reserved keys the workflow itself reads (`_dependsOn`, `_outputPath`, the invalid-arguments
@@ -55,7 +55,7 @@ export function argsWithRef(ref: BlobRef, kept: JsonObject = {}): JsonObject {
 }
 
 /**
- * What an ephemeral run's workflow writes to State for a call's `_outputPath` (decision 284): the
+ * What an ephemeral run's workflow writes to State for a call's `_outputPath`: the
  * result's shape without its values — objects keep their keys, every other value is null. The
  * dependencies loop reads State only to know which paths are written, and a path below a non-object
  * value reads as unwritten either way, so scheduling is unchanged.

@@ -1,5 +1,5 @@
 /**
- * Seed 003 "The Execution Loop", the inner loop of one Request: which calls of a model reply may
+ * The Execution Loop specification's "The Execution Loop", the inner loop of one Request: which calls of a model reply may
  * run now (their dependencies are met), which are refused (bad wire form, unknown reference,
  * dependency cycle, a write to a State path already written) and which are skipped (a dependency
  * failed, an alternative already wrote the path). Pure: the react workflow drives it
@@ -133,7 +133,7 @@ export class ExecutionPlan {
 
   /** State before this Request: what write-once refuses against (the Request's own writes make alternatives). */
   private readonly before: JsonObject;
-  /** Streaming (seed 003 "Request & Call Streaming"): calls still arrive; references and cycles are judged at close(). */
+  /** Streaming (the Execution Loop specification's "Request & Call Streaming"): calls still arrive; references and cycles are judged at close(). */
   private streaming: boolean;
 
   constructor(toolCalls: ToolCall[], private stateNow: JsonObject, opts: { streaming?: boolean } = {}) {

@@ -1,7 +1,7 @@
 /**
  * Knowledge search (the `search_knowledge` builtin tool, and required sources injected into the
  * model context): documents split into chunks, ranked with BM25 by MiniSearch (its BM25+ variant,
- * title field boosted ×2, no fuzzy or prefix matching: decision 231), best first, at most
+ * title field boosted ×2, no fuzzy or prefix matching), best first, at most
  * `max_chunks` (the source's `retrieval.max_chunks`, default 5). Pure: callers hand it the
  * documents (inline ones come with the bundle; the `files` and `http` backends are read by
  * src/activities/knowledge.ts).
@@ -102,7 +102,7 @@ export function searchKnowledge(sources: CompiledKnowledge[], query: string, lim
 export const REQUIRED_KNOWLEDGE_CHARS = 8000;
 
 /**
- * The block `required: true` sources add to the model's instructions on every turn (seed 001:
+ * The block `required: true` sources add to the model's instructions on every turn (the Agent Definition Specification:
  * "the KB is injected directly into the model context on every run"): every chunk with its
  * citation id `[kb_id/id]`, and when they exceed `maxChars`, the chunks BM25 ranks best for the
  * run's input that fit (the rest named as left out). Empty when there are no chunks.
@@ -156,14 +156,15 @@ export function citationProblem(answer: string, sources: readonly CompiledKnowle
 }
 
 // ---------------------------------------------------------------------------------------------
-// Semantic and hybrid search (decisions 255, 256): the vectors come from src/activities/embeddings.ts.
+// Semantic and hybrid search (the embeddings endpoint comes from the registry definition, the mode from the
+// source's `retrieval.search_mode`): the vectors come from src/activities/embeddings.ts.
 // ---------------------------------------------------------------------------------------------
 
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 
 /**
  * A source's search mode: its compiled `retrieval.search_mode` (the KB file's, tightened by the
- * agent's per-ref `retrieval`), else the agent-level `knowledge.retrieval.search_mode` (seed 001:
+ * agent's per-ref `retrieval`), else the agent-level `knowledge.retrieval.search_mode` (the Agent Definition Specification:
  * "applies to all refs unless overridden per ref"), else `keyword`.
  */
 export function searchModeOf(kb: CompiledKnowledge, agentRetrieval?: { search_mode?: unknown } | null): SearchMode {
@@ -221,7 +222,7 @@ export function sourcesWithAgentRetrieval(knowledge: { refs: CompiledKnowledge[]
 }
 
 // ---------------------------------------------------------------------------------------------
-// grounding_required (decision 258)
+// grounding_required: a deterministic check of the final answer against what was retrieved
 // ---------------------------------------------------------------------------------------------
 
 /** Grounding is required: the agent-level `knowledge.retrieval.grounding_required`, or an active source's `retrieval.grounding_required`. */
@@ -270,7 +271,7 @@ function answerProse(answer: string, ids: ReadonlySet<string>): string {
 }
 
 /**
- * Why a final answer is not grounded, or undefined when it is (decision 258). `retrieved`: the
+ * Why a final answer is not grounded, or undefined when it is. `retrieved`: the
  * chunks this run actually gave the model (search results in the conversation, the required
  * knowledge block). Grounded means: (1) something was retrieved; (2) the answer cites at least
  * one retrieved chunk (`[kb_id/id]`, `[kb_id/doc]` for any of its chunks, or a retrieved document

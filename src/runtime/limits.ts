@@ -1,5 +1,5 @@
 /**
- * Limits accounting for a react run (hard constraints, seed 000). Pure.
+ * Limits accounting for a react run (hard constraints, the Agent Format). Pure.
  *
  * Definitions: a *turn* is one model call (correction turns included); a *step* is one action of
  * the loop: a model turn or a tool call (executed, refused or rejected). `max_steps` bounds steps,

@@ -1,5 +1,5 @@
 /**
- * Memory collections (seed 001 "memory"), the pure part: the namespace a collection reads and
+ * Memory collections (the Agent Definition Specification's "memory"), the pure part: the namespace a collection reads and
  * writes for this actor and session (`{actorId}`/`{sessionId}` substituted), keyword ranking of
  * stored entries against the current message (or cosine ranking of their embeddings), the block injected into the model context, and
  * what a writeback extracts from a run per `writeback.strategy`.
@@ -49,7 +49,7 @@ export function keywordSearch(entries: MemoryEntry[], query: string, limit = MEM
 /**
  * Entries by cosine similarity of their vectors (`vectors[i]` for `entries[i]`) to the query's,
  * best first (newest first on ties), at most `limit`; entries under `minCosine` left out. Used
- * when a collection names an embeddings endpoint (`backend.embeddings`, decision 259).
+ * when a collection names an embeddings endpoint (`backend.embeddings`); without one, memory search stays lexical.
  */
 export function semanticSearch(entries: MemoryEntry[], vectors: readonly (readonly number[])[], queryVector: readonly number[], limit = MEMORY_READ_LIMIT, minCosine = 0.05): MemoryEntry[] {
   return entries
@@ -76,7 +76,7 @@ export function writebackText(strategy: string | undefined, message: string, ans
 }
 
 /**
- * What a run or a chat session does with memory (seed 001 "memory"): read collections before the
+ * What a run or a chat session does with memory (the Agent Definition Specification's "memory"): read collections before the
  * model answers, write collections with `writeback.enabled` after it, session-scoped collections
  * to delete at session end. `mode: none` turns all of it off.
  */

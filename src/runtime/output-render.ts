@@ -1,5 +1,5 @@
 /**
- * `interface.output.render` applied to what `loom run` prints (seed 001: human-facing rendering
+ * `interface.output.render` applied to what `loom run` prints (the Agent Definition Specification: human-facing rendering
  * guidance). `format: json` (or no render) prints the output as indented JSON, as before;
  * `markdown` and `text` print a string output verbatim and an object output field by field
  * (markdown: `**field**: value`, lists as `- item`; text: `field: value`). `loom run --json` always

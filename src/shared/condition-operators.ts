@@ -1,5 +1,5 @@
 /**
- * The operators of a ConditionGroup's operator objects (seed 000 "ConditionGroup"), e.g.
+ * The operators of a ConditionGroup's operator objects (the Agent Format's "ConditionGroup"), e.g.
  * `{ gte: 0.8 }`: part of the payload language, so the compiler checks them and
  * src/orchestration/conditions.ts evaluates them from this one list. Pure.
  */

@@ -60,7 +60,7 @@ export interface RunOptions {
   parent?: { workflow_id: string; role: string };
   /** `loom run --allow-draft`: a root agent with status: draft may run (src/governance/lifecycle.ts). */
   allow_draft?: boolean;
-  /** Swarm: extra context block given to the member (seed 001 "How agents coordinate"). */
+  /** Swarm: extra context block given to the member (the Agent Definition Specification's "How agents coordinate"). */
   context?: JsonObject;
   /**
    * agf.react: the first user message is already stored (a loose message in the message store,
@@ -89,7 +89,7 @@ export interface RunOptions {
    */
   stream_text?: boolean;
   /**
-   * A root run's memory collections (agf.react or orchestrator; seed 001 "memory"): who the run is for, substituted
+   * A root run's memory collections (agf.react or orchestrator; the Agent Definition Specification's "memory"): who the run is for, substituted
    * as `{actorId}` (`loom run/start --actor ID`, default $USER, else `anonymous`), and the session it
    * belongs to, substituted as `{sessionId}` (`--session ID`, else the run's workflow id).
    */
@@ -246,7 +246,7 @@ export const SIGNALS = {
   respond: 'respond',
   /** Member -> parent: the member's pending decisions subtree changed (DescendantDecisionsReport). */
   descendantDecisions: 'descendantDecisions',
-  /** Model activity -> its own react run: a tool call complete in the streamed reply (StreamedCall; seed 003). */
+  /** Model activity -> its own react run: a tool call complete in the streamed reply (StreamedCall; the Execution Loop specification). */
   callStreamed: 'callStreamed',
 } as const;
 export const UPDATES = {
@@ -304,7 +304,7 @@ export const PAYLOAD_SHAPES = {
 } as const;
 
 /**
- * Payload of the `decide` update (issue 9): answer a decision pending anywhere in the tree of the run
+ * Payload of the `decide` update (tree-wide pending decisions): answer a decision pending anywhere in the tree of the run
  * it is sent to. `ref` is what `loom inbox` prints: a call id or `PATH:CALL_ID` (approve/reject), a
  * queue or `PATH:QUEUE` (respond). approve: optional corrected `args`, or `tool` to replace the call
  * with another registry tool of the holding agent (run with `args`, default `{}`); reject: `reason`

@@ -5,11 +5,11 @@
  */
 import type { CompiledAgent, ExecutionPolicy, OrchestrationPattern, ReservedPattern } from '../compiled/types';
 
-/** Seed 000 execution policies (`execution_policy.id`). */
+/** The Agent Format's execution policies (`execution_policy.id`). */
 export const AGF_POLICY_IDS = ['agf.react', 'agf.sequential', 'agf.parallel', 'agf.loop', 'agf.batch', 'agf.conditional'] as const;
 export type AgfPolicyId = (typeof AGF_POLICY_IDS)[number];
 
-/** Seed 001/004 orchestration patterns and seed 002's routing strategies (`orchestration.pattern.type`). */
+/** The orchestration patterns of the Agent Definition Specification and the Step Execution Modes, and fuseraft's routing strategies (`orchestration.pattern.type`). */
 export const PATTERN_TYPES = ['graph', 'swarm', 'workflow', 'steps', 'strategies'] as const;
 export type PatternType = (typeof PATTERN_TYPES)[number];
 
@@ -32,7 +32,7 @@ export const WORKFLOW_TYPES = {
 /** The name of every workflow function the worker bundle exports for agents (src/workflows/index.ts checks it exports each). */
 export type AgentWorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
 
-// The compiled payload's policy ids and pattern types are exactly these (plus vendor `x-…` ids and seed 002's reserved patterns):
+// The compiled payload's policy ids and pattern types are exactly these (plus vendor `x-…` ids and fuseraft's reserved patterns):
 // a policy or pattern added to one list and not the other fails to type-check here.
 type Same<A, B> = [Exclude<A, B>, Exclude<B, A>] extends [never, never] ? true : false;
 const idsAgree: [Same<Exclude<ExecutionPolicy['id'], `x-${string}`>, AgfPolicyId>, Same<Exclude<OrchestrationPattern, ReservedPattern>['type'], PatternType>] = [true, true];

@@ -1,5 +1,5 @@
 /**
- * Graph edge conditions (seed 001 "Graph pattern"): a small, safe expression language, parsed
+ * Graph edge conditions (the Agent Definition Specification's "Graph pattern"): a small, safe expression language, parsed
  * into an AST and interpreted (never `eval`/`Function`). Grammar:
  *
  *   expr    := or

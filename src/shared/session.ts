@@ -1,5 +1,5 @@
 /**
- * The contract of a chat session (seed 001 "state"; src/workflows/session.ts): its input, the
+ * The contract of a chat session (the Agent Definition Specification's "state"; src/workflows/session.ts): its input, the
  * `sessionMessage` update that takes one user message and returns the reply, and the state it
  * carries across continue-as-new. Types and definitions only, so the workflow, the activities and
  * the CLI (`loom chat`, `loom send`) take them from one place, with the zod schema of the message. The wire name never changes.

@@ -29,7 +29,7 @@ export interface RunStartedEvent {
   input_chars: number;
 }
 
-/** A tool call's human approval was decided (or timed out): how long the call waited (seed metric agent.tool.approval_wait). */
+/** A tool call's human approval was decided (or timed out): how long the call waited (the Agent Definition Specification's metric agent.tool.approval_wait). */
 export interface ApprovalDecidedEvent {
   bundle: BlobRef;
   agent_id: string;

@@ -1,16 +1,16 @@
 /**
- * The tenant's artifact store (seed 001 "Where artifacts are stored": configured once per tenant in
- * tenant.md `artifact_store`, injected into every compiled agent; decision 286). Types this runtime
+ * The tenant's artifact store (the Agent Definition Specification's "Where artifacts are stored": configured once per tenant in
+ * tenant.md `artifact_store`, injected into every compiled agent). Types this runtime
  * has a backend for: `store` (the shared store, LOOM_STORE_URL: the default), `file`, `postgres`
  * and `s3`, located by `url` through the same parser as LOOM_STORE_URL (src/store/url.ts; an s3
- * store may give `bucket`/`prefix`/`endpoint`/`region` instead, decision 293); a PostgreSQL password
+ * store may give `bucket`/`prefix`/`endpoint`/`region` instead); a PostgreSQL password
  * or an S3 access key is never in the url but read from the secret store (`credentials_ref`, an env
  * var or file on the reading machine). `encryption: aes-256-gcm` seals every artifact with the codec
  * key, not only `restricted` ones.
  *
  * Finding them again: the run's artifacts live in the tenant's store, so the shared store keeps a
  * route record per run (`artifact-route` / RUN_ID → where, never a password) and one record per
- * tenant store it has routed to (`artifact-stores` / the store's url, decision 282; the older
+ * tenant store it has routed to (`artifact-stores` / the store's url, so concurrent writers never lose one; the older
  * single `all` list is still read). `openStore()` wraps the shared store
  * (ArtifactRoutingStore) so `loom artifacts RUN_ID` lists and fetches from wherever the run's
  * artifacts went, and the purge deletes expired ones in every routed store too.
@@ -72,7 +72,7 @@ export function routeLocation(route: ArtifactRoute, env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * An s3 store's credentials_ref secret (decision 293): `ACCESS_KEY_ID:SECRET_ACCESS_KEY`, or
+ * An s3 store's credentials_ref secret: `ACCESS_KEY_ID:SECRET_ACCESS_KEY`, or
  * `ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN` for temporary credentials; surrounding whitespace
  * ignored. Anything else is a non-retryable SecretUnavailable failure that never echoes it.
  */
@@ -85,7 +85,7 @@ export function s3Credentials(secret: string, ref: string): { accessKeyId: strin
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
 }
 
-/** The older list of every routed store, one record read-modified-written (decision 286); still read, never written. */
+/** The older list of every routed store, one record read-modified-written (it could lose an entry to a concurrent writer); still read, never written. */
 const OLD_STORES_KEY = 'all';
 
 /** The key of a routed store's own record: its url (never a password), and its credentials_ref when it has one. */
@@ -112,7 +112,7 @@ export async function routedStores(shared: BlobStore): Promise<ArtifactRoute[]> 
 /**
  * Record in the shared store that `runId`'s artifacts are in `route`, and the route's store in the
  * list the purge walks: its own record, so concurrent writers adding different stores never lose
- * one (decision 282). Idempotent (a retried activity writes the same).
+ * one. Idempotent (a retried activity writes the same).
  */
 export async function recordRoute(shared: BlobStore, runId: string, route: ArtifactRoute): Promise<void> {
   const key = storeKey(route);

@@ -1,10 +1,10 @@
-/** tenant.md `artifact_store` values this runtime honours (pure: read by the compiler and the store; decision 286). */
+/** tenant.md `artifact_store` values this runtime honours (pure: read by the compiler and the store). */
 
-/** Backend types of `artifact_store.type` that this runtime writes to: the shared store, a folder, PostgreSQL, an S3 bucket (decision 293). */
+/** Backend types of `artifact_store.type` that this runtime writes to: the shared store, a folder, PostgreSQL, an S3 bucket. */
 export const ARTIFACT_STORE_TYPES = ['store', 'file', 'postgres', 's3'] as const;
 /** The `encryption` value this runtime applies: every artifact sealed with AES-256-GCM under the codec key (src/codec). */
 export const ARTIFACT_ENCRYPTION = 'aes-256-gcm';
-/** The fields a `type: s3` store may be located by instead of a `url` (decision 293). */
+/** The fields a `type: s3` store may be located by instead of a `url`. */
 export const S3_STORE_FIELDS = ['bucket', 'prefix', 'endpoint', 'region'] as const;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The S3 backend (decisions 291-292): any S3-compatible object storage through the official
+ * The S3 backend (LOOM_STORE_URL=s3://…): any S3-compatible object storage through the official
  * @aws-sdk/client-s3 (the SDK signs every request with SigV4). Objects under the URL's prefix:
  *   blobs/<sha256 hex>                         content-addressed, written idempotently
  *   records/<kind>/k<encoded key>              one object per record, listed by ListObjectsV2 prefix
@@ -51,14 +51,14 @@ export class S3BlobStore implements BlobStore {
   constructor(private readonly loc: S3Location, extra: Partial<S3ClientConfig> = {}) {
     // The pinned SDK (3.1175.0) supports Node 20 (package.json engines), but prints a warning on
     // every CLI command that SDK releases from 2027 on need Node 22; the pin is the answer, so the
-    // warning is turned off unless the user set the SDK's own switch (decision 291).
+    // warning is turned off unless the user set the SDK's own switch.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.config = {
       region: loc.region,
       ...(loc.endpoint ? { endpoint: loc.endpoint, forcePathStyle: true } : {}),
       ...(loc.credentials ? { credentials: loc.credentials } : {}),
       // Checksums only where the S3 API requires them: many S3-compatible services reject the
-      // SDK's default trailing CRC32 (aws-chunked) uploads (decision 291).
+      // SDK's default trailing CRC32 (aws-chunked) uploads.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       // A short SDK retry: the activity's own retry policy takes over (StoreUnavailable).

@@ -38,7 +38,7 @@ export interface BlobStore {
    * same bytes: only for blobs no one else can reference (e.g. nodes salted with one run's id).
    */
   delete(ref: BlobRef): Promise<void>;
-  /** Seed 001 artifacts: write (or overwrite) one artifact of a run. */
+  /** The Agent Definition Specification's artifacts: write (or overwrite) one artifact of a run. */
   putArtifact(a: StoredArtifact): Promise<void>;
   /** A run's artifacts without their content, oldest first. */
   listArtifacts(runId: string): Promise<ArtifactInfo[]>;

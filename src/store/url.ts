@@ -1,6 +1,6 @@
 /**
  * LOOM_STORE_URL parsing: `file:///folder`, `postgres://user:pass@host:port/db` or
- * `s3://bucket/prefix?endpoint=http://host:9000&region=us-east-1` (decision 291). Pure (no I/O).
+ * `s3://bucket/prefix?endpoint=http://host:9000&region=us-east-1` (the bucket is the URL's host). Pure (no I/O).
  * The password stays in the parsed connection string only; every text meant for a human
  * (`display`, error messages) is redacted. S3 credentials are never in the URL: the process's
  * standard AWS environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN), or a
@@ -29,7 +29,7 @@ export interface S3Location {
 
 const SHAPES = 'file:///absolute/folder, postgres://user:password@host:5432/database or s3://bucket/prefix?endpoint=http://host:9000&region=us-east-1';
 
-/** Query parameters an s3 URL takes; anything else is refused (decision 291). */
+/** Query parameters an s3 URL takes; anything else is refused. */
 const S3_PARAMS = new Set(['endpoint', 'region']);
 const SECRET_PARAM = /(secret|token|key|password|credential|signature)/i;
 const S3_CREDENTIALS_HINT =

@@ -3,11 +3,11 @@
  * one agent turn to the next decision, over a JSON state the runtime can carry across
  * continue-as-new) and the stuck bookkeeping: consecutive failures of any kind (no keyword, a
  * foreign keyword, ambiguity, a validator or contract failure) share one counter that only a route
- * that fires resets, so alternating failure modes reach the limit too (seed "Stuck detection").
+ * that fires resets, so alternating failure modes reach the limit too (fuseraft's "Stuck detection").
  */
 import type { Decision, SpeakDecision, StopDecision, Turn } from './types';
 
-/** Seed: "for 3 consecutive turns, a ValidatorStuckException is raised". */
+/** fuseraft: "for 3 consecutive turns, a ValidatorStuckException is raised". */
 export const STUCK_LIMIT = 3;
 
 export interface Step<S> {

@@ -1,5 +1,5 @@
 /**
- * Validators and evidence contracts (seed 002 "Built-in validators", "Contracts on transitions"),
+ * Validators and evidence contracts (fuseraft's "Built-in validators", "Contracts on transitions"),
  * pure checks over what the runtime observed during a turn (`TurnEvidence`: real write_file and
  * shell calls, artifact files it read) and over the turn's text — never over the model's claims
  * about files or commands. Each check says what is missing so the agent can be corrected.
@@ -15,7 +15,7 @@ export type Check = { ok: true } | { ok: false; reason: string };
 const OK: Check = { ok: true };
 const fail = (reason: string): Check => ({ ok: false, reason });
 
-/** Per-route options that shape validators (seed RequiredCommandPattern, ShellFallbackPattern). */
+/** Per-route options that shape validators (fuseraft's RequiredCommandPattern, ShellFallbackPattern). */
 export interface ValidatorOptions {
   RequiredCommandPattern?: string;
   ShellFallbackPattern?: string;
@@ -182,7 +182,7 @@ const fileName = (p: string): string => normPath(p).split('/').pop() ?? '';
 
 /**
  * The file a `CommandSucceeded` requirement reads its command from: its own `Source`; without one,
- * the brief the same contract's `FilesWritten` names (the seed's contract pairs
+ * the brief the same contract's `FilesWritten` names (fuseraft's contract pairs
  * `FilesWritten: {Source: .fuseraft/artifacts/brief.json}` with a `CommandSucceeded` whose
  * `PatternField` "reads the verify command from brief.json"); failing that, `brief.json` at the
  * workspace root, where the built-in validators read it.
@@ -207,7 +207,7 @@ export function withCommandSources<T extends ContractConfig>(contracts: readonly
   });
 }
 
-/** A transition's contracts in the seed's order: `Contracts`, then `Contract`. */
+/** A transition's contracts in fuseraft's order: `Contracts`, then `Contract`. */
 export function contractNamesOf(t: { Contract?: string; Contracts?: string[] }): string[] {
   return [...(t.Contracts ?? []), ...(t.Contract ? [t.Contract] : [])];
 }
@@ -230,7 +230,7 @@ export function usesEvidence(config: { Selection?: unknown; Contracts?: unknown[
   return (config.Contracts ?? []).length > 0 || /"(Validators?)"\s*:/.test(JSON.stringify(config.Selection ?? {}));
 }
 
-/** Seed MaxRevisits escalation: the ReviewArtifactPath of every state-machine transition with MaxRevisits > 0. */
+/** fuseraft's MaxRevisits escalation: the ReviewArtifactPath of every state-machine transition with MaxRevisits > 0. */
 export function reviewArtifactPathsOf(config: { Selection?: { StateMachine?: StateMachineConfig } }): string[] {
   const states = Object.values(config.Selection?.StateMachine?.States ?? {});
   const paths = states.flatMap((st) => (st.Transitions ?? []).flatMap((t) => ((t.MaxRevisits ?? 0) > 0 && t.ReviewArtifactPath ? [t.ReviewArtifactPath] : [])));

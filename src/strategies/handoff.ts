@@ -1,5 +1,5 @@
 /**
- * Seed 002 `HandoffContext`, pure: which workspace files a transition's context sources need, and
+ * fuseraft's `HandoffContext`, pure: which workspace files a transition's context sources need, and
  * the compact block injected into the shared history when the transition fires (the receiving
  * agent sees it as the latest entry before its turn). Sources: `session_context` (the
  * SESSION_CONTEXT_FILE agents write as their handoff summary), `changes_recent[:N]` (the last N
@@ -12,7 +12,7 @@ import type { HandoffContextEntry } from './types';
 
 /** The workspace file `session_context` reads (fuseraft's session_context_write, here a plain write_file). */
 export const SESSION_CONTEXT_FILE = 'session_context.md';
-/** Defaults where the seed is silent: characters per source, entries of changes_recent without N. */
+/** Defaults where fuseraft is silent: characters per source, entries of changes_recent without N. */
 export const HANDOFF_DEFAULTS = { max_chars: 2000, changes_recent: 10 };
 
 export type HandoffSource =

@@ -1,4 +1,4 @@
-/** Seed 002 strategies, pure core (no Temporal, no I/O): config types, the validator, the routing
+/** fuseraft's strategies, pure core (no Temporal, no I/O): config types, the validator, the routing
  * family's routers, termination, validators/contracts and merges. Explicit re-exports only. */
 export type {
   StrategyConfig, SelectionConfig, SelectionType, RoutingType, RouteConfig, StructuredRouteConfig, StructuredCondition,

@@ -1,5 +1,5 @@
 /**
- * Structured routing's JSON handling (seed 002 "structured"), pure: extract the JSON object of an
+ * Structured routing's JSON handling (fuseraft's "structured"), pure: extract the JSON object of an
  * agent's reply (raw JSON, a ```json fence, or the first `{` … last `}` substring — whichever parses
  * first, in that order), read a dot-notation field, and evaluate one `Condition`.
  */
@@ -49,7 +49,7 @@ function stringValue(v: unknown): string | undefined {
   return undefined;
 }
 
-/** The operator a condition uses: the first set, in the seed's order Is, IsNot, Contains, Exists. */
+/** The operator a condition uses: the first set, in fuseraft's order Is, IsNot, Contains, Exists. */
 export function conditionOperator(c: StructuredCondition): (typeof CONDITION_OPERATORS)[number] | undefined {
   return CONDITION_OPERATORS.find((op) => c[op] !== undefined);
 }

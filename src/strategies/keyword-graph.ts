@@ -1,5 +1,5 @@
 /**
- * The keyword `graph` selection strategy (seed 002 "graph"), pure. Nodes bind an agent (or a
+ * The keyword `graph` selection strategy (fuseraft's "graph"), pure. Nodes bind an agent (or a
  * sub-graph) to an id; edges carry keywords. BFS layers from EntryNode classify every edge as
  * forward (target layer > source layer) or back-edge (target layer ≤ source layer): a back-edge
  * breaks the phase and restarts from its target. Only the current node's outgoing edges are
@@ -12,9 +12,9 @@ import { runValidators, validatorsOf } from './evidence';
 import { sameKeyword, signalsOf } from './keywords';
 import type { Decision, GraphConfig, GraphEdgeConfig, GraphNodeConfig, Turn } from './types';
 
-/** Seed GraphConfig.MaxRetries default. */
+/** fuseraft's GraphConfig.MaxRetries default. */
 export const DEFAULT_MAX_RETRIES = 4;
-/** Seed: RecoveryAgent runs "when a validator has failed two or more consecutive times on this edge". */
+/** fuseraft: RecoveryAgent runs "when a validator has failed two or more consecutive times on this edge". */
 export const EDGE_RECOVERY_AFTER = 2;
 
 export type EdgeKind = 'forward' | 'back' | 'unreachable';
@@ -25,7 +25,7 @@ export function entryNodeOf(g: GraphConfig): string | undefined {
 
 /**
  * BFS layer of every node reachable from the entry, and each edge's kind. BFS distance over all
- * edges is the seed's layering: every edge of the BFS tree goes one layer down, so it is forward.
+ * edges is fuseraft's layering: every edge of the BFS tree goes one layer down, so it is forward.
  */
 export function graphLayers(g: GraphConfig): { layer: Record<string, number>; edgeKinds: EdgeKind[] } {
   const layer: Record<string, number> = {};

@@ -1,5 +1,5 @@
 /**
- * Keyword and signal detection (seed 002 "How routing works", "Signal detection rules", graph
+ * Keyword and signal detection (fuseraft's "How routing works", "Signal detection rules", graph
  * "strict line matching"), pure. A keyword is detected per line after stripping the markdown
  * characters `*` and `_`, case-insensitively:
  * - relaxed (keyword routing, state-machine signals): the line is the keyword, or starts with it

@@ -1,12 +1,12 @@
 /**
- * Seed 002 `Selection.Type: llm`, pure: the selection prompt (the seed's `Prompt` with
+ * fuseraft's `Selection.Type: llm`, pure: the selection prompt (fuseraft's `Prompt` with
  * `{{$agents}}` and `{{$history}}`, or a built-in one), strict parsing of the selector's reply (one
  * agent name, case-insensitive), the one correction an unusable reply gets, and the fallback rule
- * after it (decision 117: the agent after the last speaker in `Agents` order). The workflow
+ * after it (the agent after the last speaker in `Agents` order). The workflow
  * (src/workflows/strategies/llm.ts) sequences selector calls and member turns around these.
  */
 
-/** The built-in prompt when `Prompt` is omitted (the seed's example prompt). */
+/** The built-in prompt when `Prompt` is omitted (fuseraft's example prompt). */
 export const DEFAULT_SELECTION_PROMPT = [
   'You are an orchestrator. Given the agents:',
   '{{$agents}}',
@@ -17,10 +17,10 @@ export const DEFAULT_SELECTION_PROMPT = [
   'Which agent should respond next? Reply with only the agent name.',
 ].join('\n');
 
-/** How many recent turns `{{$history}}` holds (the seed says "recent conversation"; decision 118). */
+/** How many recent turns `{{$history}}` holds (fuseraft says "recent conversation": the task plus the last 20 turns). */
 export const SELECTION_HISTORY_TURNS = 20;
 
-/** Agent turns an llm selection runs when Termination sets no MaxIterations (decision 118). */
+/** Agent turns an llm selection runs when Termination sets no MaxIterations (fuseraft gives no default cap; a run must end). */
 export const DEFAULT_LLM_MAX_TURNS = 50;
 
 export interface SelectableAgent { name: string; description?: string }
@@ -66,7 +66,7 @@ export function selectionCorrection(reason: string, names: readonly string[]): s
   return `Your previous reply could not be used: ${reason}. Reply with exactly one of these agent names and nothing else: ${names.join(', ')}.`;
 }
 
-/** Decision 117: after a failed correction, the agent after `lastSpeaker` in `Agents` order (the first on the first turn). */
+/** The fallback rule: after a failed correction, the agent after `lastSpeaker` in `Agents` order (the first on the first turn). */
 export function fallbackAgent(names: readonly string[], lastSpeaker: string | undefined): string {
   const i = lastSpeaker === undefined ? -1 : names.indexOf(lastSpeaker);
   return names[(i + 1) % names.length];

@@ -1,5 +1,5 @@
 /**
- * Seed 002 `Selection.Type: magentic`, pure: the seed's defaults, the manager's three prompts
+ * fuseraft's `Selection.Type: magentic`, pure: fuseraft's defaults, the manager's three prompts
  * (magentic_orientation, magentic_ledger_update, magentic_select_speaker) and the strict parsing of
  * their JSON replies (a reply that is not the JSON asked for is refused with the reason, so the
  * workflow corrects it once), the focused member input, and the stall/reset bookkeeping.

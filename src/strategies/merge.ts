@@ -1,5 +1,5 @@
 /**
- * Parallel fan-out merges (seed 002 "MergeConfig fields", "Merge strategies"), pure. `union`,
+ * Parallel fan-out merges (fuseraft's "MergeConfig fields", "Merge strategies"), pure. `union`,
  * `consensus` and `vote` are computed here; `ranked` and `semantic_diff` need `Merge.Agent`, so
  * they return the request the runtime sends to that agent. When a strategy cannot decide
  * (consensus on disagreement, vote on a tie), `ConflictResolution` is tried in order, then `union`.

@@ -1,5 +1,5 @@
 /**
- * Seed 002's phase-driven strategies (scattergather, mapreduce, adversarial), pure: the seed's
+ * fuseraft's phase-driven strategies (scattergather, mapreduce, adversarial), pure: fuseraft's
  * defaults, what each member is given as its input (the scatter-gather labels, the map-reduce item
  * and reducer texts, the adversarial generator input and the critic's firewalled input), the
  * splitter's item extraction at `ItemsJsonPath` and the critic's pass-keyword detection. The
@@ -9,14 +9,14 @@ import { extractJsonObject, resolveField } from './json';
 import { lineMatches, normalizeKeyword } from './keywords';
 import type { AdversarialConfig, AdversarialStageConfig, MapReduceConfig, ScatterGatherConfig } from './types';
 
-/** The phase strategies: with the routing types they are every seed 002 selection type, and all of them run. */
+/** The phase strategies: with the routing types they are every fuseraft selection type, and all of them run. */
 export const EXECUTED_PHASE_TYPES = ['scattergather', 'mapreduce', 'adversarial', 'llm', 'magentic'] as const;
 export type ExecutedPhaseType = (typeof EXECUTED_PHASE_TYPES)[number];
 export function isExecutedPhaseType(t: string | undefined): t is ExecutedPhaseType {
   return (EXECUTED_PHASE_TYPES as readonly string[]).includes(t ?? '');
 }
 
-/** The seed's defaults ("MapReduceConfig fields", "AdversarialConfig fields", "ScatterGatherConfig fields"). */
+/** fuseraft's defaults ("MapReduceConfig fields", "AdversarialConfig fields", "ScatterGatherConfig fields"). */
 export const PHASE_DEFAULTS = { ItemsJsonPath: 'items', MaxConcurrency: 0, MaxSplitterRetries: 3, Rounds: 3, PassKeyword: 'APPROVED' } as const;
 
 /** `MaxConcurrency` as a worker count for `n` tasks: 0 (or absent) = unlimited = all of them. */
@@ -67,7 +67,7 @@ function parseWhole(text: string): unknown {
 /**
  * The work list in the splitter's reply: the array at `path` (dot notation) of the JSON object it
  * carries — raw JSON, a ```json fence, or the first `{` … last `}` (extractJsonObject's order).
- * A reply that is a bare JSON array is not accepted: the seed asks for an object with the array at
+ * A reply that is a bare JSON array is not accepted: fuseraft asks for an object with the array at
  * `ItemsJsonPath`, and the correction says so.
  */
 export function extractItems(text: string, path: string): ItemsResult {
@@ -120,7 +120,7 @@ export function adversarialOf(c: AdversarialConfig): Required<AdversarialConfig>
   return { Stages: c.Stages, Rounds: c.Rounds ?? PHASE_DEFAULTS.Rounds, PassKeyword: c.PassKeyword ?? PHASE_DEFAULTS.PassKeyword };
 }
 
-/** Seed default label: "{Generator} → {Critic}". */
+/** fuseraft's default label: "{Generator} → {Critic}". */
 export function stageLabel(s: AdversarialStageConfig): string {
   return s.Label ?? `${s.Generator} → ${s.Critic}`;
 }

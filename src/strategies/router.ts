@@ -1,5 +1,5 @@
 /**
- * One dispatch table for the routing family (seed 002 selection types that pick one speaker per
+ * One dispatch table for the routing family (fuseraft's selection types that pick one speaker per
  * turn): `createRouter` builds the strategy for a validated config, and `decide` folds a whole
  * transcript into the next decision — Termination first (it is checked after every agent turn),
  * then selection. Pure; the durable runtime (a Temporal workflow) is not wired yet.

@@ -1,5 +1,5 @@
 /**
- * The flat selection strategies of seed 002, pure: `sequential` (one pass over Agents, then the
+ * The flat selection strategies of fuseraft, pure: `sequential` (one pass over Agents, then the
  * session ends), `roundrobin` (cycle over Agents until a termination fires), `keyword` (Routes
  * routing lives in keyword-routing.ts) and `structured` (JSON conditions on the
  * last reply; first matching route in order; correction naming the required fields).
@@ -33,7 +33,7 @@ export function roundRobinRouter(agents: readonly string[]): Router<CountState> 
   return { start: () => at(0), next: (s) => at(s.turns + 1) };
 }
 
-/** DefaultAgent, else the first agent (seed: "falls back to the first agent"). */
+/** DefaultAgent, else the first agent (fuseraft: "falls back to the first agent"). */
 export function defaultAgentOf(sel: SelectionConfig, agents: readonly string[]): string | undefined {
   return sel.DefaultAgent ?? agents[0];
 }

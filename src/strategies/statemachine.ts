@@ -1,5 +1,5 @@
 /**
- * The `statemachine` selection strategy (seed 002 "statemachine"), pure. The machine, not the
+ * The `statemachine` selection strategy (fuseraft's "statemachine"), pure. The machine, not the
  * agent, resolves transitions: only the current state's signals are scanned (relaxed line
  * matching or a handoff call), so a signal of another state is ignored. A transition fires when
  * its Signal is detected (or it has none: automatic), SourceAgents admit the author and its

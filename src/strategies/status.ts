@@ -1,6 +1,6 @@
 /**
  * What `loom status` prints for a strategies run, from the `progress` its status query exposes
- * (strategy, phase, round, participants and what each strategy adds; decision 267). Pure: the CLI
+ * (strategy, phase, round, participants and what each strategy adds). Pure: the CLI
  * renders these lines above the raw `progress:` JSON.
  */
 /** A status progress value (JSON), typed here so this module imports nothing outside src/strategies. */

@@ -1,5 +1,5 @@
 /**
- * Termination strategies (seed 002 "Termination strategies"), pure: `regex` (the last agent
+ * Termination strategies (fuseraft's "Termination strategies"), pure: `regex` (the last agent
  * turn's text matches `Pattern`, optionally only for `AgentNames`), `maxiterations` (a fixed
  * number of agent turns), `composite` (stops when any child fires; children may be composite), and
  * `MaxIterations` as a hard safety cap on every type. Checked after every agent turn.

@@ -1,25 +1,25 @@
 /**
- * Seed 002 (fuseraft strategies) configuration, typed field for field with the seed's PascalCase
+ * fuseraft's strategies configuration, typed field for field with fuseraft's PascalCase
  * keys as printed (`Selection`, `Routes`, `StateMachine`, `Graph`, `Termination`, `Contracts`, …),
  * plus the small transcript and decision types the pure selection functions share. Types only:
  * what a config *means* is in the modules next to this one, what it may *contain* in validate.ts.
  */
 
-/** Every `Selection.Type` of the seed. The routing family (one speaker per turn) comes first. */
+/** Every `Selection.Type` of fuseraft. The routing family (one speaker per turn) comes first. */
 export const SELECTION_TYPES = [
   'sequential', 'roundrobin', 'keyword', 'structured', 'statemachine', 'graph',
   'scattergather', 'mapreduce', 'llm', 'magentic', 'adversarial',
 ] as const;
 export type SelectionType = (typeof SELECTION_TYPES)[number];
-/** Strategies whose next speaker is picked by src/strategies (issue 7); the others are phase-driven. */
+/** Strategies whose next speaker is picked by src/strategies; the others are phase-driven. */
 export const ROUTING_TYPES = ['sequential', 'roundrobin', 'keyword', 'structured', 'statemachine', 'graph'] as const;
 export type RoutingType = (typeof ROUTING_TYPES)[number];
 
-/** The orchestration block the strategies read: seed "Orchestration" minus its Agents list. */
+/** The orchestration block the strategies read: fuseraft's "Orchestration" minus its Agents list. */
 export interface StrategyConfig {
   Selection: SelectionConfig;
   Termination?: TerminationConfig;
-  /** Seed "Orchestration.Contracts": named evidence contracts used by state-machine transitions. */
+  /** fuseraft's "Orchestration.Contracts": named evidence contracts used by state-machine transitions. */
   Contracts?: ContractConfig[];
 }
 
@@ -41,7 +41,7 @@ export interface SelectionConfig {
   Adversarial?: AdversarialConfig;
 }
 
-/** Seed "Route fields". */
+/** fuseraft's "Route fields". */
 export interface RouteConfig {
   Keyword: string;
   Agent: string;
@@ -52,14 +52,14 @@ export interface RouteConfig {
   RequireHumanApproval?: boolean;
 }
 
-/** Seed "StructuredRoute fields". */
+/** fuseraft's "StructuredRoute fields". */
 export interface StructuredRouteConfig {
   Agent: string;
   Condition: StructuredCondition;
   SourceAgents?: string[];
 }
 
-/** Seed "Condition operators": exactly one operator should be set; they are evaluated in this order. */
+/** fuseraft's "Condition operators": exactly one operator should be set; they are evaluated in this order. */
 export interface StructuredCondition {
   Field: string;
   Is?: string;
@@ -69,20 +69,20 @@ export interface StructuredCondition {
 }
 export const CONDITION_OPERATORS = ['Is', 'IsNot', 'Contains', 'Exists'] as const;
 
-/** Seed "StateMachineConfig fields". */
+/** fuseraft's "StateMachineConfig fields". */
 export interface StateMachineConfig {
   Initial: string;
   States: Record<string, StateConfig>;
 }
 
-/** Seed "StateConfig fields". */
+/** fuseraft's "StateConfig fields". */
 export interface StateConfig {
   Agent: string;
   Transitions?: TransitionConfig[];
   Terminal?: boolean;
 }
 
-/** Seed "TransitionConfig fields". */
+/** fuseraft's "TransitionConfig fields". */
 export interface TransitionConfig {
   To: string;
   Signal?: string;
@@ -107,14 +107,14 @@ export interface HandoffContextEntry {
 
 export const MERGE_STRATEGIES = ['union', 'consensus', 'vote', 'ranked', 'semantic_diff'] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
-/** Seed "MergeConfig fields". */
+/** fuseraft's "MergeConfig fields". */
 export interface MergeConfig {
   Strategy?: MergeStrategy;
   Agent?: string;
   ConflictResolution?: MergeStrategy[];
 }
 
-/** Seed "GraphConfig fields". */
+/** fuseraft's "GraphConfig fields". */
 export interface GraphConfig {
   EntryNode?: string;
   Nodes: GraphNodeConfig[];
@@ -123,7 +123,7 @@ export interface GraphConfig {
   SubGraphs?: Record<string, SubGraphSpec>;
 }
 
-/** Seed "GraphNodeConfig fields". */
+/** fuseraft's "GraphNodeConfig fields". */
 export interface GraphNodeConfig {
   Id: string;
   Agent?: string;
@@ -133,7 +133,7 @@ export interface GraphNodeConfig {
   Validators?: string[];
 }
 
-/** Seed "GraphEdgeConfig fields". */
+/** fuseraft's "GraphEdgeConfig fields". */
 export interface GraphEdgeConfig {
   From: string;
   To: string;
@@ -147,21 +147,21 @@ export interface GraphEdgeConfig {
   RecoveryAgent?: string;
 }
 
-/** Seed "SubGraphSpec": exactly one of the three. */
+/** fuseraft's "SubGraphSpec": exactly one of the three. */
 export interface SubGraphSpec {
   Graph?: GraphConfig;
   MapReduce?: MapReduceConfig;
   ScatterGather?: ScatterGatherConfig;
 }
 
-/** Seed "ScatterGatherConfig fields". */
+/** fuseraft's "ScatterGatherConfig fields". */
 export interface ScatterGatherConfig {
   Participants: string[];
   Synthesizer: string;
   MaxConcurrency?: number;
 }
 
-/** Seed "MapReduceConfig fields". */
+/** fuseraft's "MapReduceConfig fields". */
 export interface MapReduceConfig {
   Splitter: string;
   Mapper: string;
@@ -174,7 +174,7 @@ export interface MapReduceConfig {
 /** llm/magentic `Model`: "string or object" (`ModelId: gpt-4o`). */
 export type ModelRef = string | { ModelId: string };
 
-/** Seed "MagenticManagerConfig fields". */
+/** fuseraft's "MagenticManagerConfig fields". */
 export interface MagenticConfig {
   Model: ModelRef;
   Instructions?: string;
@@ -184,13 +184,13 @@ export interface MagenticConfig {
   EnablePlanReview?: boolean;
 }
 
-/** Seed "AdversarialConfig fields". */
+/** fuseraft's "AdversarialConfig fields". */
 export interface AdversarialConfig {
   Stages: AdversarialStageConfig[];
   Rounds?: number;
   PassKeyword?: string;
 }
-/** Seed "AdversarialStageConfig fields". */
+/** fuseraft's "AdversarialStageConfig fields". */
 export interface AdversarialStageConfig {
   Generator: string;
   Critic: string;
@@ -199,7 +199,7 @@ export interface AdversarialStageConfig {
 
 export const TERMINATION_TYPES = ['regex', 'maxiterations', 'composite'] as const;
 export type TerminationType = (typeof TERMINATION_TYPES)[number];
-/** Seed "Termination strategies": one shape, fields by Type; `MaxIterations` is a hard cap on every type. */
+/** fuseraft's "Termination strategies": one shape, fields by Type; `MaxIterations` is a hard cap on every type. */
 export interface TerminationConfig {
   Type: TerminationType;
   Pattern?: string;
@@ -208,7 +208,7 @@ export interface TerminationConfig {
   Strategies?: TerminationConfig[];
 }
 
-/** Seed "Orchestration.Contracts" entry. */
+/** fuseraft's "Orchestration.Contracts" entry. */
 export interface ContractConfig {
   Name: string;
   Requires: ContractRequirement[];
@@ -222,7 +222,7 @@ export interface ContractRequirement {
 }
 export const CONTRACT_REQUIREMENTS = ['FilesWritten', 'CommandSucceeded'] as const;
 
-/** Built-in validators: the seed's table plus RequireReviewJudgement, which its examples use. */
+/** Built-in validators: fuseraft's table plus RequireReviewJudgement, which its examples use. */
 export const BUILTIN_VALIDATORS = ['RequireBrief', 'RequireWriteFile', 'RequireAllFilesWritten', 'RequireShellPass', 'TestReportValid', 'RequireReviewJudgement'] as const;
 export type ValidatorName = (typeof BUILTIN_VALIDATORS)[number];
 
@@ -280,7 +280,7 @@ export interface SpeakDecision {
   keyword?: string;
   /** graph: the edge that fired was a back-edge (the current phase breaks and restarts here). */
   backEdge?: boolean;
-  /** statemachine: context sources to inject for the receiving agent (seed HandoffContext). */
+  /** statemachine: context sources to inject for the receiving agent (fuseraft's HandoffContext). */
   handoffContext?: HandoffContextEntry[];
   /** statemachine MaxRevisits escalation: the artifact listing the reviewer's objections. */
   reviewArtifactPath?: string;
@@ -326,7 +326,7 @@ export type StopOutcome = 'complete' | 'terminal' | 'terminated' | 'stuck' | 'fa
 export interface StopDecision {
   kind: 'stop';
   /** complete: sequential pass done; terminal: a terminal route/node ended the session;
-   * terminated: a Termination strategy fired; stuck: consecutive failures reached the limit (seed ValidatorStuckException); failed: a
+   * terminated: a Termination strategy fired; stuck: consecutive failures reached the limit (fuseraft's ValidatorStuckException); failed: a
    * configuration the validator should have refused. */
   outcome: StopOutcome;
   reason: string;

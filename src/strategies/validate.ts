@@ -1,5 +1,5 @@
 /**
- * `validateStrategyConfig(config, agentNames)`: every field of every table of seed 002 checked
+ * `validateStrategyConfig(config, agentNames)`: every field of every table of fuseraft checked
  * on the raw (parsed YAML) orchestration block, pure. Each problem has a field path, a severity and
  * a message saying what to write instead (closest-name suggestions for agents, states, nodes,
  * validators, contracts and field names). Meant to run at compile time: the compiler maps each
@@ -533,7 +533,7 @@ function validateContracts(c: Ctx, v: unknown, path: StrategyPath): string[] {
 }
 
 /**
- * Validate a seed-002 orchestration block `{Selection, Termination?, Contracts?}` (parsed YAML)
+ * Validate a fuseraft orchestration block `{Selection, Termination?, Contracts?}` (parsed YAML)
  * against the declared agent names (in declaration order). Empty result = valid; warnings do not
  * block, errors do.
  */

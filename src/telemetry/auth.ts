@@ -1,5 +1,5 @@
 /**
- * The headers of an OTLP request for an agent's `observability.*.auth` (seed 001 "Collector
+ * The headers of an OTLP request for an agent's `observability.*.auth` (the Agent Definition Specification's "Collector
  * authentication"): none, or `Authorization: Bearer <secret>` with the secret read from the tenant's
  * secret store in the worker (src/platform/secrets.ts), never put in a payload. mtls is not
  * supported: a problem the caller logs, and nothing is sent.

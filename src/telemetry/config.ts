@@ -1,21 +1,21 @@
 /**
- * An agent's compiled `observability.tracing` section read as the worker uses it (seed 001 field
- * reference, tracing), with the seed's defaults (`enabled` false, `exporter` otlp, `sampling_rate`
+ * An agent's compiled `observability.tracing` section read as the worker uses it (the Agent Definition Specification's field
+ * reference, tracing), with the Agent Definition Specification's defaults (`enabled` false, `exporter` otlp, `sampling_rate`
  * 1.0, model inputs off, model outputs on, tool results `redacted`, KB chunks off, context
  * propagated, auth none)
- * except tool args, which are off unless switched on (issue 11.8, decision 248). Pure: no Temporal import, no I/O.
+ * except tool args, which are off unless switched on (chosen over the specification's `include_tool_args` default `redacted`). Pure: no Temporal import, no I/O.
  */
 import type { JsonObject } from '../compiled/types';
 import type { IncludeMode } from './span-content';
 import { agentEndpoint, withSignalPath, type OtelEnv, type OtlpProtocol, type Signal } from './otel-env';
 
-/** What the worker adds to an agent's own section: its OTEL_* variables and the tenant's `telemetry` (decisions 402, 403). */
+/** What the worker adds to an agent's own section: its OTEL_* variables and the tenant's `telemetry` (either alone turns telemetry on). */
 export interface Platform {
   env: OtelEnv;
   tenant?: JsonObject;
 }
 
-/** Where one signal of one agent goes, resolved (decision 403). */
+/** Where one signal of one agent goes, resolved (tenant, then agent, then OTEL_*; agents narrow, never redirect). */
 export interface Destination {
   exporter: 'otlp' | 'console';
   endpoint?: string;
@@ -38,7 +38,7 @@ const authOf = (a: unknown): Destination['auth'] => {
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /**
- * Whether a signal is on for an agent and where it goes (decisions 402, 403). Off when
+ * Whether a signal is on for an agent and where it goes. Off when
  * OTEL_SDK_DISABLED=true or the agent's section says `enabled: false` / `exporter: none`. On when
  * the section says `enabled: true`, or, with no such switch, when the platform configured a
  * destination (the tenant's `telemetry`, or an OTEL_* endpoint for the signal). Destination: the
@@ -93,7 +93,7 @@ export interface TracingConfig extends Destination {
   include_tool_args: IncludeMode;
   include_tool_results: IncludeMode;
   include_kb_chunks: boolean;
-  /** W3C trace context to tools (a `traceparent` header) and sub-agent runs (they join the trace); seed default true (decision 287). */
+  /** W3C trace context to tools (a `traceparent` header) and sub-agent runs (they join the trace); the specification's default: true. */
   propagate_context: boolean;
 }
 
@@ -101,7 +101,7 @@ const mode = (v: unknown, dflt: IncludeMode): IncludeMode => (v === 'full' || v 
 
 /**
  * The tracing settings, or undefined when the agent emits no spans: no section, `enabled` not
- * true (the seed's master switch defaults to false), or `exporter: none`.
+ * true (the Agent Definition Specification's master switch defaults to false), or `exporter: none`.
  */
 export function tracingConfigOf(observability: JsonObject | undefined, platform?: Platform): TracingConfig | undefined {
   const dest = destinationOf(observability?.tracing, 'traces', platform);
@@ -125,7 +125,7 @@ export interface MetricsConfig extends Destination {
 }
 
 /**
- * An agent's `observability.metrics` (seed 001 field reference, metrics), or undefined when it
+ * An agent's `observability.metrics` (the Agent Definition Specification's field reference, metrics), or undefined when it
  * records none: no section, `enabled` not true (default false) or `exporter: none`.
  */
 export function metricsConfigOf(observability: JsonObject | undefined, platform?: Platform): MetricsConfig | undefined {
@@ -149,7 +149,7 @@ export interface LogsConfig extends Destination {
 }
 
 /**
- * An agent's `observability.logs` (seed 001 field reference, logs), or undefined when it emits
+ * An agent's `observability.logs` (the Agent Definition Specification's field reference, logs), or undefined when it emits
  * none: no section, `enabled` not true (default false) or `exporter: none`.
  */
 export function logsConfigOf(observability: JsonObject | undefined, platform?: Platform): LogsConfig | undefined {

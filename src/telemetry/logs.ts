@@ -1,10 +1,10 @@
 /**
- * OpenTelemetry log records of agent runs (seed 001 observability.logs), emitted at the same
+ * OpenTelemetry log records of agent runs (the Agent Definition Specification's observability.logs), emitted at the same
  * replay-safe points as the spans and metrics (src/telemetry/tracing.ts): run start and end (info;
  * a refused or failed run at error), guardrail evaluations (warn when triggered, debug when not) and
  * model fallbacks and activity retries (warn). Records below `level` are dropped; `structured`
  * sends the body as a key/value map (else one text line); `include_trace_context` gives each record
- * the run's trace id (the caller's, for a sub-agent run that joined it: decision 288) and `agent.run` span id. Pushed over OTLP/HTTP (JSON) to `logs.endpoint`.
+ * the run's trace id (the caller's, for a sub-agent run that joined its caller's trace) and `agent.run` span id. Pushed over OTLP/HTTP (JSON) to `logs.endpoint`.
  * Not emitted: tool approval requests and outcomes (they happen in workflow updates).
  */
 import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';

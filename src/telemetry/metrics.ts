@@ -1,10 +1,10 @@
 /**
- * OpenTelemetry metrics of agent runs (seed 001 observability.metrics): the seed's instruments,
+ * OpenTelemetry metrics of agent runs (the Agent Definition Specification's observability.metrics): its instruments,
  * recorded at the same replay-safe points as the spans (the activity interceptor and the
  * `agent.run` sink in src/telemetry/tracing.ts), and pushed over OTLP/HTTP (JSON) to the agent's
  * `metrics.endpoint` every `export_interval_seconds`. Every data point carries agent_id and version
  * plus the `custom_dimensions` that resolve from the run (agent_id, version, model_id, tenant_id);
- * others are dropped, as the seed says. agent.run.loops (model turns scheduled) and
+ * others are dropped, as the Agent Definition Specification says. agent.run.loops (model turns scheduled) and
  * agent.run.input_chars come from the workflow interceptor's counts in the run-end sink call;
  * agent.tool.approval_wait from the react workflow's `approvalDecided` sink call. Not recorded:
  * time-to-first-byte.
@@ -60,7 +60,7 @@ interface Exporting {
   inst: Instruments;
 }
 
-/** A model error's error_type (seed: rate_limit / timeout / unavailable / other). */
+/** A model error's error_type (the Agent Definition Specification: rate_limit / timeout / unavailable / other). */
 export function modelErrorType(e: unknown): string {
   const text = `${(e as { type?: string })?.type ?? ''} ${(e as Error)?.message ?? String(e)}`.toLowerCase();
   if (/rate.?limit|429/.test(text)) return 'rate_limit';
@@ -69,7 +69,7 @@ export function modelErrorType(e: unknown): string {
   return 'other';
 }
 
-/** The custom dimensions that resolve from a run; unresolvable keys are dropped (seed 001). */
+/** The custom dimensions that resolve from a run; unresolvable keys are dropped (the Agent Definition Specification). */
 function dimensions(agent: CompiledAgent, cfg: MetricsConfig, modelId?: string): Attributes {
   const known: Record<string, string | undefined> = {
     agent_id: agent.agent_id,

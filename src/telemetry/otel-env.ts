@@ -8,11 +8,11 @@
  * Endpoints follow the OTLP exporter rule: a per-signal endpoint (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)
  * is used as-is; the base endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, the tenant's `telemetry.endpoint`)
  * gets `v1/traces`, `v1/metrics` or `v1/logs` appended. An agent's per-signal endpoint that is a
- * bare base URL (no path) gets the signal path too (decision 401). Headers are `key=value` pairs,
+ * bare base URL (no path) gets the signal path too. Headers are `key=value` pairs,
  * comma separated and URL-decoded, per-signal pairs overriding base ones. Protocol: the installed
  * exporters (`@opentelemetry/exporter-*-otlp-http`) speak OTLP/HTTP with JSON bodies, so `http/json`
  * is used; `http/protobuf` (the specification's default) is sent as http/json with a warning, and
- * `grpc` is refused (no OTLP gRPC exporter is installed) with a message naming it (decision 404).
+ * `grpc` is refused (no OTLP gRPC exporter is installed) with a message naming it.
  */
 
 export type Signal = 'traces' | 'metrics' | 'logs';
@@ -96,7 +96,7 @@ export function isBareUrl(url: string): boolean {
   }
 }
 
-/** An agent's (per-signal) endpoint: used as-is, except a bare base URL gets the signal path (decision 401). */
+/** An agent's (per-signal) endpoint: used as-is, except a bare base URL gets the signal path. */
 export function agentEndpoint(url: string, signal: Signal): string {
   return isBareUrl(url) ? withSignalPath(url, signal) : url;
 }

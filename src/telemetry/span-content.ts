@@ -1,5 +1,5 @@
 /**
- * What content an agent's `observability.tracing` section lets into a span (seed 001,
+ * What content an agent's `observability.tracing` section lets into a span (the Agent Definition Specification,
  * observability): tool arguments per `include_tool_args` (full | redacted | none), model inputs
  * only when `include_model_inputs` is true, and whether a run is sampled per `sampling_rate`.
  * Pure: no Temporal import, no I/O; the span-emitting activities call it. Redaction is the one in
@@ -10,7 +10,7 @@ import { redactArgs } from '../governance/sensitive';
 
 export type IncludeMode = 'full' | 'redacted' | 'none';
 
-/** The tracing fields this module reads (names as in seed 001). */
+/** The tracing fields this module reads (names as in the Agent Definition Specification). */
 export interface TracingContentConfig {
   sampling_rate?: number;
   include_model_inputs?: boolean;
@@ -19,7 +19,7 @@ export interface TracingContentConfig {
 
 /**
  * The `agent.tool_call` span's arguments attribute (JSON text), or undefined when none may be
- * recorded. Off unless switched on (issue 11.8 over the seed's "redacted" default, decision 248);
+ * recorded. Off unless switched on (chosen over the specification's "redacted" default);
  * "redacted" replaces the sensitive fields and keeps the rest, "full" keeps everything.
  */
 export function toolArgsAttribute(args: JsonObject, sensitiveFields: readonly string[], cfg: TracingContentConfig): string | undefined {
@@ -28,7 +28,7 @@ export function toolArgsAttribute(args: JsonObject, sensitiveFields: readonly st
   return JSON.stringify(mode === 'full' ? args : redactArgs(args, sensitiveFields));
 }
 
-/** The model input messages attribute, only when include_model_inputs is true (seed default false: PII risk). */
+/** The model input messages attribute, only when include_model_inputs is true (the Agent Definition Specification's default false: PII risk). */
 export function modelInputsAttribute(messages: readonly unknown[], cfg: TracingContentConfig): string | undefined {
   return cfg.include_model_inputs === true ? JSON.stringify(messages) : undefined;
 }
@@ -36,7 +36,7 @@ export function modelInputsAttribute(messages: readonly unknown[], cfg: TracingC
 /**
  * Whether a run is traced: the same run id always gets the same answer (so every activity of a
  * run, and a retried activity, agrees without coordination), and about `sampling_rate` of all runs
- * are traced. Rate missing means 1.0 (seed default: every run).
+ * are traced. Rate missing means 1.0 (the Agent Definition Specification's default: every run).
  */
 export function isRunSampled(runId: string, samplingRate: number | undefined): boolean {
   const rate = samplingRate ?? 1;

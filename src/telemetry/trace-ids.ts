@@ -1,9 +1,9 @@
 /**
- * Deterministic trace and span ids for an agent run (decision 246): the trace id and the
+ * Deterministic trace and span ids for an agent run: the trace id and the
  * `agent.run` span id are hashes of the workflow id and run id, so every activity of the run can
  * parent its span to `agent.run` from its own activity info, and the workflow needs no command,
  * marker or header to carry them (recorded histories replay unchanged). Also the W3C `traceparent`
- * header an agent sends with its outbound calls (decision 287). Pure: no Temporal import.
+ * header an agent sends with its outbound calls (`propagate_context`). Pure: no Temporal import.
  */
 import { createHash } from 'crypto';
 

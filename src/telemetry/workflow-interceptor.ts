@@ -4,7 +4,7 @@
  * `agentloomTracing` sink, which emits the run's `agent.run` span and run metrics
  * (src/telemetry/tracing.ts, metrics.ts). An outbound interceptor counts the model turns the run
  * schedules, in memory only. Sinks add no command and no history event and are not called during replay, so recorded runs
- * replay unchanged and a replayed run emits nothing (decision 247). Imports only
+ * replay unchanged and a replayed run emits nothing. Imports only
  * @temporalio/workflow and types.
  */
 import {
@@ -44,7 +44,7 @@ function agentRun(args: unknown[]): { bundle: BlobRef; agent_id: string } | unde
 
 /** What one run's interceptors count between start and end (in memory: rebuilt the same on replay). */
 interface RunCounts {
-  /** modelTurn activities scheduled: the agent-loop iterations (seed metric agent.run.loops). */
+  /** modelTurn activities scheduled: the agent-loop iterations (the Agent Definition Specification's metric agent.run.loops). */
   model_turns: number;
 }
 
@@ -60,7 +60,7 @@ class ModelTurnCounter implements WorkflowOutboundCallsInterceptor {
   }
 }
 
-/** Size of the run input in characters (seed metric agent.run.input_chars). */
+/** Size of the run input in characters (the Agent Definition Specification's metric agent.run.input_chars). */
 function inputChars(args: unknown[]): number {
   const v = (args[0] as { input?: unknown }).input;
   if (v === undefined) return 0;

@@ -3,7 +3,7 @@
  * `loom run` (embedded), and the demo. A thin user of AgentloomPlugin (src/plugin/agentloom-plugin.ts),
  * which a user's own worker takes the same way. Workflow code comes from a prebuilt bundle when one exists
  * (dist/workflow-bundle.js, built by `npm run build:bundle`) and is bundled from source otherwise;
- * a worker that encrypts runs the sealed build beside it (workflow-bundle-sealed.js, decision 281).
+ * a worker that encrypts runs the sealed build beside it (workflow-bundle-sealed.js), so a workflow's own failures are encrypted too.
  * LOOM_WORKFLOWS_PATH points at a vendor's own workflows module (which re-exports ours and calls
  * registerPolicy) to add x-<vendor>.* policies. `installWorkerRuntime` sets how much the worker
  * logs: errors only by default (no bundle logs), more with --verbose or LOOM_LOG_LEVEL.
@@ -63,7 +63,7 @@ export async function createAgentloomWorker(opts: AgentloomWorkerOptions): Promi
   // Loaded lazily: activities pull in ajv/openai, which `loom validate` never needs.
   const { AgentloomPlugin } = await import('../plugin/agentloom-plugin');
   // Activities, workflows (a prebuilt bundle when there is one, its sealed build for a worker that
-  // encrypts: decision 281), the data converter (the codec when LOOM_CODEC_KEY… is set), spans.
+  // encrypts), the data converter (the codec when LOOM_CODEC_KEY… is set), spans.
   const plugin = new AgentloomPlugin({ activities: opts.activities, tracing: opts.tracing });
   return Worker.create({
     connection: opts.connection,

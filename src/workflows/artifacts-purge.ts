@@ -1,5 +1,5 @@
 /**
- * Deletes expired artifacts (seed 001 retention): one activity over the shared store. Started on
+ * Deletes expired artifacts (the Agent Definition Specification's retention): one activity over the shared store. Started on
  * a Temporal Schedule that `loom artifacts purge --schedule` creates (id `loom-artifacts-purge`,
  * hourly by default), or once by `loom artifacts purge`.
  */

@@ -1,5 +1,5 @@
 /**
- * The seed 000 multi-agent execution policies as Temporal workflows. Every sub-agent runs as a
+ * The Agent Format's multi-agent execution policies as Temporal workflows. Every sub-agent runs as a
  * child workflow (runChildAgent), so the whole tree is visible in the Web UI and each member keeps
  * its own bounded history.
  *

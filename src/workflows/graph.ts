@@ -1,5 +1,5 @@
 /**
- * Graph pattern (seed 001) as a Temporal workflow. `$self` (the orchestrator agent, run as an
+ * Graph pattern (the Agent Definition Specification) as a Temporal workflow. `$self` (the orchestrator agent, run as an
  * agfReactWorkflow child) is the entry node; after a node completes, its outgoing edges are
  * evaluated against the graph state (safe expression language, src/shared/expr.ts) and
  * ready nodes start in parallel; a fan-in node joins when its live upstream branches completed.

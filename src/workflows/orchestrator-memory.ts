@@ -1,5 +1,5 @@
 /**
- * Seed 001 memory in an orchestrator's root run (issue 12.4; decision 271), with the semantics of
+ * The Agent Definition Specification's memory in an orchestrator's root run, with the semantics of
  * a single agf.react run (react/memory.ts), from the same activities and pure helpers:
  *
  *   run start  after the input contract, each read collection is searched with the run's input,
@@ -12,7 +12,7 @@
  *              is not written once the run's approval timeout passes; a run outside a `--session`
  *              is its own session, so its `scope: session` collections are emptied as it ends
  *
- * Only root runs: members keep not reading memory (decision 275). Decided once per run chain,
+ * Only root runs: members keep not reading memory. Decided once per run chain,
  * behind patch `memory-orchestrator` (reached only by root runs whose agent declares memory), and
  * carried across continue-as-new in `carried.memory`.
  */

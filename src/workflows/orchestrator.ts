@@ -3,7 +3,7 @@
  * DAG, steps, vendor policies): the shared RunShell (status, pause/resume, search attributes,
  * usage, warnings, waiting for a human, continue-as-new carry) plus what orchestrators do with
  * members: loading agents through the `loadAgent` activity (claim check: the bundle never enters
- * history), members as child workflows, custom transforms, and escalation (seed 001 "escalation
+ * history), members as child workflows, custom transforms, and escalation (the Agent Definition Specification's "escalation
  * rules"): target `agent` runs that agent, target `human_queue` waits for an operator's `respond`.
  * A root run whose agent declares memory reads it at its start and writes back at its end
  * (orchestrator-memory.ts; its writeback approvals wait in the run's approval book).
@@ -55,7 +55,7 @@ export class OrchestratorRun extends RunShell {
   agent!: LoadedAgent;
   /** This run's own approvals: memory writebacks waiting for a human (orchestrator-memory.ts). */
   readonly book: ApprovalBook;
-  /** Seed 001 memory of a root run (patch `memory-orchestrator`); undefined when it does not apply. */
+  /** The Agent Definition Specification's memory of a root run (patch `memory-orchestrator`); undefined when it does not apply. */
   private memory?: RunMemory;
 
   constructor(input: RunAgentInput, pattern: string) {
@@ -97,7 +97,7 @@ export class OrchestratorRun extends RunShell {
     if (!c.guardrails) return;
     const v = await this.guard('input', this.input.input);
     if (v.kind === 'transformed') this.input.input = v.value ?? v.text ?? this.input.input;
-    // Nothing has run yet, so block, retry and escalate all stop the run here (decision 296).
+    // Nothing has run yet, so block, retry and escalate all stop the run here.
     else if (v.kind === 'blocked' || v.kind === 'retry' || v.kind === 'escalate') throw this.fail(`input guardrail '${v.guardrail}' blocked the run: ${v.reason}`, 'GuardrailBlocked');
   }
 
@@ -240,7 +240,7 @@ export class OrchestratorRun extends RunShell {
     return this.completed(output);
   }
 
-  /** An output guardrail asked to escalate: the orchestrator's escalation rules decide (seed 001 "escalation rules"). */
+  /** An output guardrail asked to escalate: the orchestrator's escalation rules decide (the Agent Definition Specification's "escalation rules"). */
   private async escalateOutput(v: GuardrailVerdict): Promise<AgentRunResult> {
     const reason = `output guardrail '${v.guardrail}' asked to escalate: ${v.reason}`;
     const esc = await this.escalate({ on: 'guardrail', guardrail: v.guardrail ?? '' }, { error: reason });

@@ -1,5 +1,5 @@
 /**
- * agf.react as a deterministic Temporal workflow (seed 000; seed 003 "The Execution Loop"): the
+ * agf.react as a deterministic Temporal workflow (the Agent Format; the Execution Loop specification's "The Execution Loop"): the
  * driver over the run shell (status, pause/resume, search attributes, usage, warnings, waiting for
  * a human, continue-as-new carry) and the feature files in ./react:
  *
@@ -10,8 +10,8 @@
  *   react/delegation.ts  delegate_to_agent and agent tools as child runs
  *   react/escalation.ts  guardrail / model_decision escalation to an agent or a human queue
  *   react/limits.ts      first-run checks and prompt, the run timeout, when to continue-as-new
- *   react/artifacts.ts   seed 001 artifacts written through the store as a completed run ends
- *   react/memory.ts      seed 001 memory: read at run start, written back (or approved) at its end
+ *   react/artifacts.ts   the Agent Definition Specification's artifacts written through the store as a completed run ends
+ *   react/memory.ts      the Agent Definition Specification's memory: read at run start, written back (or approved) at its end
  *
  * The conversation lives in the content-addressed message store (src/activities/message-store.ts);
  * this workflow keeps only the head ref and counters, so history grows by a constant amount per
@@ -86,11 +86,11 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
       result = await escalate(rx, e);
     }
     if (st.state) result = { ...result, state: st.state };
-    // An escalated run's answer is not the model's: it is not written back (decision 279).
+    // An escalated run's answer is not the model's: it is not written back.
     if (st.memory) result = await endRunMemory(rx, result, { writeback: !escalated });
     await saveArtifacts(rx, result);
     await auditRun(rx, 'completed');
-    // An ephemeral run's output waits in the store for the client; the result names where (decision 263).
+    // An ephemeral run's output waits in the store for the client; the result names where.
     if (st.ephemeral) result = (await endEphemeral(rx, result))!;
     shell.end('completed');
     shell.details(`completed after ${st.counters.turn} turn(s), ${st.counters.tool_calls} tool call(s)`);

@@ -1,5 +1,5 @@
 /**
- * A chat session (seed 001 "state"; issue 12): a long-lived workflow that takes user messages
+ * A chat session (the Agent Definition Specification's "state"): a long-lived workflow that takes user messages
  * through the `sessionMessage` update and returns each reply. Every message runs the agent's own
  * workflow (agf.react or its pattern) as a child, so tools, approvals, guardrails and limits are
  * the agent's usual ones; the session adds what lives between messages:

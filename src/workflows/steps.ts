@@ -1,5 +1,5 @@
 /**
- * Steps pattern (seed 004 "Step Execution Modes") as a Temporal workflow: Sequential, FanOut
+ * Steps pattern (the Step Execution Modes) as a Temporal workflow: Sequential, FanOut
  * (consecutive FanOut steps in parallel, one failure fails the workflow), Collect (FanOut outputs
  * joined with "\n\n---\n\n"), Conditional (case-insensitive substring of the previous output, else
  * skipped), Loop (until / max_iterations, each output the next input), `{{input}}` and

@@ -1,5 +1,5 @@
 /**
- * Swarm pattern (seed 001) as a Temporal workflow. The orchestrator runs first; every member runs
+ * Swarm pattern (the Agent Definition Specification) as a Temporal workflow. The orchestrator runs first; every member runs
  * as an agfReactWorkflow child with the runtime tool `handoff_to_agent` (RunOptions.extra_tools,
  * terminal: the member run ends and returns AgentRunResult.terminal_tool_call) and the shared
  * context block in RunOptions.context. The swarm ends when a member answers without handing off.

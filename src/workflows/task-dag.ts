@@ -1,5 +1,5 @@
 /**
- * Workflow pattern (task DAG, seed 001) as a Temporal workflow. Entry tasks start at once; ready
+ * Workflow pattern (task DAG, the Agent Definition Specification) as a Temporal workflow. Entry tasks start at once; ready
  * tasks are dispatched by priority up to max_workers; each task gets the workflow input plus its
  * direct dependencies' outputs; retry_failed_tasks retries a failed task once; a task that fails
  * halts only its dependents while independent branches finish. Operators: `status` query

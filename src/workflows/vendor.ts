@@ -1,5 +1,5 @@
 /**
- * `x-<vendor>.*` execution policies (seed 000 "Registering Custom Policies"). A vendor calls
+ * `x-<vendor>.*` execution policies (the Agent Format's "Registering Custom Policies"). A vendor calls
  * `registerPolicy(id, fn)` at module load in the workflows module its worker bundles (see
  * LOOM_WORKFLOWS_PATH in src/worker/create-worker.ts: a module that re-exports ours and registers
  * its own); `vendorPolicyWorkflow` dispatches on the agent's execution_policy.id. A policy the

@@ -1,7 +1,7 @@
 /**
  * `loom approve ID CALL_ID [--args JSON]`: approve a pending tool call or route, optionally with
  * corrected arguments; `--tool TOOL [--args JSON]` replaces the call with another tool of the agent
- * (seed 003 "Correction"; refused by the run with the reason when TOOL or the arguments do not fit). ID may be the root of a tree: the call is found in its pending decisions and
+ * (the Execution Loop specification's "Correction"; refused by the run with the reason when TOOL or the arguments do not fit). ID may be the root of a tree: the call is found in its pending decisions and
  * answered in the member holding it (CALL_ID or PATH:CALL_ID, see ../decisions.ts).
  */
 import { defineCommand, flagString } from '../args';

@@ -1,5 +1,5 @@
 /**
- * `loom artifacts RUN_ID [--get NAME] [--json]`: list a run's seed 001 artifacts (kind, retention
+ * `loom artifacts RUN_ID [--get NAME] [--json]`: list a run's artifacts (the Agent Definition Specification's; kind, retention
  * class, expiry, size) or print one, read from the shared store (LOOM_STORE_URL) — no Temporal
  * connection needed. `restricted` artifacts are opened with the codec key (LOOM_CODEC_KEY…).
  * `loom artifacts purge [--schedule [--every 1h]]`: delete expired artifacts now (one run of
@@ -40,7 +40,7 @@ async function purge(flags: Record<string, string | true>): Promise<number> {
     }
     if (flags.every !== undefined) throw new UsageError('--every goes with --schedule');
     const out = (await s.client.workflow.execute('artifactsPurgeWorkflow', { taskQueue, workflowId: `loom-artifacts-purge-${Date.now()}`, args: [] })) as { purged: number; store: string; ephemeral_outputs?: number };
-    // Ephemeral runs' outputs nobody collected within LOOM_EPHEMERAL_PICKUP_HOURS (decision 263).
+    // Ephemeral runs' outputs nobody collected within LOOM_EPHEMERAL_PICKUP_HOURS are deleted too.
     const uncollected = out.ephemeral_outputs ? `, and ${out.ephemeral_outputs} uncollected ephemeral output(s)` : '';
     process.stdout.write(`purged ${out.purged} expired artifact(s) from ${out.store}${uncollected}\n`);
     return 0;

@@ -1,6 +1,6 @@
 /**
  * `loom describe AGENT_ID [--locale L] [--json] [--registry DIR]`: the form an external UI would
- * render for the agent (seed 001 `ui`, `ui_hints` and `localization`): display name, short
+ * render for the agent (the Agent Definition Specification's `ui`, `ui_hints` and `localization`): display name, short
  * description and one field per input property with its widget, label, placeholder, helper text,
  * options and file constraints, in the requested locale (falling back to `default_locale`).
  */

@@ -1,6 +1,6 @@
 /**
  * `loom dispatch "TEXT" [--registry DIR] [--input JSON|@file] [--explain] [--dry-run] [--json]`:
- * seed 001 dispatch. Ranks the registry's active agents by their `routing` (intents, trigger
+ * The Agent Definition Specification's dispatch. Ranks the registry's active agents by their `routing` (intents, trigger
  * phrases, priority; rule in src/routing/dispatch.ts), runs the winner with the text as its input,
  * and when the winner is unavailable (does not compile, refuses the input) or its run fails, tries
  * its `fallback_agents` in order, saying so.

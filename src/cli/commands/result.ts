@@ -12,7 +12,7 @@ export const run = defineCommand(
       try {
         const result: any = await s.client.workflow.getHandle(id).result();
         let output = result?.output ?? result;
-        // An ephemeral run's output waits in the store until collected once (decision 263).
+        // An ephemeral run's output waits in the store until collected once; reading it deletes it.
         const { ephemeralOutputRef } = await import('../../activities/ephemeral');
         if (ephemeralOutputRef(output)) {
           const { collectOutput } = await import('../../operator/run-flow');

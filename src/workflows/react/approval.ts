@@ -1,5 +1,5 @@
 /**
- * Human approval of tool calls and delegations (seed 003 "Human-in-the-Loop"): the approve/reject
+ * Human approval of tool calls and delegations (the Execution Loop specification's "Human-in-the-Loop"): the approve/reject
  * updates and signals, and the wait just before a call runs — approve (optionally with corrected
  * arguments, which pass checkToolArgs and the tool_input guardrails), reject (the model sees the
  * reason), or the approval timeout: reject, or escalate to a human queue and keep waiting.
@@ -171,7 +171,7 @@ function escalateApproval(rx: ReactRun, call: ToolCall): void {
 }
 
 /**
- * An operator replaced the call (seed 003 "Correction": "replace it with a different one"): the
+ * An operator replaced the call (the Execution Loop specification's "Correction": "replace it with a different one"): the
  * replacement passes the argument check and tool_input guardrails like any call, and the model is
  * told what replaced what (a note after the turn's results, operatorNotes).
  */

@@ -1,5 +1,5 @@
 /**
- * Seed 001 artifacts at the end of a completed react run: one activity writes input/output/
+ * The Agent Definition Specification's artifacts at the end of a completed react run: one activity writes input/output/
  * intermediate through the shared store (src/activities/artifacts.ts). Runs only for agents that
  * write some (artifacts.enabled, a save_* flag, retention_class not `ephemeral`: an ephemeral run
  * schedules nothing, so its content never reaches the artifact store), and only past the

@@ -1,5 +1,5 @@
 /**
- * `retention_class: ephemeral` (decisions 261-264): a root run started by a client that marked it
+ * `retention_class: ephemeral` (nothing the run writes outlives it): a root run started by a client that marked it
  * (RunOptions.ephemeral, the input stored under a run-scoped reference) ends by deleting every blob
  * and record its activities created (src/activities/ephemeral.ts), whether it completed, failed or
  * was cancelled; a completed run's output waits in the store for the client, and the workflow

@@ -1,5 +1,5 @@
 /**
- * Escalation of a react run (seed 001 "escalation rules"): a guardrail that escalates, or the
+ * Escalation of a react run (the Agent Definition Specification's "escalation rules"): a guardrail that escalates, or the
  * model calling the `escalate_to_human` runtime tool (agents with an `on: model_decision` rule),
  * ends the loop; `orchestration.escalation` then decides: target agent → a child run whose output
  * is the run's output; target human_queue → waiting_for_human until an operator answers with

@@ -1,5 +1,5 @@
 /**
- * Seed 003's inner loop for agents with `runtime.execution_loop: dependencies`: the calls of one
+ * The Execution Loop specification's inner loop for agents with `runtime.execution_loop: dependencies`: the calls of one
  * model reply run as soon as their `_dependsOn` are met (not all at once, not one turn at a time),
  * each finished call may unblock others at once, and `_outputPath` results land in the run's
  * write-once State. The scheduling decisions are pure (src/runtime/execution-loop.ts); this file
@@ -20,7 +20,7 @@ export async function runExecutionLoop(rx: ReactRun, calls: ToolCall[]): Promise
 
 /**
  * Drives one Request's plan: starts every unblocked call, records how each ended, until all have.
- * On a streamed reply (seed 003 "Request & Call Streaming") calls are added as they arrive
+ * On a streamed reply (the Execution Loop specification's "Request & Call Streaming") calls are added as they arrive
  * (react/stream.ts) and may run before the reply ends; `finish` takes the complete reply.
  */
 export class LoopDriver {

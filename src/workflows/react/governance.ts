@@ -1,5 +1,5 @@
 /**
- * Seed 001 policies in a react run (the runtime layer around the model, not prompt text):
+ * The Agent Definition Specification's policies in a react run (the runtime layer around the model, not prompt text):
  *  - data_residency: the model (and fallback) must lie in the agent's region: refused before any call;
  *  - allowed_connectors / data_residency for tools: a refused call gets an error result, the tool never runs;
  *  - pii_redaction: the first message is redacted (activity) before the model or an input guardrail reads it;

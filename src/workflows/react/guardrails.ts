@@ -1,5 +1,5 @@
 /**
- * Guardrails of a react run (seed 001 "guardrails"), as the `runGuardrails` activity at the
+ * Guardrails of a react run (the Agent Definition Specification's "guardrails"), as the `runGuardrails` activity at the
  * positions where the agent declares some: input before the first model call, tool_input before a
  * call runs (and before approval), tool_output on its result, output on the final answer. A
  * verdict may redact/transform, block, ask for one correction (output) or escalate.
@@ -102,7 +102,7 @@ export async function guardOutput(rx: ReactRun, head: BlobRef, output: JsonValue
     throw ApplicationFailure.nonRetryable(`output guardrail '${v.guardrail}' rejected the final answer again after a correction turn: ${v.reason}`, 'GuardrailBlocked');
   }
   if (v.kind === 'blocked') throw ApplicationFailure.nonRetryable(`output guardrail '${v.guardrail}' blocked the final answer: ${v.reason}`, 'GuardrailBlocked');
-  // An ephemeral run's rewritten answer stays in the store (decision 283): its end keeps it for the client.
+  // An ephemeral run's rewritten answer stays in the store: its end keeps it for the client.
   if (v.kind === 'transformed' && v.value_ref) {
     st.output_ref = v.value_ref;
     return { output: null };

@@ -1,5 +1,5 @@
 /**
- * The run-level limits and first-run preparation of a react run: preference warnings (seed 000
+ * The run-level limits and first-run preparation of a react run: preference warnings (the Agent Format's
  * "Preferences vs Constraints"), runtime.max_input_chars before the first model call, the first
  * user message, the runtime.timeout_seconds deadline, and when to continue-as-new.
  */
@@ -17,7 +17,7 @@ function inputChars(input: JsonValue): number {
 /** The first run of the chain: warnings, the input length limit, the first message and the deadline. */
 export function prepareFirstRun(rx: ReactRun): void {
   const { agent: ag, input, st, shell } = rx;
-  // Seed 000 preferences the runtime overrides: the model is the registry's runtime.model.
+  // The Agent Format's preferences the runtime overrides: the model is the registry's runtime.model.
   const cfg = reactConfig(ag);
   const chosen = ag.runtime.model;
   if (cfg.provider && cfg.provider !== chosen.provider) shell.warn(`execution_policy.config.provider '${cfg.provider}' is a preference: this run uses runtime.model ${chosen.model_id} (${chosen.provider})`);

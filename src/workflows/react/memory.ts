@@ -1,5 +1,5 @@
 /**
- * Seed 001 memory in a single agf.react run (`loom run`/`loom start`; issue 12.4), with the
+ * The Agent Definition Specification's memory in a single agf.react run (`loom run`/`loom start`), with the
  * semantics a chat session gives each message (src/workflows/session.ts), from the same activities
  * and pure helpers (src/activities/memory.ts, src/runtime/memory.ts):
  *
@@ -15,7 +15,7 @@
  *              agent's) is not the model's and is not written back
  *
  * Only root runs: a session reads and writes for its messages itself, and orchestration members
- * are not single runs (docs/spec-decisions.md 275). Decided once per run chain, behind patch
+ * are not single runs. Decided once per run chain, behind patch
  * `memory-react` (runs recorded before it replay without these commands), and carried across
  * continue-as-new in ReactState.memory.
  */

@@ -25,7 +25,7 @@ export interface ReactState {
   tools_blocked?: string;
   /** Output-guardrail correction turns used (on_fail retry: one). */
   guardrail_retries?: number;
-  /** runtime.execution_loop `dependencies`: the run's write-once State (`_outputPath` results; seed 003). */
+  /** runtime.execution_loop `dependencies`: the run's write-once State (`_outputPath` results; the Execution Loop specification). */
   state?: JsonObject;
   /** Calls an operator replaced this turn: told to the model with the results (react/approval.ts operatorNotes). */
   operator_notes?: string[];
@@ -33,13 +33,13 @@ export interface ReactState {
   audit_events?: AuditEvent[];
   /** Earlier audit events moved to the store in chunks (patch `audit-events-in-chunks`), oldest first. */
   audit_event_refs?: BlobRef[];
-  /** Seed 001 memory applies to this run chain (react/memory.ts; patch `memory-react`): written back at the end. */
+  /** The Agent Definition Specification's memory applies to this run chain (react/memory.ts; patch `memory-react`): written back at the end. */
   memory?: boolean;
   /** The input rewritten by pii_redaction or an input guardrail (stored first message): what memory reads and writes back instead of the raw input. */
   memory_input?: BlobRef;
   /** retention_class ephemeral (react/ephemeral.ts; patch `ephemeral-run`): the run deletes what it stored as it ends. */
   ephemeral?: boolean;
-  /** An ephemeral run's final answer, stored by the model activity (decision 269). */
+  /** An ephemeral run's final answer, stored by the model activity, so the history does not hold it. */
   output_ref?: BlobRef;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Seed 003 "Request & Call Streaming" for runs on `runtime.execution_loop: dependencies`: while the
+ * The Execution Loop specification's "Request & Call Streaming" for runs on `runtime.execution_loop: dependencies`: while the
  * model activity streams its reply, it sends each tool call that is complete in the stream to this
  * run (the `callStreamed` signal, through the worker's Temporal client), and the call joins the
  * Request's plan at once — it may run before the reply ends. Signals are history events, so a

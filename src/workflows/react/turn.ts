@@ -1,5 +1,5 @@
 /**
- * The react loop (seed 003 "The Execution Loop"): model turn (activity) -> tool calls (concurrent
+ * The react loop (the Execution Loop specification's "The Execution Loop"): model turn (activity) -> tool calls (concurrent
  * within a turn) -> results back to the model, until a final answer that passes the output schema
  * and guardrails, or a limit. Between turns a long run continues-as-new carrying its state.
  */
@@ -65,7 +65,7 @@ async function modelTurn(rx: ReactRun, noTools: boolean): Promise<ModelTurnOutpu
     ...(rx.modelExtraTools.length ? { extra_tools: rx.modelExtraTools } : {}),
     ...(rx.forbidTools ? { forbid_tools: true } : {}),
   };
-  // Seed 003 streaming (new configuration only, so no patch): calls join the plan as they stream
+  // The Execution Loop specification's streaming (new configuration only, so no patch): calls join the plan as they stream
   // (dependencies loop); `loom run --stream` reads the text from the store, never from history.
   const streamCalls = ag.runtime.execution_loop === 'dependencies' && !noTools;
   const streamText = input.options?.stream_text === true;
@@ -123,7 +123,7 @@ async function finalAnswer(rx: ReactRun, out: ModelTurnOutput, turn: number): Pr
   const check = out.output_check ?? { ok: true as const, value: out.message.content ?? '' };
   if (check.ok) {
     await refuseBlockedContent(rx, out.head);
-    // An ephemeral run's answer is in the store (decision 269): its end keeps it for the client.
+    // An ephemeral run's answer is in the store: its end keeps it for the client.
     if (out.output_ref) st.output_ref = out.output_ref;
     if (!rx.guarded('output')) return { result: shell.result(check.value) };
     const g = await guardOutput(rx, out.head, check.value, turn);

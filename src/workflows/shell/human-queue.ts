@@ -1,5 +1,5 @@
 /**
- * Escalation plumbing shared by the react runtime and the orchestration workflows (seed 001
+ * Escalation plumbing shared by the react runtime and the orchestration workflows (the Agent Definition Specification's
  * "escalation rules"): the `respond` signal / `respondEscalation` update a run waiting on a human
  * queue answers to (HumanQueue), and the dispatch of a matched rule (runEscalation): target
  * `agent` runs that agent, target `human_queue` waits for an operator. Status and search

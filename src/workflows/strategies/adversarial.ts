@@ -1,5 +1,5 @@
 /**
- * Seed 002 `adversarial` inside a strategies run: `Stages` in order; in each, the `Generator`
+ * fuseraft's `adversarial` inside a strategies run: `Stages` in order; in each, the `Generator`
  * produces an artifact and the `Critic` reviews it for up to `Rounds` critique rounds. The critic
  * runs behind the context firewall: its member run gets the artifact as its only input (its own
  * instructions are its system prompt) — no task, no earlier stages, no generator reasoning. A

@@ -1,11 +1,11 @@
 /**
- * Seed 002 `Selection.Type: llm` inside a strategies run: each turn the selection `Model` picks the
+ * fuseraft's `Selection.Type: llm` inside a strategies run: each turn the selection `Model` picks the
  * next speaker (the strategySelectorCall activity renders `Prompt` with `{{$agents}}` and
  * `{{$history}}`), the reply is parsed strictly (src/strategies/llm-selection.ts); an unusable
- * reply gets one correction, then the fallback rule (decision 117) picks the speaker with a
+ * reply gets one correction, then the fallback rule (the agent after the last speaker) picks the speaker with a
  * warning. The speaker runs as a member turn (strategies-phase-run.ts) given the task and the
  * conversation so far; Termination is checked after every agent turn, and a run whose Termination
- * sets no MaxIterations stops after DEFAULT_LLM_MAX_TURNS turns (decision 118).
+ * sets no MaxIterations stops after DEFAULT_LLM_MAX_TURNS turns (fuseraft gives no default cap).
  */
 import { proxyActivities } from '@temporalio/workflow';
 import { patient } from '../activity-options';

@@ -1,12 +1,12 @@
 /**
- * Seed 002 `Selection.Type: magentic` inside a strategies run: the manager model (Magentic.Model,
+ * fuseraft's `Selection.Type: magentic` inside a strategies run: the manager model (Magentic.Model,
  * called through the strategySelectorCall activity) runs magentic_orientation once, then each
  * round magentic_ledger_update (complete? stalling? facts) and magentic_select_speaker (who, with
  * what focused instruction), and the chosen participant runs as a member turn. MaxStallCount
  * consecutive stalling rounds replan (a new orientation); past MaxResetCount replans the session
  * ends with a stall message; MaxRoundCount caps the rounds. Every manager reply is strict JSON
  * (src/strategies/magentic.ts); an invalid one gets one correction, then a documented fallback
- * (decision 119). EnablePlanReview waits durably for `loom approve` / `loom reject --reason
+ * (raw text as plan; a stalling round; the next agent in order). EnablePlanReview waits durably for `loom approve` / `loom reject --reason
  * "<edited plan>"` on call id `plan-<n>`. Termination is ignored (compile warning).
  */
 import { proxyActivities } from '@temporalio/workflow';

@@ -1,5 +1,5 @@
 /**
- * Seed 002 `mapreduce` inside a strategies run: the `Splitter` is asked for a JSON object with the
+ * fuseraft's `mapreduce` inside a strategies run: the `Splitter` is asked for a JSON object with the
  * work list at `ItemsJsonPath` (retried up to `MaxSplitterRetries` times with a correction, then
  * the run fails saying what was wrong); the `Mapper` runs once per item with the item as its only
  * input, at most `MaxConcurrency` at once (0 = unlimited), results kept in item order; the

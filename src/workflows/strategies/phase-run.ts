@@ -30,7 +30,7 @@ export interface PhaseCtx {
 const acts = proxyActivities<Activities>(patient('2 minutes'));
 
 /**
- * The shared workspace of a phase-strategy run (decision 268): runs started on patch
+ * The shared workspace of a phase-strategy run: runs started on patch
  * `phases-workspace` resolve it by activity (options.workspace, else the run's own under LOOM_HOME,
  * the one the routing strategies use); older runs give their members none, as before.
  */
@@ -56,7 +56,7 @@ export interface MemberReply { agent: string; text: string; output: JsonValue }
  */
 export async function memberTurn(ctx: PhaseCtx, name: string, role: string, input: string, opts: { inline?: boolean; workspace?: string } = {}): Promise<MemberReply> {
   // The workspace is a directory for the member's tools, not model input (the firewall holds). The
-  // inline Mapper gets none: a run option would stop it running inline (decision 268).
+  // inline Mapper gets none: a run option would stop it running inline.
   const workspace = opts.inline ? undefined : opts.workspace ?? ctx.workspace;
   try {
     const res = await ctx.run.runMember({

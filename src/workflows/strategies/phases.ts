@@ -1,5 +1,5 @@
 /**
- * The phase-driven seed 002 strategies of a strategies run, as one dispatch table: a top-level
+ * The phase-driven fuseraft strategies of a strategies run, as one dispatch table: a top-level
  * `Selection.Type` of scattergather, mapreduce, adversarial, llm or magentic runs as the whole strategies run;
  * a keyword-graph node's `MapReduce` or `ScatterGather` sub-graph runs as one step of the graph.
  */
@@ -42,7 +42,7 @@ function agentIdOf(pattern: StrategiesPattern): (name: string) => string {
 }
 
 /**
- * A `MapReduce` or `ScatterGather` sub-graph of a keyword graph (seed "Hierarchical sub-graphs"):
+ * A `MapReduce` or `ScatterGather` sub-graph of a keyword graph (fuseraft's "Hierarchical sub-graphs"):
  * the nested strategy runs with `task` (the parent conversation so far) as its task, its agent
  * turns are member runs of this workflow named under `prefix`, and its terminal reply is returned
  * for the parent to record as the node's turn (keyword detection and edge routing read it).

@@ -1,5 +1,5 @@
 /**
- * Seed 002 `scattergather` inside a strategies run: every `Participants` agent gets the same task
+ * fuseraft's `scattergather` inside a strategies run: every `Participants` agent gets the same task
  * as its own member run (an isolated snapshot: none sees another's work), at most `MaxConcurrency`
  * at once (0 = unlimited); then the `Synthesizer` gets the task plus every output labelled
  * `[Participant: Name]` and its reply is the terminal output. Termination is not evaluated.
@@ -16,7 +16,7 @@ export async function runScatterGather(ctx: PhaseCtx, config: ScatterGatherConfi
   let done = 0;
   reportPhase(ctx, 'scatter', `${sg.Participants.join(', ')} (at most ${limit} at once)`, { participants: sg.Participants, completed: 0, max_concurrency: sg.MaxConcurrency });
   const roles = sg.Participants.map((name, i) => `${prefix}scatter-${i + 1}-${name}`);
-  // Each participant works in its own copy of the shared workspace as it is now (decision 268).
+  // Each participant works in its own copy of the shared workspace as it is now (fuseraft's "isolated snapshot").
   const snapshots = await workspaceSnapshots(ctx, roles);
   const outputs = await mapBounded(sg.Participants, limit, async (name, i) => {
     const r = await memberTurn(ctx, name, roles[i], task, { workspace: snapshots[i] });

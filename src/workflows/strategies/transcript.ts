@@ -87,7 +87,7 @@ export function memberInput(task: JsonValue, t: Transcript): string {
 
 export const HANDOFF_TOOL = 'handoff';
 
-/** Seed 002 "Tool-call routing": the argument is the routing keyword; the member's turn ends at once. */
+/** fuseraft's "Tool-call routing": the argument is the routing keyword; the member's turn ends at once. */
 export function handoffTool(): ExtraToolSpec {
   return {
     name: HANDOFF_TOOL,

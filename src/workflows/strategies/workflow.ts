@@ -1,5 +1,5 @@
 /**
- * Seed 002's routing strategies (sequential, roundrobin, keyword, structured, statemachine, keyword
+ * fuseraft's routing strategies (sequential, roundrobin, keyword, structured, statemachine, keyword
  * graph with Graph sub-graphs) as one Temporal workflow: a shared conversation where one agent
  * speaks per turn. Each turn is one member run (an agfReactWorkflow child, its own react loop,
  * tools and approvals) whose input is the task plus the conversation so far; the pure router of
@@ -215,7 +215,7 @@ class Conversation {
     return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}), ...(evidence ? { evidence } : {}) }, result: res };
   }
 
-  /** Seed HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
+  /** fuseraft's HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
   private async injectHandoffContext(entries: HandoffContextEntry[] | undefined, toAgent: string): Promise<void> {
     if (!entries?.length || !this.evidence) return;
     this.transcript.add('orchestrator', await this.evidence.handoff(entries, toAgent), 'context');
@@ -359,7 +359,7 @@ class Conversation {
       text = m.turn.text.trim();
       how = `${merged.strategy} by ${merged.agent}`;
       if (!text) {
-        // Seed ConflictResolution: the agent reached no decision; the rest of the chain decides (no second merge agent).
+        // fuseraft's ConflictResolution: the agent reached no decision; the rest of the chain decides (no second merge agent).
         const fb = mergeBranches(outputs, merged.fallback);
         const decided = fb.kind === 'merged' ? fb : { strategy: 'union', text: unionText(outputs), note: undefined };
         text = decided.text;
@@ -390,7 +390,7 @@ class Conversation {
   /**
    * A `Parallel` fan-out branch whose node has a SubGraphId: the nested Graph / MapReduce /
    * ScatterGather runs on the fork `f`, its members named under `prefix`; its terminal turn is the
-   * branch output for the merge (decision 265). A sub-graph that fails or gets stuck fails the run;
+   * branch output for the merge, as a `SubGraphId` node's is. A sub-graph that fails or gets stuck fails the run;
    * one stopped by Termination gives its last turn.
    */
   private async subGraphBranch(f: Conversation, id: string, graph: GraphConfig | undefined, prefix: string): Promise<{ turn: Turn; turns: number }> {
@@ -428,8 +428,8 @@ export async function strategiesWorkflow(input: RunAgentInput): Promise<AgentRun
   // Phase-driven strategies (scattergather, mapreduce, adversarial): strategies-phases.ts.
   if (isExecutedPhaseType(type)) return run.complete(await runPhaseStrategy(run, input, pattern, type));
   if (!type || !isRoutingType(type)) {
-    // Every seed 002 type runs (phase-driven above, routing below); only a bundle the compiler did not check gets here.
-    throw run.fail(`Selection.Type ${JSON.stringify(type ?? null)} is not a seed 002 selection type; write one of: ${SELECTION_TYPES.join(', ')}`, 'UnsupportedStrategy');
+    // Every fuseraft type runs (phase-driven above, routing below); only a bundle the compiler did not check gets here.
+    throw run.fail(`Selection.Type ${JSON.stringify(type ?? null)} is not a fuseraft selection type; write one of: ${SELECTION_TYPES.join(', ')}`, 'UnsupportedStrategy');
   }
   const names = pattern.agents.map((a) => a.name);
   const carried = (input.carried as { strategies?: Carried } | undefined)?.strategies;
