@@ -4,7 +4,7 @@
  * out: the pause/resume gate (pause-gate.ts), AgentStatus and the other search attributes on their
  * recorded schedules (status-publication.ts), the Web UI's current details (current-details.ts),
  * the pending decisions of the run's tree (decision-tree.ts), the `decide` update
- * (decide-update.ts), waiting for a human on a queue (human-queue.ts) and what continue-as-new
+ * (decide-update.ts), waiting for a human on a queue (human-wait.ts, human-queue.ts) and what continue-as-new
  * carries (continue-as-new.ts). Construct it first thing in the workflow (it registers the
  * handlers), then `begin(agent)`. The handlers are registered, and every command issued, in the
  * order running workflows recorded.
@@ -17,7 +17,8 @@ import { statusQuery } from '../../shared/definitions';
 import { approvalsAsDecisions } from '../../runtime/decisions';
 import { addUsage, emptyUsage } from '../../runtime/usage';
 import { lifecycleWarning, memberWarning } from '../../governance/lifecycle';
-import { HumanQueue, HumanResponse } from './human-queue';
+import { HumanQueue, type HumanResponse } from './human-queue';
+import { HumanWait } from './human-wait';
 import { refuseUndecodableInput } from './payloads';
 import { PauseGate } from './pause-gate';
 import { runStatus, type RunProgress } from './run-status';
@@ -46,13 +47,13 @@ export class RunShell {
   readonly warnings: string[];
   readonly status: RunProgress;
   private final: RunState | undefined;
-  private humanWait: { queue: string; reason: string; since: string } | undefined;
   private readonly human = new HumanQueue((m) => this.warn(m));
   private sensitive: Record<string, readonly string[]> = {};
   private readonly gate: PauseGate;
   private readonly tree: DecisionTree;
   private readonly shown: CurrentDetails;
   private readonly publication: StatusPublication;
+  private readonly waiting: HumanWait;
 
   constructor(readonly input: RunAgentInput, private readonly opts: ShellOptions) {
     refuseUndecodableInput(input);
@@ -64,6 +65,8 @@ export class RunShell {
     // Members still open when the previous run continued-as-new keep their entries until they report again or close.
     this.tree = new DecisionTree({ input, decisions: () => this.decisions(), shown: () => this.shown.refresh(), warn: (m) => this.warn(m) }, carried.pending_members ?? []);
     this.publication = new StatusPublication(opts.publishing, () => this.state(), () => this.decisionsChanged());
+    const host = { enterHumanQueue: (q: string) => this.enterHumanQueue(q), details: (w: string) => this.details(w), decisionsChanged: () => this.decisionsChanged() };
+    this.waiting = new HumanWait(this.human, { ...host, waitEnded: (answered) => this.publication.humanWaitEnded(answered) });
     this.status = { pattern: opts.pattern, version: '', step: 0, turn: 0, tool_calls_made: 0 };
     setHandler(statusQuery, () => this.snapshot());
     this.gate.register(() => this.sync());
@@ -78,14 +81,14 @@ export class RunShell {
 
   state(): RunState {
     if (this.final) return this.final;
-    if (this.humanWait) return 'waiting_for_human';
+    if (this.waiting.current) return 'waiting_for_human';
     if (this.paused) return 'paused';
     return this.opts.pendingApprovals?.().length ? 'waiting_for_approval' : 'running';
   }
 
   snapshot(): RunStatus {
     const parts = { state: this.state(), agentId: this.input.agent_id, status: this.status, counters: this.opts.counters?.(), ended: this.final !== undefined, sensitive: this.sensitive };
-    const rest = { usage: this.usage, warnings: this.warnings, humanWait: this.humanWait };
+    const rest = { usage: this.usage, warnings: this.warnings, humanWait: this.waiting.current };
     return runStatus({ ...parts, pendingApprovals: this.opts.pendingApprovals?.() ?? [], ...rest, decisions: this.decisions() });
   }
 
@@ -99,7 +102,7 @@ export class RunShell {
     if (this.final) return [];
     const who = { workflow_id: workflowInfo().workflowId, agent_id: this.input.agent_id };
     const own = approvalsAsDecisions(this.ownApprovals(), who, { sensitive: (tool) => this.sensitive[tool] ?? [] });
-    const wait = this.humanWait;
+    const wait = this.waiting.current;
     if (wait) own.push({ kind: 'escalation', ...who, path: [], queue: wait.queue, reason: wait.reason, requested_at: wait.since });
     return [...own, ...this.tree.members()];
   }
@@ -172,22 +175,8 @@ export class RunShell {
   }
 
   /** Wait for an operator's `respond` on `queue` (an escalation with a human_queue target). */
-  async waitForHuman(queue: string, reason: string): Promise<HumanResponse> {
-    this.humanWait = { queue, reason, since: new Date().toISOString() };
-    this.enterHumanQueue(queue);
-    this.details(`escalated to human queue '${queue}': ${reason}`);
-    this.decisionsChanged();
-    log.info('waiting for a human response', { queue, reason });
-    let answered = false;
-    try {
-      const r = await this.human.wait(queue);
-      answered = true;
-      return r;
-    } finally {
-      this.humanWait = undefined;
-      this.decisionsChanged();
-      this.publication.humanWaitEnded(answered);
-    }
+  waitForHuman(queue: string, reason: string): Promise<HumanResponse> {
+    return this.waiting.wait(queue, reason);
   }
 
   result(output: AgentRunResult['output'], extra: Partial<AgentRunResult> = {}): AgentRunResult {
