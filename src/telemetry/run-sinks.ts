@@ -1,0 +1,95 @@
+/**
+ * What the workflow side reports through the `agentloomTracing` sinks (never during replay): the
+ * `run.start` log record when a run starts, the approval wait metric and `approval` record when an
+ * approval is decided, and, when a run ends, its `run.end` record, its run metrics and its
+ * `agent.run` span (with the run's deterministic ids, so the activity spans recorded earlier hang
+ * under it; a run that joined its caller's trace is a child of the caller's `agent.run`).
+ */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Span } from '@opentelemetry/api';
+import type { WorkflowInfo } from '@temporalio/workflow';
+import type { CompiledAgent } from '../compiled/types';
+import type { BlobRef } from '../shared/contract';
+import type { ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from '../shared/tracing-sinks';
+import { logsConfigOf, tracingConfigOf, type Platform } from './config';
+import type { AgentLogs } from './logs';
+import type { AgentMetrics } from './metrics';
+import type { RunRef, RunTrace, RunTraces } from './run-traces';
+import type { SpanSources } from './span-sources';
+import { runSpanId } from './trace-ids';
+
+/** What the sinks need of the tracing they belong to. */
+export interface RunSinksParts {
+  sources: SpanSources;
+  traces: RunTraces;
+  metrics: AgentMetrics;
+  logs: AgentLogs;
+  platform: (agent: CompiledAgent) => Platform;
+}
+
+export class RunSinks {
+  constructor(private readonly p: RunSinksParts) {}
+
+  /** A sink's run and, when the agent traces, the trace it belongs to (its log records name that trace). */
+  private async sinkRun(info: WorkflowInfo, agent: CompiledAgent, bundle: BlobRef): Promise<{ run: RunRef & { traceId?: string }; runTrace?: RunTrace }> {
+    const parent = info.parent ? { workflowId: info.parent.workflowId, runId: info.parent.runId } : null;
+    const runTrace = await this.p.traces.traceOf(info, agent, bundle, parent);
+    return { run: { workflowId: info.workflowId, runId: info.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) }, ...(runTrace ? { runTrace } : {}) };
+  }
+
+  async runStarted(info: WorkflowInfo, ev: RunStartedEvent): Promise<void> {
+    const agent = await this.p.sources.agentOf(ev);
+    if (!agent || !logsConfigOf(agent.observability, this.p.platform(agent))) return;
+    const { run } = await this.sinkRun(info, agent, ev.bundle);
+    this.p.logs.emit(agent, run, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
+  }
+
+  /** agent.tool.approval_wait and an `approval` log record (the react workflow's sink call; never during replay). */
+  async approvalDecided(info: WorkflowInfo, ev: ApprovalDecidedEvent): Promise<void> {
+    const agent = await this.p.sources.agentOf(ev);
+    if (!agent) return;
+    this.p.metrics.approvalWait(agent, ev.tool_id, ev.decision, ev.wait_ms);
+    if (!logsConfigOf(agent.observability, this.p.platform(agent))) return;
+    const { run } = await this.sinkRun(info, agent, ev.bundle);
+    this.p.logs.emit(agent, run, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
+  }
+
+  async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {
+    const agent = await this.p.sources.agentOf(ev);
+    if (!agent) return;
+    const started = new Date(info.runStartTime).getTime();
+    const { run, runTrace } = await this.sinkRun(info, agent, ev.bundle);
+    this.p.logs.emit(agent, run, ev.status === 'refused' || ev.status === 'error' ? 'error' : 'info', 'run.end', {
+      status: ev.status, failure_type: ev.failure_type, latency_ms: Math.max(0, ev.ended_ms - started),
+    });
+    this.p.metrics.runEnded(agent, ev.status, Math.max(0, ev.ended_ms - started), ev.model_turns, ev.input_chars);
+    const cfg = tracingConfigOf(agent.observability, this.p.platform(agent));
+    const setup = cfg && runTrace && this.p.traces.setup(agent, cfg, info, runTrace);
+    if (!setup || !runTrace) return;
+    const { out } = setup;
+    const attrs: Attributes = {
+      agent_id: agent.agent_id,
+      version: agent.version,
+      status: ev.status,
+      latency_ms: Math.max(0, ev.ended_ms - started),
+      'temporal.workflow_id': info.workflowId,
+      'temporal.run_id': info.runId,
+      'temporal.workflow_type': info.workflowType,
+    };
+    if (typeof ev.usage?.prompt_tokens === 'number') attrs.input_tokens = ev.usage.prompt_tokens;
+    if (typeof ev.usage?.completion_tokens === 'number') attrs.output_tokens = ev.usage.completion_tokens;
+    if (ev.failure_type) attrs.failure_type = ev.failure_type;
+    // A run that joined its caller's trace is a child of the caller's agent.run (sub-agent trace joining).
+    const under = runTrace.parentSpanId
+      ? trace.setSpanContext(ROOT_CONTEXT, { traceId: runTrace.traceId, spanId: runTrace.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true })
+      : ROOT_CONTEXT;
+    out.ids.next = { traceId: runTrace.traceId, spanId: runSpanId(info.workflowId, info.runId) };
+    let span: Span;
+    try {
+      span = out.tracer.startSpan('agent.run', { kind: SpanKind.INTERNAL, startTime: started, attributes: attrs }, under);
+    } finally {
+      out.ids.next = undefined;
+    }
+    if (ev.status === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: ev.failure_type ?? 'error' });
+    span.end(ev.ended_ms);
+  }
+}
