@@ -23,7 +23,7 @@ import { batchConcurrency, BATCH_SHARD_SIZE, mapBounded, shardRanges, shardSizeF
 import { LoadedAgent, OrchestratorRun } from './orchestrator';
 import { failureMessage } from './shell/failures';
 import { PATCHES } from './patches';
-import { HISTORY_EVENTS_LIMIT, historyFull } from './continue-as-new';
+import { HISTORY_EVENTS_LIMIT, historyFull } from './shell/continue-as-new';
 
 function configOf<T>(agent: LoadedAgent, id: string, run: OrchestratorRun): T {
   if (agent.execution_policy?.id !== id) {

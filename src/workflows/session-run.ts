@@ -19,7 +19,7 @@ import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
 import { writebackApproval, writebackCallId, writebackNotWritten, WRITEBACK_AS_EXTRACTED } from '../runtime/memory';
 import { runChildAgent } from './child';
-import { HISTORY_EVENTS_LIMIT, historyFull } from './continue-as-new';
+import { HISTORY_EVENTS_LIMIT, historyFull } from './shell/continue-as-new';
 
 const acts = proxyActivities<Activities>(patient('1 minute'));
 

@@ -8,7 +8,7 @@ import type { JsonValue } from '../../compiled/types';
 import { reactConfig } from '../../runtime/agent-view';
 import { renderUserPrompt } from '../../runtime/template';
 import type { ReactRun } from './context';
-import { historyFull } from '../continue-as-new';
+import { historyFull } from '../shell/continue-as-new';
 
 function inputChars(input: JsonValue): number {
   return typeof input === 'string' ? input.length : JSON.stringify(input ?? null).length;

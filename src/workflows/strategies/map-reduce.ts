@@ -20,7 +20,7 @@ import { BATCH_SHARD_SIZE, mapBounded, shardRanges } from '../../orchestration/b
 import { OrchestratorRun } from '../orchestrator';
 import { failureMessage } from '../shell/failures';
 import { memberTurn, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
-import { historyFull } from '../continue-as-new';
+import { historyFull } from '../shell/continue-as-new';
 
 /** What a shard child carries: its slice of the work list and the outputs of the items already mapped. */
 interface MapShard {

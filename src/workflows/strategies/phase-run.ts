@@ -15,7 +15,7 @@ import type { OrchestratorRun } from '../orchestrator';
 import { failureMessage } from '../shell/failures';
 import { strategyDetailsTail } from '../../strategies/status';
 import { PATCHES } from '../patches';
-import { historyFull as historyPastLimit } from '../continue-as-new';
+import { historyFull as historyPastLimit } from '../shell/continue-as-new';
 
 export interface PhaseCtx {
   run: OrchestratorRun;

@@ -31,7 +31,7 @@ import { failureMessage } from '../shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './transcript';
 import { RunEvidence, type EvidenceState } from './evidence';
 import { PATCHES } from '../patches';
-import { historyFull } from '../continue-as-new';
+import { historyFull } from '../shell/continue-as-new';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
