@@ -29,6 +29,23 @@ export function patient(startToClose: Duration, nonRetryable: string[] = []): Ac
   return { startToCloseTimeout: startToClose, retry: patientRetry(nonRetryable) };
 }
 
+/** Store reads and writes, checks, transcripts, transforms: a minute per attempt. */
+export const STORE_ACTIVITY: ActivityOptions = patient('1 minute');
+
+/** STORE_ACTIVITY with failure types never retried (a definition error, a blob that is gone). */
+export function storeActivity(nonRetryable: string[]): ActivityOptions {
+  return patient('1 minute', nonRetryable);
+}
+
+/** A strategy's model-backed step (llm selection, magentic's ledger, a phase's reducer): two minutes per attempt. */
+export const STRATEGY_MODEL_ACTIVITY: ActivityOptions = patient('2 minutes');
+
+/** Deleting what an ephemeral run stored: five minutes per attempt. */
+export const CLEANUP_ACTIVITY: ActivityOptions = patient('5 minutes');
+
+/** The scheduled purge of expired artifacts: ten minutes per attempt. */
+export const PURGE_ACTIVITY: ActivityOptions = patient('10 minutes');
+
 /**
  * runTool: the tool itself runs at most 10 minutes (runTool bounds it); after it ran, recording its
  * result waits out a store outage inside the same attempt (so the tool never runs twice), up to
@@ -39,4 +56,4 @@ export function patient(startToClose: Duration, nonRetryable: string[] = []): Ac
 export const TOOL_ACTIVITY: ActivityOptions = { startToCloseTimeout: '25 hours', heartbeatTimeout: '15 seconds', retry: patientRetry() };
 
 /** Guardrail checks: a provider that is not known or misconfigured is never retried. */
-export const GUARDRAIL_ACTIVITY: ActivityOptions = patient('1 minute', ['UnknownGuardrailProvider', 'GuardrailConfigError']);
+export const GUARDRAIL_ACTIVITY: ActivityOptions = storeActivity(['UnknownGuardrailProvider', 'GuardrailConfigError']);

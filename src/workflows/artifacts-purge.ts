@@ -4,10 +4,10 @@
  * hourly by default), or once by `loom artifacts purge`.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from './activity-options';
+import { PURGE_ACTIVITY } from './activity-options';
 import type { Activities } from '../activities';
 
-const { purgeExpiredArtifacts } = proxyActivities<Activities>(patient('10 minutes'));
+const { purgeExpiredArtifacts } = proxyActivities<Activities>(PURGE_ACTIVITY);
 
 export async function artifactsPurgeWorkflow(): Promise<{ purged: number; store: string; ephemeral_outputs?: number }> {
   return purgeExpiredArtifacts();

@@ -7,7 +7,7 @@
  * waits on, so the commands (and their order) are those the one-function workflow issued.
  */
 import { CancellationScope, condition, patched, proxyActivities } from '@temporalio/workflow';
-import { patient } from './activity-options';
+import { STORE_ACTIVITY } from './activity-options';
 import type { GraphPattern, JsonObject, JsonValue } from '../compiled/types';
 import type { AgentRunResult, BlobRef, RunAgentInput, RunOptions } from '../shared/contract';
 import { WORKFLOW_TYPES, workflowTypeFor } from '../shared/dispatch';
@@ -17,7 +17,7 @@ import type { OrchestratorRun } from './orchestrator';
 import { failureMessage, isTimeout } from './shell/failures';
 import { PATCHES } from './patches';
 
-const acts = proxyActivities<Activities>(patient('1 minute'));
+const acts = proxyActivities<Activities>(STORE_ACTIVITY);
 
 /** A node run that ended: its output, or why it failed (with the input it had, for escalation). */
 export type Done = { id: string; ok: true; output: JsonValue } | { id: string; ok: false; error: string; timeout: boolean; input: JsonValue };

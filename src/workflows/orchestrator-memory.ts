@@ -17,7 +17,7 @@
  * carried across continue-as-new in `carried.memory`.
  */
 import { ActivityOptions, log, patched, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { patient } from './activity-options';
+import { storeActivity } from './activity-options';
 import type { JsonObject, JsonValue } from '../compiled/types';
 import type { Activities } from '../activities';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -35,7 +35,7 @@ const DEFAULT_APPROVAL_TIMEOUT_S = 7 * 24 * 3600;
 /** A run is message 1 of its own session (as a single react run). */
 const RUN_MESSAGE = 1;
 
-const OPTS: ActivityOptions = patient('1 minute', ['MemoryDefinition', 'BlobNotFound']);
+const OPTS: ActivityOptions = storeActivity(['MemoryDefinition', 'BlobNotFound']);
 const acts = proxyActivities<Activities>(OPTS);
 
 /** What the memory step needs of the orchestrator run. */

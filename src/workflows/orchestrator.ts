@@ -9,7 +9,7 @@
  * (orchestrator-memory.ts; its writeback approvals wait in the run's approval book).
  */
 import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { patient } from './activity-options';
+import { storeActivity } from './activity-options';
 import type { JsonObject, JsonValue } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput, RunOptions } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
@@ -38,7 +38,7 @@ export interface MemberSpec { agent_id: string; input: JsonValue; role: string; 
 /** The agent as the loader returns it: everything but the (possibly large) instructions and sections. */
 export type LoadedAgent = AgentView;
 
-const acts = proxyActivities<Activities>(patient('1 minute', ['UnknownTransform', 'BlobNotFound']));
+const acts = proxyActivities<Activities>(storeActivity(['UnknownTransform', 'BlobNotFound']));
 
 /**
  * One orchestration run: construct it first thing in the workflow (it registers the handlers),

@@ -18,7 +18,7 @@
  * turn, and long runs continue-as-new carrying them (react/state.ts).
  */
 import { ContinueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
-import { patient } from './activity-options';
+import { STORE_ACTIVITY } from './activity-options';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { patternOf } from '../shared/dispatch';
 import type { Activities } from '../activities';
@@ -41,7 +41,7 @@ import { endEphemeral, ephemeralApplies } from './react/ephemeral';
 
 export type { ReactState } from './react/state';
 
-const loader = proxyActivities<Activities>(patient('1 minute'));
+const loader = proxyActivities<Activities>(STORE_ACTIVITY);
 
 export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const { st, first } = reactState(input.carried);
@@ -51,7 +51,7 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   registerApprovalHandlers(input, shell, book, gate);
 
   const agent = await loader.loadAgent.executeWithOptions(
-    { ...patient('1 minute'), summary: `load agent ${input.agent_id}` },
+    { ...STORE_ACTIVITY, summary: `load agent ${input.agent_id}` },
     // A root run (no parent) checks the lifecycle: draft needs allow_draft, disabled never runs.
     [{ bundle: input.bundle, agent_id: input.agent_id, ...(input.options?.parent ? {} : { root: { allow_draft: input.options?.allow_draft === true } }) }],
   );

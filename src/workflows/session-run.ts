@@ -9,7 +9,7 @@
  * one-function workflow issued.
  */
 import { allHandlersFinished, condition, proxyActivities, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
-import { patient } from './activity-options';
+import { STORE_ACTIVITY } from './activity-options';
 import type { AgentRunResult, ApproveArgs, PendingApproval, PendingDecision, RejectArgs, RunStatus, TokenUsage } from '../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_MESSAGE_SHAPE, SessionMessageSchema } from '../shared/session';
@@ -21,7 +21,7 @@ import { writebackApproval, writebackCallId, writebackNotWritten, WRITEBACK_AS_E
 import { runChildAgent } from './child';
 import { HISTORY_EVENTS_LIMIT, historyFull } from './shell/continue-as-new';
 
-const acts = proxyActivities<Activities>(patient('1 minute'));
+const acts = proxyActivities<Activities>(STORE_ACTIVITY);
 
 /** Messages over all executions are bounded only by time; one execution's history by this many events. */
 /** A writeback approval nobody answers is rejected after this long unless the session's options say otherwise. */

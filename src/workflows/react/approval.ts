@@ -5,7 +5,7 @@
  * reason), or the approval timeout: reject, or escalate to a human queue and keep waiting.
  */
 import { ApplicationFailure, condition, patched, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STORE_ACTIVITY } from '../activity-options';
 import type { JsonObject } from '../../compiled/types';
 import type { RunAgentInput } from '../../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema } from '../../shared/contract';
@@ -30,7 +30,7 @@ export interface ReplacementGate { refusal?: (tool: string) => string | undefine
 
 /** Register the approve/reject handlers (first thing in the workflow, before any await). */
 export function registerApprovalHandlers(input: RunAgentInput, shell: RunShell, book: ApprovalBook, gate: ReplacementGate = {}): void {
-  const acts = proxyActivities<Activities>(patient('1 minute'));
+  const acts = proxyActivities<Activities>(STORE_ACTIVITY);
   // A signal cannot be refused: a payload that does not fit only adds a run warning (no exception in workflow code).
   const warn = (m: string): void => shell.warn(m);
   setHandler(approveSignal, (raw) => {

@@ -6,7 +6,7 @@
  * result holds only where to collect it. Decided once per run chain (patch `ephemeral-run`).
  */
 import { CancellationScope, patched } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { CLEANUP_ACTIVITY } from '../activity-options';
 import type { AgentRunResult } from '../../shared/contract';
 import type { ReactRun } from './context';
 import { PATCHES } from '../patches';
@@ -24,7 +24,7 @@ export function ephemeralApplies(rx: ReactRun): boolean {
 export async function endEphemeral(rx: ReactRun, result?: AgentRunResult): Promise<AgentRunResult | undefined> {
   const end = await CancellationScope.nonCancellable(() =>
     rx.acts.endEphemeralRun.executeWithOptions(
-      { ...patient('5 minutes'), summary: 'ephemeral run: delete what it stored' },
+      { ...CLEANUP_ACTIVITY, summary: 'ephemeral run: delete what it stored' },
       [{ agent_id: rx.input.agent_id, ...(result ? (rx.st.output_ref ? { output_ref: rx.st.output_ref } : { output: result.output }) : {}) }],
     ),
   );

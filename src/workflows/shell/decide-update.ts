@@ -8,7 +8,7 @@
  * minute. New commands only when a `decide` arrives: no patch.
  */
 import { ApplicationFailure, condition, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STORE_ACTIVITY } from '../activity-options';
 import type { Decision } from '../../runtime/approvals';
 import type { Activities } from '../../activities';
 import type { DecideArgs, PendingDecision, RespondArgs, RunAgentInput } from '../../shared/contract';
@@ -18,7 +18,7 @@ import { replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { validatedPayload } from './payloads';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
-const checks = proxyActivities<Activities>(patient('1 minute'));
+const checks = proxyActivities<Activities>(STORE_ACTIVITY);
 
 /** What `decide` needs of its run. */
 export interface DecideHost {

@@ -7,13 +7,13 @@
  * and keep their per-member workspaces.
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STORE_ACTIVITY } from '../activity-options';
 import type { Activities } from '../../activities';
 import { artifactPathsOf, reviewArtifactPathsOf, usesEvidence } from '../../strategies/evidence';
 import type { HandoffContextEntry, StrategyConfig, TurnEvidence } from '../../strategies';
 import { PATCHES } from '../patches';
 
-const acts = proxyActivities<Activities>(patient('1 minute'));
+const acts = proxyActivities<Activities>(STORE_ACTIVITY);
 
 /** What continue-as-new carries: the shared workspace (absent for runs from before the patch). */
 export interface EvidenceState { workspace: string }

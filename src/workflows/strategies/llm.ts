@@ -8,14 +8,14 @@
  * sets no MaxIterations stops after DEFAULT_LLM_MAX_TURNS turns (fuseraft gives no default cap).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STRATEGY_MODEL_ACTIVITY } from '../activity-options';
 import type { Activities } from '../../activities';
 import { checkTerminationAfter } from '../../strategies/termination';
 import { DEFAULT_LLM_MAX_TURNS, fallbackAgent, parseSelection, selectionCorrection, type HistoryTurn } from '../../strategies/llm-selection';
 import type { ModelRef, StrategyConfig } from '../../strategies/types';
 import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
 
-const acts = proxyActivities<Activities>(patient('2 minutes'));
+const acts = proxyActivities<Activities>(STRATEGY_MODEL_ACTIVITY);
 
 export function modelIdOf(m: ModelRef | undefined): string {
   return typeof m === 'string' ? m : m?.ModelId ?? '';

@@ -10,7 +10,7 @@
  * "<edited plan>"` on call id `plan-<n>`. Termination is ignored (compile warning).
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STRATEGY_MODEL_ACTIVITY } from '../activity-options';
 import type { Activities } from '../../activities';
 import type { JsonObject } from '../../compiled/types';
 import { fallbackAgent, type HistoryTurn } from '../../strategies/llm-selection';
@@ -22,7 +22,7 @@ import type { MagenticConfig } from '../../strategies/types';
 import { modelIdOf } from './llm';
 import { continuePhases, historyFull, memberTurn, phaseCarry, reportPhase, type MemberReply, type PhaseCtx } from './phase-run';
 
-const acts = proxyActivities<Activities>(patient('2 minutes'));
+const acts = proxyActivities<Activities>(STRATEGY_MODEL_ACTIVITY);
 
 /** What strategies.ts's run offers for a durable operator decision (route approvals use it too). */
 interface AsksOperator {

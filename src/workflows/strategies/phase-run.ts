@@ -5,7 +5,7 @@
  * `loom status` and the Web UI's Current Details (strategy, phase, round, participants).
  */
 import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STRATEGY_MODEL_ACTIVITY } from '../activity-options';
 import type { Activities } from '../../activities';
 import type { JsonObject, JsonValue } from '../../compiled/types';
 import type { RunAgentInput } from '../../shared/contract';
@@ -27,7 +27,7 @@ export interface PhaseCtx {
   workspace?: string;
 }
 
-const acts = proxyActivities<Activities>(patient('2 minutes'));
+const acts = proxyActivities<Activities>(STRATEGY_MODEL_ACTIVITY);
 
 /**
  * The shared workspace of a phase-strategy run: runs started on patch

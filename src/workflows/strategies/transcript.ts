@@ -11,7 +11,7 @@
  * Also the `handoff(route_keyword)` runtime tool members of keyword/statemachine/graph strategies get.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import { patient } from '../activity-options';
+import { STORE_ACTIVITY } from '../activity-options';
 import type { JsonValue } from '../../compiled/types';
 import type { BlobRef, ExtraToolSpec } from '../../shared/contract';
 import type { Activities } from '../../activities';
@@ -22,7 +22,7 @@ import type { MemberInputSpec, MemberInputsRequest, StoredTranscript, Transcript
 export type { TranscriptEntry, TranscriptState } from '../../strategies/transcript';
 
 
-const acts = proxyActivities<Activities>(patient('1 minute'));
+const acts = proxyActivities<Activities>(STORE_ACTIVITY);
 
 export class Transcript {
   private window: TranscriptEntry[];
@@ -70,7 +70,7 @@ export class Transcript {
   async memberInputs(bundle: BlobRef, task: JsonValue, members: MemberInputSpec[], summary: string): Promise<BlobRef[]> {
     const req: MemberInputsRequest = { bundle, task, transcript: this.stored!, append: this.window, members };
     const res = await acts.strategyMemberInputs.executeWithOptions(
-      { ...patient('1 minute'), summary },
+      { ...STORE_ACTIVITY, summary },
       [req],
     );
     this.stored = res.transcript;
