@@ -1,7 +1,7 @@
 /** Agent compilation: normalize, validate, resolve references, emit the CompiledAgent. */
 import type {
   CompiledAgent, CompiledCollection, CompiledGuardrail, CompiledKnowledge, CompiledModel, CompiledRole, CompiledTool,
-  Diagnostic, EscalationRule, ExecutionPolicy, JsonObject, JsonSchema, JsonValue, OrchestrationPattern, Status, ToolManifest,
+  Diagnostic, EscalationRule, ExecutionPolicy, JsonSchema, JsonValue, OrchestrationPattern, ToolManifest,
   BodySection, GuardrailResultType,
 } from '../compiled/types';
 import { diag, fieldPath, posOf, splitSections, REQUIRED_SECTIONS, OPTIONAL_SECTIONS, type PathPart, type SourceFile } from './source';
@@ -18,9 +18,11 @@ import { expandMcpTools } from './mcp-tools';
 import { checkUi } from './ui';
 import { checkRelease } from './release';
 import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
-import { MODEL_PROVIDERS, type ModelProvider } from '../compiled/types';
+import { asArr, asBool, asNum, asObj, asStr, isObj, json, jsonObj, statusOf, strip, type Obj } from './values';
+import { compileCollection, compileModel, compileTool, sensitiveFields } from './compiled-entries';
 
-type Obj = Record<string, unknown>;
+export { compileModel };
+
 
 /** AGL050: the scope of `retention_class: ephemeral` (decisions 261-264; src/activities/ephemeral.ts). */
 const EPHEMERAL_SCOPE = 'retention_class ephemeral: a root agf.react run (loom run/start) keeps its input out of the run\'s history and deletes everything it stored (input, conversation, tool results) as it ends, keeping the final output only until it is collected; its history holds the model\'s text and registry tool call arguments only by reference, but still holds, until the Temporal namespace\'s retention deletes it: the arguments of agent-tool, delegation and escalation calls, arguments an approver sends, the errors a correction turn names, and the keys (not the values) of results a dependencies-loop call writes to State (_outputPath). Run as a member of an orchestration, as an orchestrator, or in a chat session, it only writes no artifacts';
@@ -33,23 +35,6 @@ export interface AgentResult {
   /** registry entries read (their own file diagnostics belong to the bundle). */
   touched: Entry[];
 }
-
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
-const asObj = (v: unknown): Obj => (isObj(v) ? v : {});
-const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const asStr = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const asNum = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const asBool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
-const json = (v: unknown): JsonValue => (v === undefined ? null : (JSON.parse(JSON.stringify(v)) as JsonValue));
-const jsonObj = (v: unknown): JsonObject => (isObj(v) ? (json(v) as JsonObject) : {});
-const statusOf = (d: Obj | undefined): Status => {
-  const s = d?.status;
-  return s === 'draft' || s === 'active' || s === 'deprecated' || s === 'disabled' ? s : 'draft';
-};
-const strip = <T extends Obj>(o: T): T => {
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o;
-};
 
 const KNOWN_BLOCKED = ['legal_advice', 'medical_advice', 'financial_advice', 'adult_content', 'hate_speech', 'violence', 'self_harm', 'harassment', 'illegal_activity'];
 const ON_FAIL: Record<GuardrailResultType, string[]> = {
@@ -162,82 +147,6 @@ function agentCode(path: PathPart[], keyword: string): string {
   if (a === 'runtime' && b === 'temperature') return 'AGF015';
   if (a === 'execution_policy' && b === 'config') return 'AGF042';
   return 'AGF019';
-}
-
-// ---- compiled registry objects -------------------------------------------------------------
-export function compileModel(e: Entry): CompiledModel {
-  const d = asObj(e.data);
-  const provider: ModelProvider = (MODEL_PROVIDERS as readonly unknown[]).includes(d.provider) ? (d.provider as ModelProvider) : 'scripted';
-  const m: CompiledModel = strip({
-    model_id: e.id,
-    version: asStr(d.version) ?? '0.0.0',
-    status: statusOf(d),
-    provider,
-    ...(provider !== 'scripted' && isObj(d[provider]) ? { [provider]: json(d[provider]) } : {}),
-    scripted: d.provider === 'scripted' ? (json(asObj(d.scripted)) as unknown as CompiledModel['scripted']) : undefined,
-    context_window_tokens: asNum(d.context_window_tokens),
-    max_output_tokens: asNum(d.max_output_tokens),
-    supports_tools: asBool(d.supports_tools),
-    supports_parallel_tool_calls: asBool(d.supports_parallel_tool_calls),
-    supports_structured_output: asBool(d.supports_structured_output),
-    temperature_range: Array.isArray(d.temperature_range) && d.temperature_range.length === 2 ? (json(d.temperature_range) as [number, number]) : undefined,
-    // A Bedrock model's AWS region is its region for policies.data_residency when the file gives none.
-    region: asStr(d.region) ?? (provider === 'bedrock' ? asStr(asObj(d.bedrock).region) : undefined),
-  } as CompiledModel & Obj);
-  return m;
-}
-
-function sensitiveFields(schema: unknown, prefix = '', out: string[] = [], depth = 0): string[] {
-  if (!isObj(schema) || depth > 16) return out;
-  const props = asObj(schema.properties);
-  for (const k of Object.keys(props).sort()) {
-    const p = asObj(props[k]);
-    const name = prefix ? `${prefix}.${k}` : k;
-    if (p.sensitive === true) out.push(name);
-    sensitiveFields(p, name, out, depth + 1);
-    if (isObj(p.items)) sensitiveFields(p.items, `${name}[]`, out, depth + 1);
-  }
-  return out;
-}
-
-const toolCache = new WeakMap<Entry, CompiledTool>();
-function compileTool(e: Entry): CompiledTool {
-  let t = toolCache.get(e);
-  if (!t) { t = compileToolUncached(e); toolCache.set(e, t); }
-  return t;
-}
-function compileToolUncached(e: Entry): CompiledTool {
-  const d = asObj(e.data);
-  const kind = d.kind === 'http' || d.kind === 'agent' || d.kind === 'mcp' ? d.kind : 'builtin';
-  return strip({
-    tool_id: e.id,
-    version: asStr(d.version) ?? '0.0.0',
-    status: statusOf(d),
-    description: asStr(d.description) ?? '',
-    kind,
-    input_schema: jsonObj(d.input_schema),
-    output_schema: isObj(d.output_schema) ? jsonObj(d.output_schema) : undefined,
-    approval_required: d.approval_required === true,
-    max_calls_per_run: asNum(d.max_calls_per_run),
-    sensitive_fields: sensitiveFields(d.input_schema),
-    side_effects: d.side_effects === true,
-    builtin: kind === 'builtin' && isObj(d.builtin) ? (json(d.builtin) as unknown as CompiledTool['builtin']) : undefined,
-    http: kind === 'http' && isObj(d.http) ? (json(d.http) as unknown as CompiledTool['http']) : undefined,
-    agent: kind === 'agent' && isObj(d.agent) ? { agent_id: String((d.agent as Obj).agent_id) } : undefined,
-    connector: asStr(d.connector),
-    region: asStr(d.region),
-  } as CompiledTool & Obj);
-}
-
-function compileCollection(e: Entry): CompiledCollection {
-  const d = asObj(e.data);
-  const scope = d.scope === 'project' || d.scope === 'user' ? d.scope : 'session';
-  const wb = asObj(d.writeback);
-  return {
-    collection_id: e.id, version: asStr(d.version) ?? '0.0.0', status: statusOf(d), scope,
-    backend: { ...jsonObj(d.backend), type: asStr(asObj(d.backend).type) ?? 'memory' },
-    writeback: strip({ enabled: wb.enabled === true, strategy: asStr(wb.strategy), approval_required: asBool(wb.approval_required) }),
-  };
 }
 
 const roleCache = new WeakMap<Entry, CompiledRole>();

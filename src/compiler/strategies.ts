@@ -6,8 +6,7 @@
  * into a file:line diagnostic with its own code.
  */
 import type { CompiledModel, JsonValue, StrategiesPattern } from '../compiled/types';
-// compile.ts imports this file too; compileModel is only called at compile time (no load-order use).
-import { compileModel } from './compile';
+import { compileModel } from './compiled-entries';
 import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
