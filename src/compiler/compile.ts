@@ -1,12 +1,12 @@
 /** Agent compilation: normalize, validate, resolve references, emit the CompiledAgent. */
 import type {
-  CompiledAgent, CompiledCollection, CompiledGuardrail, CompiledKnowledge, CompiledModel, CompiledRole, CompiledTool,
+  CompiledAgent, CompiledGuardrail, CompiledModel,
   Diagnostic, EscalationRule, ExecutionPolicy, JsonSchema, JsonValue, OrchestrationPattern, ToolManifest,
-  BodySection, GuardrailResultType,
+  GuardrailResultType,
 } from '../compiled/types';
-import { diag, fieldPath, posOf, splitSections, REQUIRED_SECTIONS, OPTIONAL_SECTIONS, type PathPart, type SourceFile } from './source';
-import { isValidJsonSchema, schemaDiagnostics } from './validate';
-import { AGF_POLICIES, RESERVED_PATTERNS, SPEC_VERSIONS, VENDOR_POLICY_RE } from './schemas';
+import { diag, fieldPath, posOf, type PathPart } from './source';
+import { schemaDiagnostics } from './validate';
+import { AGF_POLICIES, RESERVED_PATTERNS, VENDOR_POLICY_RE } from './schemas';
 import type { Entry, Registry } from './registry';
 import { checkExpr } from '../shared/expr';
 import { CONDITION_OPERATORS } from '../shared/condition-operators';
@@ -14,14 +14,21 @@ import { editDistance } from '../shared/edit-distance';
 import { compileStrategies, isSeed002Graph } from './strategies';
 import { unenforcedFields, unenforcedMessage } from './enforcement';
 import { withinResidency } from '../governance/residency';
-import { expandMcpTools } from './mcp-tools';
-import { checkUi } from './ui';
 import { checkRelease } from './release';
 import { compiledTenant, credentialRefs, unresolvedRefMessage } from './tenant';
-import { asArr, asBool, asNum, asObj, asStr, isObj, json, jsonObj, statusOf, strip, type Obj } from './values';
-import { compileCollection, compileModel, compileTool, sensitiveFields } from './compiled-entries';
+import { asArr, asNum, asObj, asStr, isObj, json, jsonObj, statusOf, strip, type Obj } from './values';
+import { compileModel } from './compiled-entries';
 
 export { compileModel };
+import { AgentBuild, Ctx } from './sections/context';
+import { applyTenantResidency, compileHeader, normalize } from './sections/header';
+import { compileBody, lintMeta } from './sections/body';
+import { compileRuntime } from './sections/runtime';
+import { compileInterface } from './sections/interface';
+import { compileRole } from './sections/role';
+import { compileTools } from './sections/tools';
+import { compileKnowledge } from './sections/knowledge';
+import { compileMemory } from './sections/memory';
 
 
 /** AGL050: the scope of `retention_class: ephemeral` (decisions 261-264; src/activities/ephemeral.ts). */
@@ -43,113 +50,8 @@ const ON_FAIL: Record<GuardrailResultType, string[]> = {
   annotate: ['skip', 'fail_closed'],
   enrich: ['skip', 'fail_closed'],
 };
-const SCOPE_RANK: Record<string, number> = { none: 0, session: 1, project: 2, user: 3 };
 const OUTPUT_KEYWORDS = ['last', 'merge', 'first'];
 
-class Ctx {
-  diags: Diagnostic[] = [];
-  needs = new Set<string>();
-  touched: Entry[] = [];
-  constructor(public src: SourceFile, public reg: Registry, public data: Obj) {}
-  err(path: PathPart[], code: string, message: string, key = false): void {
-    const p = posOf(this.src, path, key);
-    this.diags.push(diag(this.src.file, p.line, p.column, 'error', code, fieldPath(path), message));
-  }
-  warn(path: PathPart[], code: string, message: string, key = false): void {
-    const p = posOf(this.src, path, key);
-    this.diags.push(diag(this.src.file, p.line, p.column, 'warning', code, fieldPath(path), message));
-  }
-  /** AGF031: an active agent must not reference a disabled agent (reported at the referencing line). */
-  disabledAgent(path: PathPart[], id: string, how: string): void {
-    const e = this.reg.entries.agent.get(id);
-    if (!e || statusOf(e.data) !== 'disabled' || statusOf(this.data) !== 'active') return;
-    this.err(path, 'AGF031', `agent \`${id}\` (${how}) is disabled and cannot be used by an active agent; re-enable it (status: active) or remove the reference`);
-  }
-  get(kind: Entry['kind'], id: string): Entry | undefined {
-    const e = this.reg.entries[kind].get(id);
-    if (e && kind !== 'agent' && !this.touched.includes(e)) this.touched.push(e);
-    return e;
-  }
-  known(kind: Entry['kind']): string {
-    const ids = [...this.reg.entries[kind].keys()].sort();
-    if (!ids.length) return 'none registered';
-    return ids.length > 8 ? `${ids.slice(0, 8).join(', ')}, …` : ids.join(', ');
-  }
-}
-
-// ---- alias shapes (seed 001 "Minimal complete example") ----------------------------------------
-function normalize(ctx: Ctx, raw: Obj): Obj {
-  const d: Obj = JSON.parse(JSON.stringify(raw)) as Obj;
-  const src = ctx.src;
-  const alias = (path: PathPart[], what: string, instead: string): void =>
-    ctx.warn(path, 'AGL009', `short form ${what} (minimal-example shape) accepted; prefer the full form: ${instead}`, true);
-  if (Array.isArray(d.tools)) {
-    alias(['tools'], 'bare `tools:` list', '`tools: {tool_choice: auto, refs: [- ref: …]}`');
-    d.tools = { refs: d.tools };
-    src.aliases.push([['tools', 'refs'], ['tools']]);
-  }
-  if (d.tool_choice !== undefined && (isObj(d.tools) || d.tools === undefined)) {
-    alias(['tool_choice'], 'top-level `tool_choice`', '`tools.tool_choice`');
-    const t = asObj(d.tools);
-    if (t.tool_choice === undefined) t.tool_choice = d.tool_choice;
-    d.tools = t;
-    delete d.tool_choice;
-    src.aliases.push([['tools', 'tool_choice'], ['tool_choice']]);
-  }
-  if (Array.isArray(d.knowledge)) {
-    alias(['knowledge'], 'bare `knowledge:` list', '`knowledge: {refs: [- ref: …]}`');
-    d.knowledge = { refs: d.knowledge };
-    src.aliases.push([['knowledge', 'refs'], ['knowledge']]);
-  }
-  for (const io of ['input', 'output']) {
-    if (d[io] !== undefined && d.interface === undefined || (d[io] !== undefined && isObj(d.interface) && (d.interface as Obj)[io] === undefined)) {
-      alias([io], `top-level \`${io}\``, `\`interface.${io}\``);
-      const i = asObj(d.interface);
-      i[io] = d[io];
-      d.interface = i;
-      delete d[io];
-      src.aliases.push([['interface', io], [io]]);
-    }
-  }
-  if (isObj(d.guardrails)) {
-    for (const pos of ['input', 'tool_input', 'tool_output', 'output']) {
-      const list = (d.guardrails as Obj)[pos];
-      if (!Array.isArray(list)) continue;
-      list.forEach((g, i) => {
-        if (!isObj(g)) return;
-        if (g.id !== undefined && g.ref === undefined) {
-          alias(['guardrails', pos, i, 'id'], 'guardrail `id:`', '`ref:`');
-          g.ref = g.id;
-          delete g.id;
-          src.aliases.push([['guardrails', pos, i, 'ref'], ['guardrails', pos, i, 'id']]);
-        }
-        if (g.mode !== undefined) {
-          alias(['guardrails', pos, i, 'mode'], 'guardrail `mode:`', 'the mode is part of the guardrail definition file (behaviour / provider.config)');
-          delete g.mode;
-        }
-      });
-    }
-  }
-  if (isObj(d.memory) && (d.memory as Obj).writeback !== undefined) {
-    alias(['memory', 'writeback'], '`memory.writeback`', '`writeback` in each collections/<id>.collection.md');
-  }
-  return d;
-}
-
-function agentCode(path: PathPart[], keyword: string): string {
-  const [a, b] = path;
-  if (path.length === 1 && keyword === 'required') return 'AGF001';
-  if (a === 'spec_version' && path.length === 1) return 'AGF002';
-  if (a === 'agent_id' && path.length === 1) return 'AGF003';
-  if (a === 'version' && path.length === 1) return 'AGF004';
-  if (a === 'status' && path.length === 1) return 'AGF005';
-  if (a === 'policies' && path.length === 2 && keyword === 'additionalProperties') return 'AGF012';
-  if (a === 'runtime' && b === 'temperature') return 'AGF015';
-  if (a === 'execution_policy' && b === 'config') return 'AGF042';
-  return 'AGF019';
-}
-
-const roleCache = new WeakMap<Entry, CompiledRole>();
 
 // ---- the agent -----------------------------------------------------------------------------
 export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
@@ -158,242 +60,27 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const ctx = new Ctx(src, reg, {});
   const d = normalize(ctx, src.data);
   ctx.data = d;
-  // Seed 001 data_residency: "If omitted, the tenant's default residency setting applies."
-  if (reg.tenant?.data_residency && (d.policies === undefined || (isObj(d.policies) && d.policies.data_residency === undefined))) d.policies = { ...asObj(d.policies), data_residency: reg.tenant.data_residency };
-  const policyId = asStr(asObj(d.execution_policy).id);
-  const numericSpec = typeof d.spec_version === 'number';
-  if (numericSpec) {
-    const n = String(d.spec_version);
-    const q = n.includes('.') ? n : `${n}.0`;
-    ctx.err(['spec_version'], 'AGF002', `\`spec_version\` is read as the number ${n}; quote it: \`spec_version: "${q}"\` (supported: ${SPEC_VERSIONS.map((v) => `"${v}"`).join(', ')})`);
-  }
-  schemaDiagnostics('agent', d, src, ctx.diags, agentCode, [], (p) => {
-    if (numericSpec && p.length === 1 && p[0] === 'spec_version') return true;
-    if (p[0] === 'execution_policy' && p[1] === 'id') return true;
-    if (p[0] === 'execution_policy' && p[1] === 'config' && !(policyId && AGF_POLICIES.includes(policyId))) return true;
-    return false;
-  });
-  const agentId = asStr(d.agent_id) ?? entry.id;
-  if (typeof d.agent_id === 'string' && d.agent_id !== entry.id && entry.file.endsWith('.agent.md')) {
-    const stem = entry.file.split('/').pop()!.slice(0, -'.agent.md'.length);
-    if (stem !== d.agent_id) ctx.err(['agent_id'], 'AGF003', `agent_id \`${d.agent_id}\` does not match the file name; rename the file to agents/${d.agent_id}.agent.md or write \`agent_id: ${stem}\``);
-  }
-  const status = statusOf(d);
-  const active = status === 'active';
-
-  // body
-  const { sections, lines, preamble } = splitSections(src.body, src.bodyLine);
-  const names = sections.map((s) => s.name.toLowerCase());
-  for (const req of REQUIRED_SECTIONS) {
-    if (!names.includes(req.toLowerCase())) {
-      ctx.diags.push(diag(src.file, src.bodyLine, 1, 'error', 'AGF016', '', `missing required body section \`# ${req}\`; add a level-1 heading \`# ${req}\` followed by its text after the front matter`));
-    }
-  }
-  const allKnown = [...REQUIRED_SECTIONS, ...OPTIONAL_SECTIONS].map((s) => s.toLowerCase());
-  const seenSec = new Set<string>();
-  sections.forEach((s, i) => {
-    const n = s.name.toLowerCase();
-    if (!allKnown.includes(n)) ctx.diags.push(diag(src.file, lines[i], 1, 'warning', 'AGL013', '', `unknown body heading \`# ${s.name}\`; the compiler recognises ${[...REQUIRED_SECTIONS, ...OPTIONAL_SECTIONS].map((x) => `# ${x}`).join(', ')} (use \`##\` for sub-headings)`));
-    else if (seenSec.has(n)) ctx.diags.push(diag(src.file, lines[i], 1, 'warning', 'AGL013', '', `section \`# ${s.name}\` appears twice; merge them`));
-    seenSec.add(n);
-  });
-  if (preamble) ctx.diags.push(diag(src.file, src.bodyLine, 1, 'warning', 'AGL013', '', 'text before the first `#` heading is not part of any section and is dropped; move it under `# Purpose`'));
-  const bodySections: BodySection[] = sections.map((s) => ({ name: s.name, text: s.text }));
-  const instructions = bodySections.map((s) => (s.text ? `# ${s.name}\n${s.text}` : `# ${s.name}`)).join('\n\n');
-
-  // meta + lint
+  applyTenantResidency(reg, d);
+  compileHeader(ctx, d, entry);
+  const b = new AgentBuild(d, entry.id);
+  for (const section of [compileBody, lintMeta, compileRuntime, compileInterface, compileRole, compileTools, compileKnowledge, compileMemory]) section(ctx, b);
+  const { agentId, status, active, bodySections, instructions, model, fallback, fileFields, role, toolRefs, seenTools, toolChoice, kbRefs } = b;
+  const readC = b.readCollections;
+  const writeC = b.writeCollections;
+  const mode = b.memoryMode;
   const meta = asObj(d.meta);
   const desc = asStr(meta.description);
-  if (desc !== undefined && desc.trim().length > 200) ctx.warn(['meta', 'description'], 'AGL001', `description is ${desc.trim().length} characters; keep it to one or two sentences under 200 characters`);
-  else if (isObj(d.meta) && (desc === undefined || desc.trim().length < 20)) ctx.warn(desc === undefined ? ['meta'] : ['meta', 'description'], 'AGL001', 'description is missing or too vague; write one or two sentences (20–200 characters) saying what the agent handles');
-
-  // runtime
   const rt = asObj(d.runtime);
-  const resolveModel = (field: 'model' | 'fallback_model'): CompiledModel | undefined => {
-    const id = asStr(rt[field]);
-    if (!id) return undefined;
-    const e = ctx.get('model', id);
-    if (!e) { ctx.err(['runtime', field], 'AGF014', `model \`${id}\` is not registered; create models/${id}.model.md or use one of: ${ctx.known('model')}`); return undefined; }
-    const ms = statusOf(e.data);
-    if (ms === 'disabled') ctx.err(['runtime', field], 'AGF020', `model \`${id}\` is disabled; switch to an active model (${ctx.known('model')})`);
-    else if (ms === 'deprecated') ctx.warn(['runtime', field], 'AGL011', `model \`${id}\` is deprecated; plan a move to an active model`);
-    return compileModel(e);
-  };
-  const model = resolveModel('model');
-  const fallback = resolveModel('fallback_model');
   const temp = asNum(rt.temperature);
-  if (temp !== undefined && model?.temperature_range) {
-    const [lo, hi] = model.temperature_range;
-    if (temp < lo || temp > hi) ctx.err(['runtime', 'temperature'], 'AGF015', `temperature ${temp} is outside the range [${lo}, ${hi}] allowed for model \`${model.model_id}\`; pick a value inside it`);
-  }
-  if (temp !== undefined && temp > 0.7) ctx.warn(['runtime', 'temperature'], 'AGL006', `temperature ${temp} is above 0.7; use ≤ 0.7 for deterministic business workflows`);
-
-  // interface
   const itf = asObj(d.interface);
   const inSchema = asObj(itf.input).schema;
   const outSchema = asObj(itf.output).schema;
-  for (const [io, s] of [['input', inSchema], ['output', outSchema]] as const) {
-    if (s === undefined) continue;
-    const r = isValidJsonSchema(s);
-    if (!r.ok) ctx.err(['interface', io, 'schema'], 'AGF006', `invalid JSON Schema: ${r.message}; write e.g. \`{type: object, properties: {...}, required: [...]}\``);
-  }
-  if (isObj(outSchema) && (outSchema.additionalProperties === true || (outSchema.type === 'object' && !isObj(outSchema.properties))))
-    ctx.warn(['interface', 'output', 'schema'], 'AGL003', 'output schema is too loose; list the `properties` and set `additionalProperties: false` (or justify it)');
   const examples = asArr(asObj(itf.input).examples);
   const orch = asObj(d.orchestration);
   const invocable = orch.can_be_invoked_as_tool === true;
-  if (!examples.length && (d.ui !== undefined || d.routing !== undefined)) ctx.warn(['interface', 'input'], 'AGL002', 'externally facing agent (ui/routing declared) has no `interface.input.examples`; add one or two realistic inputs');
-  // ui + localization: validated, then stripped, except the file constraints the runtime enforces at the boundary
-  const inProps = isObj(inSchema) && isObj(inSchema.properties) ? Object.keys(inSchema.properties) : isObj(inSchema) ? [] : undefined;
-  const fileFields = checkUi(ctx, d.ui, d.localization, inProps);
-
-  // role
-  let role: CompiledRole | undefined;
-  const roleId = asStr(d.role);
-  if (roleId) {
-    const e = ctx.get('role', roleId);
-    if (!e) ctx.err(['role'], 'AGF023', `role \`${roleId}\` is not registered; create roles/${roleId}.iam.md or use one of: ${ctx.known('role')}`);
-    else {
-      const rs = statusOf(e.data);
-      if (rs === 'disabled') ctx.err(['role'], 'AGF023', `role \`${roleId}\` is disabled; use an active role`);
-      else if (rs === 'deprecated') ctx.warn(['role'], 'AGL012', `role \`${roleId}\` is deprecated`);
-      role = roleCache.get(e);
-      if (!role) {
-        const tools: CompiledRole['tools'] = {};
-        for (const t of asArr(asObj(e.data).tools)) {
-          const to = asObj(t);
-          const ref = asStr(to.ref);
-          if (ref) tools[ref] = strip({ max_calls_per_run: asNum(to.max_calls_per_run), approval_required: asBool(to.approval_required) });
-        }
-        role = { role_id: e.id, version: asStr(asObj(e.data).version) ?? '0.0.0', status: rs, tools };
-        roleCache.set(e, role);
-      }
-    }
-  } else if (d.role === undefined) {
-    ctx.warn([], 'AGL010', 'no `role` declared; add `role: <role_id>` (roles/<role_id>.iam.md) so tool access is checked against a ceiling');
-  }
-  const migration = asStr(asObj(d.notes).migration_notes);
-
-  // tools
   const tsec = asObj(d.tools);
-  const toolRefs: CompiledTool[] = [];
-  const seenTools = new Set<string>();
-  asArr(tsec.refs).forEach((r, i) => {
-    const ro = asObj(r);
-    const ref = asStr(ro.ref);
-    if (!ref) return;
-    const p: PathPart[] = ['tools', 'refs', i, 'ref'];
-    if (seenTools.has(ref)) { ctx.err(p, 'AGF021', `tool \`${ref}\` is listed twice; keep one entry`); return; }
-    seenTools.add(ref);
-    const e = ctx.get('tool', ref);
-    if (!e) { ctx.err(p, 'AGF007', `tool \`${ref}\` is not registered; create tools/${ref}.tool.md or use one of: ${ctx.known('tool')}`); return; }
-    const ts = statusOf(e.data);
-    if (ts === 'disabled') {
-      if (active) ctx.err(p, 'AGF010', `tool \`${ref}\` is disabled and cannot be used by an active agent; remove the ref or pick an active tool`);
-      else ctx.warn(p, 'AGL020', `tool \`${ref}\` is disabled; this agent cannot become active while it references it`);
-    } else if (ts === 'deprecated' && !migration) ctx.warn(p, 'AGL008', `tool \`${ref}\` is deprecated; add \`notes.migration_notes\` explaining the replacement`);
-    const tool = compileTool(e);
-    let approval = tool.approval_required;
-    let maxCalls = tool.max_calls_per_run;
-    if (role) {
-      const grant = role.tools[ref];
-      if (!grant) ctx.err(p, 'AGF022', `tool \`${ref}\` is not granted by role \`${role.role_id}\`; grant it in roles/${role.role_id}.iam.md or remove it (granted: ${Object.keys(role.tools).sort().join(', ') || 'none'})`);
-      else {
-        if (grant.approval_required) approval = true;
-        if (grant.max_calls_per_run !== undefined) maxCalls = maxCalls === undefined ? grant.max_calls_per_run : Math.min(maxCalls, grant.max_calls_per_run);
-      }
-    }
-    if (ro.approval_required === false && approval) ctx.err(['tools', 'refs', i, 'approval_required'], 'AGF009', `\`approval_required: false\` loosens the registry/role constraint of \`${ref}\` (approval required); remove the override or write \`approval_required: true\``);
-    else if (ro.approval_required === true) approval = true;
-    const om = asNum(ro.max_calls_per_run);
-    if (om !== undefined) {
-      if (maxCalls !== undefined && om > maxCalls) ctx.err(['tools', 'refs', i, 'max_calls_per_run'], 'AGF009', `\`max_calls_per_run: ${om}\` loosens the limit of \`${ref}\` (${maxCalls}); write a value ≤ ${maxCalls}`);
-      else maxCalls = om;
-    }
-    const ct: CompiledTool = strip({ ...tool, approval_required: approval, max_calls_per_run: maxCalls } as CompiledTool & Obj);
-    if (ct.kind === 'agent' && ct.agent) {
-      const target = reg.entries.agent.get(ct.agent.agent_id);
-      if (!target) ctx.err(p, 'AGF017', `tool \`${ref}\` runs agent \`${ct.agent.agent_id}\`, which is not registered; create agents/${ct.agent.agent_id}.agent.md`);
-      else {
-        if (asObj(asObj(target.data).orchestration).can_be_invoked_as_tool !== true) ctx.err(p, 'AGF026', `tool \`${ref}\` runs agent \`${ct.agent.agent_id}\`, which does not set \`orchestration.can_be_invoked_as_tool: true\`; set it in that agent`);
-        ctx.needs.add(ct.agent.agent_id);
-        ctx.disabledAgent(p, ct.agent.agent_id, `run by tool \`${ref}\``);
-      }
-    }
-    if (ct.kind === 'mcp') {
-      // One definition = one MCP server: its (narrowed) tools, schemas pinned into the bundle.
-      const mcp = expandMcpTools(ct, asObj(asObj(e.data).mcp), (s) => sensitiveFields(s), asObj(d.policies).allow_external_http === true);
-      for (const pr of mcp.problems) ctx.err(p, pr.code, pr.message);
-      for (const t of mcp.tools) { seenTools.add(t.tool_id); toolRefs.push(t); }
-      return;
-    }
-    toolRefs.push(ct);
-  });
-  const toolChoice = tsec.tool_choice === 'none' || tsec.tool_choice === 'required' ? tsec.tool_choice : 'auto';
-
-  // knowledge
   const ksec = asObj(d.knowledge);
-  const kbRefs: CompiledKnowledge[] = [];
-  const seenKb = new Set<string>();
-  asArr(ksec.refs).forEach((r, i) => {
-    const ro = asObj(r);
-    const ref = asStr(ro.ref);
-    if (!ref) return;
-    const p: PathPart[] = ['knowledge', 'refs', i, 'ref'];
-    if (seenKb.has(ref)) { ctx.err(p, 'AGF021', `knowledge base \`${ref}\` is listed twice; keep one entry`); return; }
-    seenKb.add(ref);
-    const e = ctx.get('kb', ref);
-    if (!e) { ctx.err(p, 'AGF008', `knowledge base \`${ref}\` is not registered; create knowledge/${ref}.kb.md or use one of: ${ctx.known('kb')}`); return; }
-    const kd = asObj(e.data);
-    const ks = statusOf(kd);
-    if (ks === 'disabled') {
-      if (active) ctx.err(p, 'AGF010', `knowledge base \`${ref}\` is disabled and cannot be used by an active agent; remove the ref`);
-      else ctx.warn(p, 'AGL020', `knowledge base \`${ref}\` is disabled`);
-    } else if (ks === 'deprecated' && !migration) ctx.warn(p, 'AGL008', `knowledge base \`${ref}\` is deprecated; add \`notes.migration_notes\` explaining the replacement`);
-    let citations = kd.citations_required === true;
-    if (ro.citations_required === false && citations) ctx.err(['knowledge', 'refs', i, 'citations_required'], 'AGF009', `\`citations_required: false\` loosens the registry setting of \`${ref}\`; remove the override`);
-    else if (ro.citations_required === true) citations = true;
-    const retrieval = { ...asObj(kd.retrieval), ...asObj(ro.retrieval) };
-    kbRefs.push(strip({
-      kb_id: e.id, version: asStr(kd.version) ?? '0.0.0', status: ks, description: asStr(kd.description),
-      required: asBool(ro.required) ?? kd.required === true, citations_required: citations,
-      retrieval: Object.keys(retrieval).length ? (json(retrieval) as CompiledKnowledge['retrieval']) : undefined,
-      backend: jsonObj(kd.backend),
-    } as CompiledKnowledge & Obj));
-  });
   const provenance = asObj(asObj(itf.output).provenance);
-  if (!kbRefs.length && d.knowledge === undefined && (provenance.citations_required === true))
-    ctx.warn(['interface', 'output', 'provenance'], 'AGL004', 'citations are required but no `knowledge` is declared; add `knowledge.refs` so answers can be grounded');
-
-  // memory
-  const mem = asObj(d.memory);
-  const mode = typeof mem.mode === 'string' && mem.mode in SCOPE_RANK ? (mem.mode as 'none' | 'session' | 'project' | 'user') : 'none';
-  const colls = (field: 'read_collections' | 'write_collections'): CompiledCollection[] => {
-    const out: CompiledCollection[] = [];
-    const seen = new Set<string>();
-    asArr(mem[field]).forEach((c, i) => {
-      const id = asStr(c);
-      if (!id) return;
-      const p: PathPart[] = ['memory', field, i];
-      if (seen.has(id)) { ctx.err(p, 'AGF021', `collection \`${id}\` is listed twice`); return; }
-      seen.add(id);
-      const e = ctx.get('collection', id);
-      if (!e) { ctx.err(p, 'AGF024', `collection \`${id}\` is not registered; create collections/${id}.collection.md or use one of: ${ctx.known('collection')}`); return; }
-      const cs = statusOf(e.data);
-      if (cs === 'disabled') ctx.err(p, 'AGF024', `collection \`${id}\` is disabled; remove it or use an active collection`);
-      else if (cs === 'deprecated') ctx.warn(p, 'AGL012', `collection \`${id}\` is deprecated`);
-      const cc = compileCollection(e);
-      if (SCOPE_RANK[cc.scope] > SCOPE_RANK[mode]) ctx.err(p, 'AGF025', `collection \`${id}\` has scope \`${cc.scope}\`, wider than \`memory.mode: ${mode}\`; set \`memory.mode: ${cc.scope}\` or use a narrower collection`);
-      if (field === 'write_collections' && cc.writeback.enabled && cc.writeback.approval_required !== true)
-        ctx.warn(p, 'AGL007', `collection \`${id}\` has writeback enabled without \`approval_required: true\`; set it in collections/${id}.collection.md`);
-      out.push(cc);
-    });
-    return out;
-  };
-  const readC = colls('read_collections');
-  const writeC = colls('write_collections');
-  const wb = asObj(mem.writeback);
-  if (wb.enabled === true && wb.approval_required !== true) ctx.warn(['memory', 'writeback'], 'AGL007', 'memory writeback enabled without `approval_required: true`; add it');
 
   // policies
   const pol = asObj(d.policies);
