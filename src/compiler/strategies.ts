@@ -1,13 +1,13 @@
 /**
- * Seed 002 strategies in an agent file: `orchestration.pattern: {type: strategies, …}` holding the
- * seed's orchestration block verbatim (`Agents?`, `Selection`, `Termination?`, `Contracts?`), and a
- * seed-002 keyword graph under `type: graph` told apart from seed 001's graph by its shape. Resolves
+ * fuseraft's strategies in an agent file: `orchestration.pattern: {type: strategies, …}` holding
+ * fuseraft's orchestration block verbatim (`Agents?`, `Selection`, `Termination?`, `Contracts?`), and
+ * a fuseraft keyword graph under `type: graph` told apart from the Agent Definition Specification's
+ * graph by its shape. Resolves
  * the strategy's agent names to registry agents and turns every `validateStrategyConfig` problem
  * into a file:line diagnostic with its own code.
  */
 import type { CompiledModel, JsonValue, StrategiesPattern } from '../compiled/types';
-// compile.ts imports this file too; compileModel is only called at compile time (no load-order use).
-import { compileModel } from './compile';
+import { compileModel } from './compiled-entries';
 import type { PathPart, SourceFile } from './source';
 import type { Registry } from './registry';
 import { validateStrategyConfig, closestName, type StrategyRule } from '../strategies/validate';
@@ -17,7 +17,7 @@ import type { ContractConfig } from '../strategies/types';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** What compile.ts's context offers (kept structural so this file does not import compile.ts). */
+/** What the compiler's context (sections/context.ts) offers, kept structural: this file needs no more. */
 export interface StrategyCtx {
   src: SourceFile;
   reg: Registry;
@@ -28,12 +28,12 @@ export interface StrategyCtx {
 }
 
 
-/** The keys of seed 002's GraphConfig; PascalCase keys under `type: graph` mean seed 002, not seed 001. */
+/** The keys of fuseraft's GraphConfig; PascalCase keys under `type: graph` mean fuseraft's graph, not the Agent Definition Specification's. */
 const GRAPH_KEYS = ['EntryNode', 'Nodes', 'Edges', 'MaxRetries', 'SubGraphs'];
 const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts'];
 
-/** Seed 002 shape under `type: graph`: the orchestration block (`Selection`, …) or a bare GraphConfig (`EntryNode`, `Nodes`, `Edges`). */
-export function isSeed002Graph(p: Obj): boolean {
+/** fuseraft's shape under `type: graph`: the orchestration block (`Selection`, …) or a bare GraphConfig (`EntryNode`, `Nodes`, `Edges`). */
+export function isFuseraftGraph(p: Obj): boolean {
   return [...BLOCK_KEYS, ...GRAPH_KEYS].some((k) => p[k] !== undefined);
 }
 
@@ -61,7 +61,7 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
   /** Where a problem of the block is in the file. */
   let where = (path: PathPart[]): PathPart[] => [...base, ...path];
   if (p.type === 'graph' && p.Selection === undefined) {
-    // A bare seed-002 GraphConfig under `type: graph`: it is `Selection: {Type: graph, Graph: …}`.
+    // A bare fuseraft GraphConfig under `type: graph`: it is `Selection: {Type: graph, Graph: …}`.
     const graph: Obj = {};
     const outer: Obj = {};
     for (const [k, v] of Object.entries(rest)) (GRAPH_KEYS.includes(k) ? graph : outer)[k] = v;
@@ -121,9 +121,9 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     else ctx.warn(path, code, pr.message, key);
   }
   const sel = isObj(block.Selection) ? block.Selection : {};
-  // Every seed 002 selection type runs (src/workflows/strategies/workflow.ts), and so do a keyword graph's Graph,
+  // Every fuseraft selection type runs (src/workflows/strategies/workflow.ts), and so do a keyword graph's Graph,
   // MapReduce and ScatterGather sub-graphs: no AGL017 "compiles but does not run" warning for any of them.
-  // llm selection / magentic manager models travel compiled with the pattern (decision 119): the bundle holds agents only.
+  // llm selection / magentic manager models travel compiled with the pattern: the bundle holds agents only.
   const selectionModels: Record<string, CompiledModel> = {};
   const magentic = isObj(sel.Magentic) ? sel.Magentic : {};
   for (const ref of [sel.Type === 'llm' ? sel.Model : undefined, sel.Type === 'magentic' ? magentic.Model : undefined]) {
