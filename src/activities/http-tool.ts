@@ -97,31 +97,7 @@ export async function executeHttpTool(ctx: ExternalToolContext, opts: ToolExecut
   // Errors name the origin and path only: query strings carry arguments.
   const endpoint = `tool ${tool.tool_id} (${method} ${url.origin}${url.pathname})`;
 
-  const headers: Record<string, string> = {
-    'user-agent': 'agentloom-tool/1',
-    accept: 'application/json, text/*;q=0.9, */*;q=0.5',
-    connection: 'close',
-    // W3C traceparent of this call's agent.tool_call span when the agent propagates context (src/platform/trace-context.ts).
-    ...currentTraceHeaders(),
-  };
-  const secrets: string[] = [];
-  const credentialEnvs: string[] = [];
-  for (const [name, h] of Object.entries(cfg.headers ?? {})) {
-    let v: string | undefined;
-    if (h?.value_env) {
-      v = env[h.value_env];
-      if (v === undefined || v === '') {
-        throw ApplicationFailure.nonRetryable(`tool ${tool.tool_id}: header '${name}' reads env var ${h.value_env}, which is not set in the worker's environment`, 'ToolMisconfigured');
-      }
-      secrets.push(v);
-      credentialEnvs.push(h.value_env);
-    } else if (h?.value !== undefined) {
-      v = String(h.value);
-    }
-    if (v === undefined) continue;
-    if (/[\r\n\0]/.test(v)) throw ApplicationFailure.nonRetryable(`tool ${tool.tool_id}: header '${name}' has a value with line breaks`, 'ToolMisconfigured');
-    headers[name.toLowerCase()] = v;
-  }
+  const { headers, secrets, credentialEnvs } = requestHeaders(tool.tool_id, cfg.headers, env);
   const redact = redactor(secrets);
   let body: Buffer | undefined;
   if (hasBody) {
@@ -222,6 +198,42 @@ export async function executeHttpTool(ctx: ExternalToolContext, opts: ToolExecut
     req.end(body);
   });
 
+  return toolResult(res, { endpoint, maxBytes, redact, credentialEnvs });
+}
+
+/** The request's headers: ours, the trace context, and the tool's own (values from env vars are secrets, redacted from errors). */
+function requestHeaders(toolId: string, declared: NonNullable<ExternalToolContext['tool']['http']>['headers'], env: NodeJS.ProcessEnv): { headers: Record<string, string>; secrets: string[]; credentialEnvs: string[] } {
+  const headers: Record<string, string> = {
+    'user-agent': 'agentloom-tool/1',
+    accept: 'application/json, text/*;q=0.9, */*;q=0.5',
+    connection: 'close',
+    // W3C traceparent of this call's agent.tool_call span when the agent propagates context (src/platform/trace-context.ts).
+    ...currentTraceHeaders(),
+  };
+  const secrets: string[] = [];
+  const credentialEnvs: string[] = [];
+  for (const [name, h] of Object.entries(declared ?? {})) {
+    let v: string | undefined;
+    if (h?.value_env) {
+      v = env[h.value_env];
+      if (v === undefined || v === '') {
+        throw ApplicationFailure.nonRetryable(`tool ${toolId}: header '${name}' reads env var ${h.value_env}, which is not set in the worker's environment`, 'ToolMisconfigured');
+      }
+      secrets.push(v);
+      credentialEnvs.push(h.value_env);
+    } else if (h?.value !== undefined) {
+      v = String(h.value);
+    }
+    if (v === undefined) continue;
+    if (/[\r\n\0]/.test(v)) throw ApplicationFailure.nonRetryable(`tool ${toolId}: header '${name}' has a value with line breaks`, 'ToolMisconfigured');
+    headers[name.toLowerCase()] = v;
+  }
+  return { headers, secrets, credentialEnvs };
+}
+
+/** What the model sees: a 2xx body (JSON parsed when declared so, cut at maxBytes), else a failure classified for retry. */
+function toolResult(res: RawResponse, o: { endpoint: string; maxBytes: number; redact: (s: string) => string; credentialEnvs: string[] }): unknown {
+  const { endpoint, maxBytes, redact, credentialEnvs } = o;
   const text = redact(res.body.toString('utf8'));
   if (res.status >= 200 && res.status < 300) {
     if (res.body.length === 0) return `HTTP ${res.status} (empty body)`;
