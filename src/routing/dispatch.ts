@@ -2,7 +2,7 @@
  * The Agent Definition Specification's `routing` for dispatch systems: score the active agents of a registry against a request
  * by their `intents`, `trigger_phrases` and `priority`, pure and deterministic.
  *
- * The rule (docs: README "Dispatch"):
+ * The rule (docs/cli.md, "Dispatch and the input form"):
  *  - A trigger phrase matches when all its words appear in the request as a contiguous run of whole
  *    words (case-insensitive, punctuation ignored): +3 each.
  *  - An intent label (`billing_question`) is split on `_`, `-` and spaces; all its words present
