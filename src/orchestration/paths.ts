@@ -5,6 +5,7 @@
  * `parent.input.items.[].value` (batch only). Pure: no I/O, no Temporal; used by workflows.
  */
 import type { JsonObject, JsonValue } from '../compiled/types';
+import { valueAt } from '../shared/json';
 // jsonEqual moved to src/shared/json.ts (the compiler's checks use it too); still importable from here.
 export { jsonEqual } from '../shared/json';
 
@@ -74,19 +75,7 @@ export function checkPath(expr: string, visibleAliases: string[], allowIteration
 
 /** Walk `fields` into `value`; undefined when any segment is missing. Numeric segments index arrays. */
 export function getIn(value: JsonValue | undefined, fields: string[]): JsonValue | undefined {
-  let cur: JsonValue | undefined = value;
-  for (const f of fields) {
-    if (cur === null || cur === undefined) return undefined;
-    if (Array.isArray(cur)) {
-      if (!/^\d+$/.test(f)) return undefined;
-      cur = cur[Number(f)];
-    } else if (typeof cur === 'object') {
-      cur = Object.prototype.hasOwnProperty.call(cur, f) ? (cur as JsonObject)[f] : undefined;
-    } else {
-      return undefined;
-    }
-  }
-  return cur;
+  return valueAt(value, fields) as JsonValue | undefined;
 }
 
 function rootOf(ctx: ExecutionContext, p: ParsedPath): JsonValue | undefined {

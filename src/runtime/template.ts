@@ -3,19 +3,16 @@
  * scripted model replies). Pure.
  */
 import type { JsonValue } from '../compiled/types';
+import { valueAt } from '../shared/json';
 
 function asText(v: JsonValue | undefined): string {
   if (v === undefined || v === null) return '';
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/** `a.b.0` under `root` (the one path walker, src/shared/json.ts). */
 export function getPath(root: JsonValue | undefined, path: string): JsonValue | undefined {
-  let cur: JsonValue | undefined = root;
-  for (const part of path.split('.').filter(Boolean)) {
-    if (cur === null || cur === undefined || typeof cur !== 'object') return undefined;
-    cur = Array.isArray(cur) ? cur[Number(part)] : (cur as Record<string, JsonValue>)[part];
-  }
-  return cur;
+  return valueAt(root, path.split('.').filter(Boolean)) as JsonValue | undefined;
 }
 
 /** Expand `{{input}}`, `{{input.a.b}}` and any other `{{var}}` / `{{var.path}}` found in `vars`. */

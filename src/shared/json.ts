@@ -19,3 +19,24 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   }
   return false;
 }
+
+/**
+ * The one path walker of the payload languages: the value at `fields` under `value`, own properties
+ * only, array items by decimal index; undefined when a step is missing. Used by execution-policy
+ * input mappings and conditions (src/orchestration/paths.ts), `{{var.path}}` templates
+ * (src/runtime/template.ts) and fuseraft's dot-notation fields (src/strategies/json.ts), which
+ * never index arrays (`arrays: false`): fuseraft names object fields only.
+ */
+export function valueAt(value: unknown, fields: readonly string[], opts: { arrays?: boolean } = {}): unknown {
+  let cur: unknown = value;
+  for (const f of fields) {
+    if (cur === null || cur === undefined || typeof cur !== 'object') return undefined;
+    if (Array.isArray(cur)) {
+      if (opts.arrays === false || !/^\d+$/.test(f)) return undefined;
+      cur = cur[Number(f)];
+    } else {
+      cur = Object.prototype.hasOwnProperty.call(cur, f) ? (cur as Record<string, unknown>)[f] : undefined;
+    }
+  }
+  return cur;
+}

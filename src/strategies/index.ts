@@ -8,7 +8,7 @@ export type {
   ValidatorName, TurnEvidence, Turn, Position, Decision, SpeakDecision, SubGraphDecision, FanOutBranch, FanOutDecision,
   ApprovalDecision, StopDecision, StopOutcome,
 } from './types';
-export { SELECTION_TYPES, ROUTING_TYPES, MERGE_STRATEGIES, TERMINATION_TYPES, BUILTIN_VALIDATORS, CONDITION_OPERATORS, CONTRACT_REQUIREMENTS } from './types';
+export { SELECTION_TYPES, ROUTING_TYPES, MERGE_STRATEGIES, TERMINATION_TYPES, BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS } from './types';
 export { validateStrategyConfig, formatPath, closestName } from './validate';
 export type { StrategyProblem, StrategyPath, ValidateOptions } from './validate';
 export { createRouter, decide, isRoutingType } from './router';

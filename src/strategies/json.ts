@@ -3,7 +3,8 @@
  * agent's reply (raw JSON, a ```json fence, or the first `{` … last `}` substring — whichever parses
  * first, in that order), read a dot-notation field, and evaluate one `Condition`.
  */
-import { CONDITION_OPERATORS, StructuredCondition } from './types';
+import { STRUCTURED_OPERATORS, StructuredCondition } from './types';
+import { valueAt } from '../shared/json';
 
 export type JsonObj = { [k: string]: unknown };
 
@@ -33,13 +34,7 @@ export function extractJsonObject(text: string): JsonObj | undefined {
 
 /** `Field: data.status` navigates `{"data": {"status": "ok"}}`; undefined when a step is missing. */
 export function resolveField(obj: unknown, field: string): unknown {
-  let cur: unknown = obj;
-  for (const seg of field.split('.')) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    if (!Object.prototype.hasOwnProperty.call(cur, seg)) return undefined;
-    cur = (cur as JsonObj)[seg];
-  }
-  return cur;
+  return valueAt(obj, field.split('.'), { arrays: false });
 }
 
 /** "The field's string value": strings as they are, numbers and booleans as their JSON text. */
@@ -50,8 +45,8 @@ function stringValue(v: unknown): string | undefined {
 }
 
 /** The operator a condition uses: the first set, in fuseraft's order Is, IsNot, Contains, Exists. */
-export function conditionOperator(c: StructuredCondition): (typeof CONDITION_OPERATORS)[number] | undefined {
-  return CONDITION_OPERATORS.find((op) => c[op] !== undefined);
+export function conditionOperator(c: StructuredCondition): (typeof STRUCTURED_OPERATORS)[number] | undefined {
+  return STRUCTURED_OPERATORS.find((op) => c[op] !== undefined);
 }
 
 /** Evaluate a condition against a parsed object (case-insensitive string comparisons). */

@@ -67,7 +67,13 @@ export interface StructuredCondition {
   Contains?: string;
   Exists?: boolean;
 }
-export const CONDITION_OPERATORS = ['Is', 'IsNot', 'Contains', 'Exists'] as const;
+/**
+ * fuseraft's structured-route operators. Not the Agent Format's ConditionGroup operators
+ * (src/shared/condition-operators.ts: eq, ne, gt, …): fuseraft compares a field's string value
+ * case-insensitively and names its operators Is/IsNot/Contains/Exists, so the two languages keep
+ * their own operator lists over the one path walker (src/shared/json.ts valueAt).
+ */
+export const STRUCTURED_OPERATORS = ['Is', 'IsNot', 'Contains', 'Exists'] as const;
 
 /** fuseraft's "StateMachineConfig fields". */
 export interface StateMachineConfig {

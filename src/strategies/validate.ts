@@ -11,7 +11,7 @@ import { entryNodeOf, fanOutGroup, fanOutJoin, graphLayers } from './keyword-gra
 import { normalizeKeyword, sameKeyword } from './keywords';
 import { reachableStates } from './statemachine';
 import {
-  BUILTIN_VALIDATORS, CONDITION_OPERATORS, CONTRACT_REQUIREMENTS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,
+  BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,
   SelectionType, TERMINATION_TYPES,
 } from './types';
 
@@ -72,7 +72,7 @@ const REQUIRED_BLOCK: Partial<Record<SelectionType, string>> = {
 };
 const ROUTE_FIELDS = ['Keyword', 'Agent', 'Validator', 'Validators', 'SourceAgents', 'RequiredCommandPattern', 'RequireHumanApproval'];
 const STRUCTURED_ROUTE_FIELDS = ['Agent', 'Condition', 'SourceAgents'];
-const CONDITION_FIELDS = ['Field', ...CONDITION_OPERATORS];
+const CONDITION_FIELDS = ['Field', ...STRUCTURED_OPERATORS];
 const TRANSITION_FIELDS = ['To', 'Signal', 'Contract', 'Contracts', 'SourceAgents', 'MaxRevisits', 'ReviewArtifactPath', 'HandoffContext', 'RecoveryAgent', 'Parallel', 'Targets', 'Merge'];
 const NODE_FIELDS = ['Id', 'Agent', 'SubGraphId', 'Terminal', 'Parallel', 'Validators'];
 const EDGE_FIELDS = ['From', 'To', 'Keyword', 'Validator', 'Validators', 'SourceAgents', 'RequiredCommandPattern', 'ShellFallbackPattern', 'RequireHumanApproval', 'RecoveryAgent'];
@@ -222,7 +222,7 @@ function validateStructuredRoutes(c: Ctx, sel: Obj, path: StrategyPath): void {
     c.fields(cond, CONDITION_FIELDS, cp, 'a condition');
     const field = c.str(cond, 'Field', cp, true);
     if (field !== undefined && field.split('.').some((s) => s === '')) c.err([...cp, 'Field'], `\`Field\` \`${field}\` has an empty segment; write a dot path such as \`data.status\``);
-    const ops = CONDITION_OPERATORS.filter((op) => cond[op] !== undefined);
+    const ops = STRUCTURED_OPERATORS.filter((op) => cond[op] !== undefined);
     if (ops.length === 0) c.err(cp, 'a condition needs exactly one operator: `Is`, `IsNot`, `Contains` or `Exists`');
     if (ops.length > 1) c.warn(cp, `several operators (${ops.join(', ')}): only \`${ops[0]}\` is evaluated (order Is, IsNot, Contains, Exists); keep exactly one`);
     for (const op of ['Is', 'IsNot', 'Contains'] as const) {
