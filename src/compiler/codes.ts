@@ -25,7 +25,7 @@ export const CODES: Record<string, CodeInfo> = {
   REG008: { severity: 'error', title: '`tenant.md` invalid: unknown field, missing tenant_id, a secret that is not `{env}`/`{file}`, a queue without description, an undeclared credentials_ref' },
   REG009: { severity: 'error', title: 'Collection `writeback.strategy` not one the runtime applies (output, summary, exchange), or a `backend.namespace` placeholder other than {actorId}/{sessionId}' },
   REG011: { severity: 'error', title: 'Builtin guardrail provider config invalid: json-schema without `config.schema` (or not a JSON Schema), an unknown builtin name, a bad pattern, kind or category' },
-  // agent: hard validation failures (seed 001 "Validation rules")
+  // agent: hard validation failures (the Agent Definition Specification's "Validation rules")
   AGF001: { severity: 'error', title: 'Missing required top-level field', seed: 'Missing any required top-level field' },
   AGF002: { severity: 'error', title: 'Unknown or unsupported spec_version', seed: 'Unknown or unsupported spec_version' },
   AGF003: { severity: 'error', title: 'Invalid agent_id format, or agent_id differs from the file name', seed: 'Invalid agent_id format' },
@@ -65,7 +65,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF130: { severity: 'error', title: 'MCP server tools not pinned: the server could not be reached at compile/publish time and `mcp.pinned` is absent' },
   AGF131: { severity: 'error', title: '`mcp.tools` names a tool the MCP server does not list, or a tool name that cannot be a model-visible tool name' },
   AGF150: { severity: 'error', title: 'An MCP server `url` host is outside `mcp.allowed_hosts` while the agent does not set `policies.allow_external_http: true`' },
-  // execution_policy / local_agents (seed 000)
+  // execution_policy / local_agents (the Agent Format)
   AGF040: { severity: 'error', title: 'Unknown agf.* execution policy id' },
   AGF041: { severity: 'error', title: 'Vendor policy id does not match x-<vendor>.<name>' },
   AGF042: { severity: 'error', title: 'agf.* policy config invalid for its policy id (incl. unknown keys)' },
@@ -76,7 +76,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF047: { severity: 'error', title: '`.[]` outside agf.batch, or batch input_mapping without `.[]`' },
   AGF048: { severity: 'error', title: 'input_mapping / condition path source is not `parent` or an earlier step alias, or malformed path' },
   AGF049: { severity: 'error', title: 'args_match operator object invalid (unknown/misspelled operator, operators mixed with other keys, `in`/`not_in` without a list, bad `matches` regex)' },
-  // orchestration.pattern (seeds 001, 002, 004)
+  // orchestration.pattern (the Agent Definition Specification, fuseraft, the Step Execution Modes)
   AGF050: { severity: 'error', title: 'Unknown orchestration.pattern.type' },
   AGF051: { severity: 'error', title: 'Pattern config violates its schema' },
   AGF052: { severity: 'error', title: '`$self` listed in graph nodes, or used as an edge target' },
@@ -87,7 +87,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF057: { severity: 'error', title: 'Workflow task dependency cycle' },
   AGF058: { severity: 'error', title: 'Steps {"ByName": name} resolves to neither a local_agents alias nor an agent_id' },
   AGF059: { severity: 'error', title: 'Graph edge `condition` expression does not parse' },
-  // orchestration.pattern type strategies (seed 002), from src/strategies validateStrategyConfig
+  // orchestration.pattern type strategies (fuseraft), from src/strategies validateStrategyConfig
   AGF070: { severity: 'error', title: 'Strategy agent name not declared: not in the strategy\'s agents, or an `Agents` entry that is neither a local_agents alias nor an agent_id' },
   AGF071: { severity: 'error', title: 'Strategy reference to an undeclared state, node, sub-graph or contract' },
   AGF072: { severity: 'error', title: 'Strategy field unknown, of the wrong type or out of range (e.g. `Rounds` < 1, `MaxIterations` < 1)' },
@@ -99,7 +99,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF093: { severity: 'error', title: '`credentials_ref` does not resolve to a secret store entry (tenant.md `secrets`)', seed: 'Unresolvable references are hard compile errors' },
   AGF094: { severity: 'error', title: 'Escalation `human_queue` target not in the tenant\'s queue registry (tenant.md `human_queues`)' },
   AGF095: { severity: 'error', title: '`release` invalid: channel outside stable|beta|internal, replaces_version not a lower semver, or a changelog entry without a semver version, an ISO date or notes' },
-  // recommended lint rules (seed 001) and other warnings
+  // recommended lint rules (the Agent Definition Specification) and other warnings
   AGL001: { severity: 'warning', title: 'meta.description too long (>200 chars) or too vague (<20 chars / missing)', seed: 'Description is too long or too vague' },
   AGL002: { severity: 'warning', title: 'No input examples for an externally facing agent', seed: 'No input examples for an externally facing agent' },
   AGL003: { severity: 'warning', title: 'Output schema too loose (additionalProperties true / no properties)', seed: 'Output schema is too loose' },

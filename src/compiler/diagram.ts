@@ -1,6 +1,6 @@
 /**
  * Diagrams of a compiled agent's topology (`loom diagram`, `loom validate --diagram`): the react loop
- * with its tools, every agf.* policy, the graph/swarm/workflow/steps patterns and every seed-002
+ * with its tools, every agf.* policy, the graph/swarm/workflow/steps patterns and every fuseraft
  * strategy (keyword routes, state machines with signals, keyword graphs, scatter-gather, map-reduce,
  * manager-driven and adversarial selection) with its termination. Pure: one neutral graph per agent,
  * rendered as Mermaid (`flowchart TD`) or Graphviz dot. Back-edges (loops, cycles, revisits) are dashed.
@@ -210,7 +210,7 @@ function terminationText(t: JsonObject): string {
   }
 }
 
-/** A seed-002 Graph (top level or a sub-graph); node ids prefixed so sub-graphs never collide. */
+/** A fuseraft Graph (top level or a sub-graph); node ids prefixed so sub-graphs never collide. */
 function strategyGraph(g: JsonObject, b: Builder, prefix: string, entryFrom: string, end: string): void {
   const nodes = arr(g.Nodes);
   const ids = nodes.map((n) => `${prefix}${str(n.Id)}`);

@@ -1,5 +1,5 @@
 /**
- * The enforcement inventory (issue 11): every field of an agent definition the compiler accepts,
+ * The enforcement inventory: every field of an agent definition the compiler accepts,
  * classified by what the runtime does with it. The rule: a field the runtime does not enforce is
  * a compile warning naming it (AGL030; `loom validate --strict` fails on it), never silence.
  *
@@ -44,7 +44,7 @@ const sectionEnabled = (doc: Record<string, unknown>, section: 'tracing' | 'metr
   ((doc.observability as Record<string, { enabled?: unknown } | undefined> | undefined)?.[section]?.enabled === true);
 const tracingOn = (doc: Record<string, unknown>): boolean => sectionEnabled(doc, 'tracing');
 const tracingField = (what: string): FieldRule => E(`worker-side spans (src/telemetry/tracing.ts): ${what}`);
-/** observability.tracing: what the worker does with each field (issue 11.8). */
+/** observability.tracing: what the worker does with each field. */
 const TRACING_FIELDS: Record<string, FieldRule> = {
   'observability.tracing.enabled': tracingField('emitted only when true (the seed default is false)'),
   'observability.tracing.exporter': tracingField('otlp (OTLP/HTTP JSON) or console; none emits nothing'),
@@ -61,7 +61,7 @@ const TRACING_FIELDS: Record<string, FieldRule> = {
 };
 const metricsOn = (doc: Record<string, unknown>): boolean => sectionEnabled(doc, 'metrics');
 const metricsField = (what: string): FieldRule => E(`worker-side metrics (src/telemetry/metrics.ts): ${what}`);
-/** observability.metrics: what the worker does with each field (issue 11.8). */
+/** observability.metrics: what the worker does with each field. */
 const METRICS_FIELDS: Record<string, FieldRule> = {
   'observability.metrics.enabled': metricsField('recorded only when true (the seed default is false)'),
   'observability.metrics.exporter': metricsField('otlp (OTLP/HTTP JSON) or console; none records nothing'),
@@ -117,7 +117,7 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
     orchestratorNote: 'an agf.batch run gives its members the items of its input, never the input itself: what `memory.read_collections` recalls at the start of a root run reaches no member (write_collections are still written back)',
   },
   'memory.write_collections': E('root runs (agf.react and orchestrators) and chat-session messages: written back at the end per each collection\'s writeback (enabled, strategy); approval_required waits for `loom approve`/`loom reject` (the run or session shows it as a pending approval)'),
-  // Seed 001: write behaviour is governed by the collection definition, not the agent file (decision 276).
+  // The Agent Definition Specification's text, not its minimal example, wins: write behaviour is governed by the collection definition, not the agent file.
   'memory.writeback.enabled': W('the agent-level writeback block is not read: each collection\'s own `writeback.enabled` governs its writes (to write nothing, list no write_collections)', (v, doc) => v === true || (v === false && writesMemory(doc))), 'memory.writeback.approval_required': W('the agent-level writeback block is not read: set `approval_required` in the collection file', isTrue), 'memory.writeback.strategy': W('the agent-level writeback block is not read: set `strategy` in the collection file'),
   'state.session_history': E('chat sessions (src/workflows/session.ts; `loom chat`, `loom send`) and `loom run --session`: earlier exchanges given to each turn, or none for ephemeral'),
   'state.working_state': E('chat sessions: each turn\'s notes (run State, warnings) kept in the session scratchpad, or dropped for ephemeral'),

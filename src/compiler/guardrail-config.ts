@@ -1,5 +1,5 @@
 /**
- * Compile-time check of a builtin guardrail provider's `provider.config` (issue 11 point 5):
+ * Compile-time check of a builtin guardrail provider's `provider.config`:
  * what the provider in src/activities/guardrails.ts would otherwise throw on every run
  * (GuardrailConfigError) is reported once, at the file and line of the guardrail definition
  * (REG011). One entry per builtin provider; an unknown builtin name is reported too. Pure.

@@ -43,7 +43,7 @@ export function mcpServerKey(serverId: string, server: McpServerConfig): string 
 /**
  * Compile-time half of the network policy for an HTTP MCP server: the URL's host when it is outside
  * `allowed_hosts` while external HTTP is off. LOOM_INTERNAL_HOSTS is a worker setting and is not read
- * here, so a compile does not depend on the compiling machine's environment (decision 175).
+ * here, so a compile does not depend on the compiling machine's environment.
  */
 export function mcpUrlOutsideAllowlist(server: McpServerConfig, allowExternalHttp: boolean): string | undefined {
   if (!server.url || allowExternalHttp) return undefined;

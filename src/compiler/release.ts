@@ -1,5 +1,5 @@
 /**
- * Seed 001 `release` (publishing metadata): "informative and not enforced", and stripped from the
+ * The Agent Definition Specification's `release` (publishing metadata): "informative and not enforced", and stripped from the
  * runtime payload, but still checked so publishing tools can trust it: `channel` in its vocabulary,
  * `replaces_version` a semantic version below `version`, `approvals_required` a list of names, and
  * a `changelog` of `{version, date, notes}` entries (semantic versions, ISO dates), newest first and

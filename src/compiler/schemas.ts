@@ -22,7 +22,7 @@ const idPattern = '^[a-z0-9_-]{3,64}$';
 const refId: S = { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' };
 
 export const SPEC_VERSIONS = ['1.0', '1.1', '1.2'];
-/** The seed-000 policy ids: the runtime's single list (src/shared/dispatch.ts). */
+/** The Agent Format policy ids: the runtime's single list (src/shared/dispatch.ts). */
 export const AGF_POLICIES: string[] = [...AGF_POLICY_IDS];
 export const VENDOR_POLICY_RE = /^x-[a-z0-9-]+\.[a-z0-9._-]+$/;
 
@@ -32,7 +32,7 @@ function closed(properties: S, required: string[] = []): S {
 
 const common = { status, version: semver, description: str, notes: obj };
 
-// ---- execution policy (seed 000) ----------------------------------------------------------
+// ---- execution policy (the Agent Format) -------------------------------------------------
 const inputMapping: S = { type: 'object', additionalProperties: { type: 'string', minLength: 1 } };
 const policyStep: S = closed({ agent: nonEmpty, input_mapping: inputMapping }, ['agent']);
 const outputFrom: S = {
@@ -71,7 +71,7 @@ const executionPolicy: S = {
   allOf: AGF_POLICIES.map((id) => ({ if: { properties: { id: { const: id } }, required: ['id'] }, then: { properties: { config: POLICY_CONFIGS[id] } } })),
 };
 
-// ---- orchestration patterns (seeds 001, 002, 004) ------------------------------------------
+// ---- orchestration patterns (the Agent Definition Specification, fuseraft, the Step Execution Modes)
 export const RESERVED_PATTERNS = ['sequential', 'roundrobin', 'keyword', 'structured', 'statemachine', 'scattergather', 'mapreduce', 'llm', 'magentic', 'adversarial'];
 const nodeId: S = { type: 'string', minLength: 1 };
 export const PATTERN_SCHEMAS: Record<string, S> = {
@@ -290,7 +290,7 @@ export const TOOL_SCHEMA: S = {
   ],
 };
 
-/** `backend.embeddings` of a KB or collection: the embeddings endpoint for semantic search (decisions 255, 259), the shape of a model's `openai` block. */
+/** `backend.embeddings` of a KB or collection: the embeddings endpoint for semantic search (in the registry definition, never the agent file; no endpoint, no semantic search), the shape of a model's `openai` block. */
 const EMBEDDINGS: S = closed({
   base_url: { type: 'string', pattern: '^https?://' }, model: nonEmpty, api_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
   header_envs: { type: 'object', additionalProperties: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' } }, request_timeout_seconds: { type: 'number', exclusiveMinimum: 0 },

@@ -1,5 +1,5 @@
 /**
- * The tenant configuration seed 001 implies but leaves to "the platform team": one optional file,
+ * The tenant configuration the Agent Definition Specification implies but leaves to "the platform team": one optional file,
  * `tenant.md` at the registry root (YAML front matter like every registry file; the body is notes),
  * holding what agent files must never contain:
  *
@@ -14,10 +14,10 @@
  *     artifact-store-key: {file: /run/secrets/artifact-store-key}
  *
  * The compiler validates it, resolves every `credentials_ref` against `secrets` (an unresolved
- * reference is a hard error, seed 001), checks `human_queue` escalation targets against
+ * reference is a hard error in that specification), checks `human_queue` escalation targets against
  * `human_queues`, and injects the tenant's artifact store, telemetry defaults and residency into
  * each compiled agent. Secrets are injected as *references* (env var name or file path), never
- * values: a deliberate deviation from the seed's "resolved secret is injected into the compiled
+ * values: a deliberate deviation from the specification's "resolved secret is injected into the compiled
  * payload" (docs/spec-decisions.md), since payloads land in workflow histories.
  */
 import * as fs from 'fs';
@@ -48,11 +48,11 @@ export interface TenantConfig {
 }
 
 
-/** The fields of tenant.md `telemetry` the worker reads (src/telemetry/config.ts, decision 403). */
+/** The fields of tenant.md `telemetry` the worker reads (src/telemetry/config.ts: tenant, then agent, then OTEL_*). */
 const TELEMETRY_FIELDS = ['exporter', 'endpoint', 'credentials_ref', 'sampling_rate'];
 
 /**
- * tenant.md `telemetry` (decision 403): where every agent's spans, metrics and log records go.
+ * tenant.md `telemetry` (agents narrow it, never redirect it): where every agent's spans, metrics and log records go.
  * `exporter` otlp (OTLP/HTTP), console or none; `endpoint` the collector's OTLP/HTTP base URL (the
  * worker appends /v1/traces, /v1/metrics, /v1/logs), required for otlp; `credentials_ref` sent as
  * `Authorization: Bearer`; `sampling_rate` (0..1) the highest rate an agent may trace at.
@@ -79,10 +79,10 @@ function checkTelemetry(o: Obj, src: SourceFile, err: (p: PathPart[], message: s
 }
 
 /**
- * tenant.md `artifact_store` (decision 286): `type: store` (the shared LOOM_STORE_URL store), `file`
+ * tenant.md `artifact_store`, the one tenant-level store artifacts go to: `type: store` (the shared LOOM_STORE_URL store), `file`
  * or `postgres` with a `url` read by the LOOM_STORE_URL parser, the password behind `credentials_ref`
  * (never in the url), `encryption: aes-256-gcm`; `s3` located by `bucket` (+ `prefix`, `endpoint`,
- * `region`) or an s3:// `url`, its access key behind `credentials_ref` (decision 293). Problems are REG008 errors; a type or field this
+ * `region`) or an s3:// `url`, its access key behind `credentials_ref`. Problems are REG008 errors; a type or field this
  * runtime has no backend for is an AGL030 warning naming it and saying where artifacts go instead.
  */
 function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], message: string, key?: boolean) => void, diags: Diagnostic[]): void {
@@ -114,7 +114,7 @@ function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], messag
   }
   const example = type === 'postgres' ? 'postgres://loom@db.internal:5432/artifacts' : type === 's3' ? 's3://acme-artifacts/loom?endpoint=https://minio.internal:9000' : 'file:///srv/loom/artifacts';
   if (type === 's3') {
-    // Located by bucket (+ prefix, endpoint, region) or by a url, not both (decision 293).
+    // Located by bucket (+ prefix, endpoint, region) or by a url, not both.
     const given = s3Fields.filter((k) => o[k] !== undefined);
     if (o.url !== undefined && given.length) {
       err(['artifact_store', given[0]], `\`artifact_store.${given[0]}\` does not go with \`url\`: locate an s3 store by \`bucket\` (with \`prefix\`, \`endpoint\`, \`region\`) or by \`url\`, not both`, true);
@@ -248,7 +248,7 @@ export function compiledTenant(t: TenantConfig, refs: string[]): CompiledTenant 
   // A PostgreSQL artifact store's password (an s3 store's access key) is read by the worker that writes the artifacts.
   const store = t.artifact_store as Obj | undefined;
   const storeRef = (store?.type === 'postgres' || store?.type === 's3') && isStr(store.credentials_ref) ? [store.credentials_ref] : [];
-  // The telemetry collector's token is read by the worker that exports (decision 403).
+  // The telemetry collector's token is read from the tenant's secret store by the worker that exports.
   const telemetry = t.telemetry as Obj | undefined;
   const telemetryRef = telemetry && isStr(telemetry.credentials_ref) ? [telemetry.credentials_ref] : [];
   for (const r of [...new Set([...refs, ...storeRef, ...telemetryRef])].sort()) if (t.secrets[r]) secrets[r] = t.secrets[r];

@@ -1,5 +1,5 @@
 /**
- * Seed 001 `ui` and `localization`: validated exactly as the seed's field tables say, then stripped
+ * The Agent Definition Specification's `ui` and `localization`: validated exactly as its field tables say, then stripped
  * from the runtime payload (the seed: "They must never affect runtime behavior") — except the
  * input-side file constraints (`accept`, `max_size_mb` of `file`/`file-multi` widgets), which the
  * seed makes the runtime enforce "again at the boundary": those compile into
