@@ -116,7 +116,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGL014: { severity: 'warning', title: 'blocked_content value outside the platform vocabulary' },
   AGL015: { severity: 'warning', title: 'allowed_delegates given while can_delegate is false' },
   AGL016: { severity: 'warning', title: 'Catch-all escalation rule declared before a narrower rule of the same trigger' },
-  AGL017: { severity: 'warning', title: 'Reserved pattern type (seed 002 strategy): compiled, not yet executed' },
+  AGL017: { severity: 'warning', title: 'Reserved pattern type (a fuseraft strategy name): compiled, not yet executed' },
   AGL018: { severity: 'warning', title: 'Both orchestration.pattern and a multi-agent execution_policy: the pattern wins' },
   AGL019: { severity: 'warning', title: 'audit_level none on an active agent' },
   AGL020: { severity: 'warning', title: 'Disabled/draft tool or KB referenced by a non-active agent' },

@@ -67,8 +67,8 @@ const METRICS_FIELDS: Record<string, FieldRule> = {
   'observability.metrics.exporter': metricsField('otlp (OTLP/HTTP JSON) or console; none records nothing'),
   'observability.metrics.endpoint': metricsField('where metrics are pushed; required for otlp (AGF180)'),
   'observability.metrics.export_interval_seconds': metricsField('the periodic export interval'),
-  'observability.metrics.retention_days': D('enforced by the OTel Collector or backend, not the agent runtime (seed 001)'),
-  'observability.metrics.custom_dimensions': metricsField('agent_id, version, model_id and tenant_id resolve; other keys are dropped (seed 001)'),
+  'observability.metrics.retention_days': D('enforced by the OTel Collector or backend, not the agent runtime (the Agent Definition Specification)'),
+  'observability.metrics.custom_dimensions': metricsField('agent_id, version, model_id and tenant_id resolve; other keys are dropped (the Agent Definition Specification)'),
   'observability.metrics.auth.type': W('mtls is not supported: the worker logs it and exports no metrics (bearer and none work)', (v, d) => v === 'mtls' && metricsOn(d)),
   'observability.metrics.auth.credentials_ref': metricsField('bearer token read from the tenant secret store in the worker, sent as Authorization'),
 };
@@ -153,8 +153,8 @@ export const AGENT_FIELDS: Record<string, FieldRule> = {
       ? W('mtls is not supported: the worker logs it and exports no log records (bearer and none work)', (v, d) => v === 'mtls' && sectionEnabled(d, 'logs'))
       : W(observabilityField, logsGoNowhere)]);
   })),
-  evaluation: D('advisory metadata (seed 001: the platform does not enforce it)'),
-  'routing.intents': D('routing metadata (seed 001: must not change behaviour)'), 'routing.trigger_phrases': D('routing metadata'),
+  evaluation: D('advisory metadata (the Agent Definition Specification: the platform does not enforce it)'),
+  'routing.intents': D('routing metadata (the Agent Definition Specification: must not change behaviour)'), 'routing.trigger_phrases': D('routing metadata'),
   'routing.priority': D('routing metadata'), 'routing.fallback_agents': D('routing metadata'),
   'routing.tool_description': E('the description a swarm member is offered under'),
   'orchestration.can_delegate': E('delegate_to_agent offered'), 'orchestration.allowed_delegates': E('delegation targets'),

@@ -74,7 +74,7 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
   } else {
     block = rest;
     if (p.type === 'graph' && isObj(p.Selection) && p.Selection.Type !== 'graph') {
-      ctx.err([...base, 'Selection', 'Type'], 'AGF074', `a seed-002 block under \`type: graph\` must select \`Type: graph\` (it says ${JSON.stringify(p.Selection.Type)}); write \`type: strategies\` for the other selection types`);
+      ctx.err([...base, 'Selection', 'Type'], 'AGF074', `a fuseraft block under \`type: graph\` must select \`Type: graph\` (it says ${JSON.stringify(p.Selection.Type)}); write \`type: strategies\` for the other selection types`);
     }
   }
 

@@ -24,7 +24,7 @@ export function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, p
   // fuseraft's strategies: `type: strategies` carries fuseraft's orchestration block; a fuseraft graph under `type: graph` is told apart by its PascalCase shape.
   if (type === 'strategies' || (type === 'graph' && isFuseraftGraph(p))) return compileStrategies(ctx, p, aliases, base);
   if (RESERVED_PATTERNS.includes(type)) {
-    ctx.warn([...base, 'type'], 'AGL017', `pattern type \`${type}\` is reserved for the seed 002 strategies: it compiles but is not yet executed by the runtime; to run the routing strategies write \`type: strategies\` with the seed's \`Selection: {Type: ${type}, …}\` block`);
+    ctx.warn([...base, 'type'], 'AGL017', `pattern type \`${type}\` is reserved for fuseraft's strategies: it compiles but is not yet executed by the runtime; to run the routing strategies write \`type: strategies\` with the seed's \`Selection: {Type: ${type}, …}\` block`);
     return json(p) as unknown as OrchestrationPattern;
   }
   if (!['graph', 'swarm', 'workflow', 'steps'].includes(type)) {
