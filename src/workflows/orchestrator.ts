@@ -23,7 +23,7 @@ import { memberInputRefusal } from '../orchestration/member-input';
 import { runEscalation } from './shell/human-queue';
 import { RunShell } from './shell/run-shell';
 import { withDeadline } from './shell/deadline';
-import { conformOutput, guardsOutput, inputContract, timeoutMessage } from '../orchestration/contract';
+import { conformOutput, guardsOutput, inputContract, timeoutMessage } from '../orchestration/orchestrator-contract';
 import type { GuardrailVerdict } from '../activities/guardrails';
 import { ApprovalBook } from '../runtime/approvals';
 import { RunMemory } from './orchestrator-memory';
