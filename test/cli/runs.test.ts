@@ -183,9 +183,12 @@ test('loom list: runs with their status, filtered by agent and status, --limit; 
   const id = await ready.planner;
   const rows = await until('the completed weekend-planner run in loom list', async () => {
     const r = json<{ workflow_id: string; agent_id: string; temporal_status: string; agent_status: string }[]>(await h.loom(['list', '--agent', 'weekend-planner', '--json']));
-    return r.length ? r : undefined;
+    return r.some((x) => x.workflow_id === id) ? r : undefined;
   });
-  expect(rows).toEqual([expect.objectContaining({ workflow_id: id, agent_id: 'weekend-planner', temporal_status: 'COMPLETED', agent_status: 'completed' })]);
+  // Other files run the same example agent in the suite's namespace (the docs' runnable examples):
+  // every row is that agent, and this file's run is among them, completed.
+  expect(rows.every((r) => r.agent_id === 'weekend-planner')).toBe(true);
+  expect(rows).toEqual(expect.arrayContaining([expect.objectContaining({ workflow_id: id, agent_id: 'weekend-planner', temporal_status: 'COMPLETED', agent_status: 'completed' })]));
   const [all, roots, one, completed, text] = await Promise.all([
     h.loom(['list', '--all', '--json', '--limit', '500']),
     h.loom(['list', '--json', '--limit', '500']),
