@@ -1,12 +1,31 @@
 #!/usr/bin/env node
 // `loom` entry: uses the compiled dist/ when present (production images); otherwise runs client.ts
 // from source through ts-node (transpile only, with SWC when @swc/core is installed: ~3× faster
-// start) so a checkout works after `npm install` without a build step.
+// start) so a checkout works after `npm install` without a build step. In a checkout whose src/
+// holds a .ts file newer than dist/client.js, the sources run and stderr says so (the same rule as
+// src/platform/stale-build.ts): a build never silently hides an edit. LOOM_FROM_SOURCE=1 always
+// runs the sources.
 const path = require('path');
 const fs = require('fs');
 const root = path.join(__dirname, '..');
 const dist = path.join(root, 'dist', 'client.js');
-if (fs.existsSync(dist) && !process.env.LOOM_FROM_SOURCE) {
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const e of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+let useDist = fs.existsSync(dist) && !process.env.LOOM_FROM_SOURCE;
+if (useDist && newestSource(path.join(root, 'src')) > fs.statSync(dist).mtimeMs) {
+  process.stderr.write('loom: dist/ is older than src/, so the sources run (`npm run build` refreshes dist/)\n');
+  useDist = false;
+}
+if (useDist) {
   require(dist);
 } else {
   let swc = false;

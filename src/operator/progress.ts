@@ -8,6 +8,8 @@ import type { WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { RunStatus } from '../shared/contract';
 import { statusQuery } from '../shared/definitions';
 import { waitingFor } from './waiting';
+import { answerCommands } from './inbox';
+import { decisionRef, describeDecision } from '../runtime/decisions';
 import { storedArgsRef } from '../runtime/ephemeral-args';
 import type { BlobStore } from '../store/types';
 import { parseStreamRecord, STREAM_RECORD_KIND, StreamTextRecord } from '../activities/stream-text';
@@ -48,6 +50,7 @@ export function watchRun(
       say(`  awaiting approval: ${p.tool} ${args} (${p.reason})`);
       if (opts.hints !== false) say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`);
     }
+    for (const line of treeDecisionLines(s, handle.workflowId, announced, opts.hints !== false)) say(line);
     if (s.escalation) {
       const key = `esc:${s.escalation.queue}:${s.escalation.since}`;
       if (!announced.has(key)) {
@@ -96,6 +99,25 @@ export function watchRun(
       await done;
     },
   };
+}
+
+/**
+ * Decisions pending anywhere in the run's tree that the lines above do not name: a member of a
+ * pipeline, fan-out or pattern waiting for approval or on a human queue, and route approvals. Each
+ * is said once (keyed in `announced`), with the commands that answer it from the root.
+ */
+export function treeDecisionLines(s: RunStatus, root: string, announced: Set<string>, hints: boolean): string[] {
+  const lines: string[] = [];
+  for (const d of s.pending_decisions ?? []) {
+    // The run's own approvals and escalation are said from pending_approvals and escalation.
+    if (!d.path.length && d.kind !== 'route_approval') continue;
+    const key = `tree:${decisionRef(d)}:${d.requested_at}`;
+    if (announced.has(key)) continue;
+    announced.add(key);
+    lines.push(`  waiting on a decision: ${describeDecision(d)}`);
+    if (hints) lines.push(`    ${answerCommands(root, d).join('   |   ')}`);
+  }
+  return lines;
 }
 
 /**

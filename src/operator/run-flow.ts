@@ -9,13 +9,15 @@ import { startPrepared, type PreparedRun } from './runs';
 
 export type RunEnd = { ok: true; workflowId: string; output: JsonValue } | { ok: false; workflowId: string; reason: string };
 
-export async function runToEnd(client: Client, prepared: PreparedRun, opts: { json: boolean; uiUrl?: string; namespace: string; say: (line: string) => void; follow?: (workflowId: string) => { stop(): Promise<void> } }): Promise<RunEnd> {
+export async function runToEnd(client: Client, prepared: PreparedRun, opts: { json: boolean; uiUrl?: string; namespace: string; embedded?: boolean; say: (line: string) => void; follow?: (workflowId: string) => { stop(): Promise<void> } }): Promise<RunEnd> {
   const { webUiLink } = await import('./connect');
   const { watchRun, describeFailure } = await import('./progress');
   const { WorkflowFailedError } = await import('@temporalio/client');
   const handle = await startPrepared(client, prepared);
   const link = webUiLink(opts.uiUrl, opts.namespace, handle.workflowId);
-  opts.say(`started ${handle.workflowId}${link ? `\n  ${link}` : ''}`);
+  // A link into an embedded server lives only as long as this command: say so, and what keeps one.
+  const lasts = link && opts.embedded ? '\n  (this server stops when the command ends; `loom dev` in this folder keeps one running, and the run with it)' : '';
+  opts.say(`started ${handle.workflowId}${link ? `\n  ${link}` : ''}${lasts}`);
   const watcher = opts.json ? undefined : watchRun(handle, opts.say);
   // `loom run --stream`: the model's text as it arrives (src/operator/progress.ts watchStreamText).
   const follower = opts.follow?.(handle.workflowId);

@@ -10,6 +10,7 @@ import * as path from 'path';
 import type { WorkerOptions } from '@temporalio/worker';
 import { PROJECT_ROOT } from '../platform/temporal-dev-server';
 import { isSealedBundle, sealedBundlePath } from './bundle';
+import { staleBuild } from '../platform/stale-build';
 
 /** Agentloom's workflows module: src/workflows/index.ts from source, its .js once built. */
 export const AGENTLOOM_WORKFLOWS_PATH = require.resolve('../workflows');
@@ -26,6 +27,11 @@ export function workflowSource(sealedFailures = false, warn: (line: string) => v
   const bundle = process.env.LOOM_WORKFLOW_BUNDLE ?? path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
   const fromSource = { workflowsPath: AGENTLOOM_WORKFLOWS_PATH };
   if (!fs.existsSync(bundle)) return fromSource;
+  // The default bundle of a checkout, older than an edit under src/: the edit runs, and we say so.
+  if (!process.env.LOOM_WORKFLOW_BUNDLE && fs.existsSync(fromSource.workflowsPath) && staleBuild(PROJECT_ROOT, bundle)) {
+    warn(`worker: ${bundle} is older than src/, so workflows are bundled from source (\`npm run build:bundle\` refreshes it)`);
+    return fromSource;
+  }
   if (!sealedFailures) return { workflowBundle: { codePath: bundle } };
   const sealed = sealedBundlePath(bundle);
   if (fs.existsSync(sealed)) {

@@ -80,6 +80,8 @@ test('loom run with no server starts an embedded one and a worker, prints the an
   const r = await spawnCli(['run', 'trip-planner', '--registry', DEMO_REGISTRY, '--approval-timeout', '1', '--on-approval-timeout', 'reject'], env).done;
   expect({ code: r.code, stack: STACK_TRACE.test(r.err) }).toEqual({ code: 0, stack: false });
   expect(r.err).toMatch(/^embedded Temporal server at 127\.0\.0\.1:\d+, Web UI http:\/\/127\.0\.0\.1:\d+$/m);
+  // Its Web UI link lives only as long as the command: said under the link.
+  expect(r.err).toMatch(/^  http:\/\/127\.0\.0\.1:\d+\/namespaces\/default\/workflows\/\S+\n  \(this server stops when the command ends; `loom dev` in this folder keeps one running, and the run with it\)$/m);
   expect(r.err).not.toMatch(/webpack|\[INFO\]|\[WARN\]/);
   expect(r.err).toMatch(/^warning: approval of save-itinerary \(call_1_0\) timed out after 1s: rejected$/m);
   // The model saw the rejection and answered without the itinerary.

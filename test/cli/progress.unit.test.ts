@@ -1,6 +1,6 @@
 /** `loom run` progress lines (src/operator/progress.ts): a strategies run names its speaker, position and route. */
-import { progressLine, streamedIsOutput } from '../../src/operator/progress';
-import type { RunStatus } from '../../src/shared/contract';
+import { progressLine, streamedIsOutput, treeDecisionLines } from '../../src/operator/progress';
+import type { PendingDecision, RunStatus } from '../../src/shared/contract';
 
 const status = (over: Partial<RunStatus>): RunStatus => ({
   state: 'running', agent_id: 'team', version: '1.0.0', pattern: 'strategies', step: 3, turn: 3, pending_approvals: [], tool_calls_made: 0,
@@ -27,4 +27,28 @@ test('streamedIsOutput: the streamed reply is the output when it is the same tex
   expect(streamedIsOutput('Pricing your order now.', { item: 'chairs', done: true })).toBe(false);
   expect(streamedIsOutput('{"item": "chairs"}', { item: 'chairs', done: true })).toBe(false);
   expect(streamedIsOutput('Paris', 'Rome')).toBe(false);
+});
+
+const member: PendingDecision = {
+  kind: 'approval', workflow_id: 'pipe-1/step-2-charge', path: ['step-2-charge'], agent_id: 'charger', call_id: 'call_0_0',
+  tool: 'charge_card', arguments: { amount: 40 }, reason: 'policies.require_human_approval', requested_at: '2026-11-26T10:00:00.000Z',
+};
+
+test('a decision pending in a member of the tree: said once, with the commands that answer it from the root', () => {
+  const announced = new Set<string>();
+  const s = status({ pattern: 'agf.sequential', pending_decisions: [member] });
+  expect(treeDecisionLines(s, 'pipe-1', announced, true)).toEqual([
+    '  waiting on a decision: step-2-charge · charger · approval call_0_0: charge_card {"amount":40} · since 2026-11-26T10:00:00.000Z · policies.require_human_approval',
+    '    loom approve pipe-1 step-2-charge:call_0_0   |   loom reject pipe-1 step-2-charge:call_0_0 --reason TEXT',
+  ]);
+  expect(treeDecisionLines(s, 'pipe-1', announced, true)).toEqual([]);
+});
+
+test('the run\'s own approvals and escalation are left to their own lines; its route approvals and hints off', () => {
+  const own: PendingDecision = { ...member, workflow_id: 'pipe-1', path: [] };
+  const route: PendingDecision = { ...own, kind: 'route_approval', call_id: 'route_3', tool: 'route' };
+  const esc: PendingDecision = { ...own, kind: 'escalation', call_id: undefined, queue: 'billing' };
+  const lines = treeDecisionLines(status({ pending_decisions: [own, esc, route] }), 'pipe-1', new Set(), false);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^  waiting on a decision: \(this run\) · charger · route approval route_3: route/);
 });

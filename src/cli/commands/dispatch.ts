@@ -59,7 +59,7 @@ export const run = defineCommand(
           continue;
         }
         session ??= await connect({ embedded: withEmbeddedWorker, verbose: args.flags.verbose === true });
-        const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say });
+        const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, embedded: session.embedded, say });
         if (end.ok) {
           if (id !== winner.agent_id) say(`dispatch: answered by fallback agent ${id}`);
           process.stdout.write(JSON.stringify(end.output, null, json ? 0 : 2) + '\n');

@@ -52,7 +52,7 @@ export const run = defineCommand(
       const { openBlobStore } = await import('../../activities/blob-store');
       let lastStreamed: string | undefined;
       const follow = stream ? (wid: string) => watchStreamText(openBlobStore(), wid, (text) => void process.stdout.write(text), undefined, (r) => { lastStreamed = r.text; }) : undefined;
-      const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, say, follow });
+      const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, embedded: session.embedded, say, follow });
       if (!end.ok) {
         process.stderr.write(`loom run: ${end.workflowId} failed: ${end.reason}\n`);
         return 1;
