@@ -15,6 +15,7 @@ import { compileBundle, formatDiagnostic } from '../../src/compiler';
 import { KINDS, type Kind } from '../../src/compiler/registry';
 import { TENANT_FILE } from '../../src/compiler/tenant';
 import type { CompiledAgent, CompiledBundle, Diagnostic, ScriptedModelConfig } from '../../src/compiled/types';
+import { BUILTIN_SCHEMAS } from './builtin-schemas';
 
 export type FrontMatter = Record<string, unknown>;
 
@@ -94,20 +95,6 @@ export function model(model_id: string, provider: string, over: FrontMatter = {}
   return { kind: 'model', front: { model_id, version: '1.0.0', status: 'active', provider, ...over } };
 }
 
-/** Input schemas of the built-in tools the tests use (the ones a tool file declares). */
-const BUILTIN_SCHEMAS: Record<string, FrontMatter> = {
-  arithmetic: {
-    type: 'object',
-    properties: { a: { type: 'number' }, b: { type: 'number' }, op: { type: 'string', enum: ['add', 'sub', 'mul', 'div'] } },
-    required: ['a', 'b', 'op'],
-    additionalProperties: false,
-  },
-  echo: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  sleep: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
-  current_time: { type: 'object', properties: {} },
-  fail: { type: 'object', properties: { message: { type: 'string' } } },
-  calculator: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'], additionalProperties: false },
-};
 
 /** A tool definition of kind builtin: `name` is the built-in it runs; `over` sets any front-matter field (e.g. tool_id, approval_required). */
 export function builtin(name: string, over: FrontMatter = {}): Definition {

@@ -15,6 +15,7 @@ import type {
   ScriptedModelConfig,
 } from '../../src/compiled/types';
 import type { BlobRef } from '../../src/shared/contract';
+import { BUILTIN_SCHEMAS } from '../helpers/builtin-schemas';
 import { FileBlobStore, storeBundle } from '../../src/activities/blob-store';
 
 export function scriptedModel(scripted: ScriptedModelConfig, model_id = 'scripted-test'): CompiledModel {
@@ -22,25 +23,13 @@ export function scriptedModel(scripted: ScriptedModelConfig, model_id = 'scripte
 }
 
 export function builtinTool(name: string, over: Partial<CompiledTool> = {}): CompiledTool {
-  const schemas: Record<string, JsonSchema> = {
-    arithmetic: {
-      type: 'object',
-      properties: { a: { type: 'number' }, b: { type: 'number' }, op: { type: 'string', enum: ['add', 'sub', 'mul', 'div'] } },
-      required: ['a', 'b', 'op'],
-      additionalProperties: false,
-    },
-    echo: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    sleep: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
-    current_time: { type: 'object', properties: {} },
-    fail: { type: 'object', properties: { message: { type: 'string' } } },
-  };
   return {
     tool_id: over.tool_id ?? name,
     version: '1.0.0',
     status: 'active',
     description: `builtin ${name}`,
     kind: 'builtin',
-    input_schema: schemas[name] ?? { type: 'object' },
+    input_schema: BUILTIN_SCHEMAS[name] ?? { type: 'object' },
     approval_required: false,
     sensitive_fields: [],
     side_effects: false,
