@@ -134,4 +134,5 @@ export const CODES: Record<string, CodeInfo> = {
   AGL044: { severity: 'warning', title: 'All three observability signals disabled on an active agent', seed: 'Disabling all three signal types for a production agent' },
   AGL050: { severity: 'warning', title: '`artifacts.retention_class: ephemeral`: what it keeps out of durable storage and what it does not' },
   AGL051: { severity: 'warning', title: '`artifacts.retention_class: ephemeral` with memory collections or child runs (delegation, agent tools, escalation agents) that it cannot keep out of the store' },
+  AGF063: { severity: 'error', title: 'A graph node\'s nested pattern declaration (`agent_ref: {type: …}`) is not a graph, swarm or workflow', seed: 'Must resolve to a registered .agent.md file or a nested pattern declaration' },
 };

@@ -23,7 +23,7 @@ import { compileCredentialRefs } from './sections/credentials';
 import { compileToolManifest } from './sections/routing';
 import { lintEphemeral } from './sections/artifacts';
 import { checkStateBudget } from './sections/state';
-import { assembleAgent } from './sections/output';
+import { assembleAgent, inlinePatternAgents } from './sections/output';
 
 export { compileModel } from './compiled-entries';
 
@@ -34,6 +34,8 @@ export interface AgentResult {
   needs: string[];
   /** registry entries read (their own file diagnostics belong to the bundle). */
   touched: Entry[];
+  /** The agents of its graph nodes' inline nested patterns (they join the bundle with it). */
+  inline?: Omit<CompiledAgent, 'content_hash'>[];
 }
 
 /**
@@ -58,7 +60,8 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   const b = new AgentBuild(d, entry.id);
   for (const section of SECTIONS) section(ctx, b);
   const agent = assembleAgent(ctx, b);
-  return { agent, diags: ctx.diags, needs: [...ctx.needs].sort(), touched: ctx.touched };
+  const inline = inlinePatternAgents(agent, b);
+  return { agent, diags: ctx.diags, needs: [...ctx.needs].sort(), touched: ctx.touched, ...(inline.length ? { inline } : {}) };
 }
 
 export type { JsonSchema };

@@ -140,6 +140,7 @@ export function compileFromRegistry(reg: Registry, agentId: string): { bundle?: 
         diags.push(diag(entry.file, 1, 1, 'error', 'AGF031', 'status', `agent \`${id}\` is disabled but \`${agentId}\` needs it; re-enable it or remove the reference`));
       }
       agents[id] = hashAgent(res.agent);
+      for (const a of res.inline ?? []) agents[a.agent_id] = hashAgent(a);
     }
     for (const n of res.needs) if (!done.has(n)) queue.push(n);
   }

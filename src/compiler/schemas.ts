@@ -77,7 +77,8 @@ const nodeId: S = { type: 'string', minLength: 1 };
 export const PATTERN_SCHEMAS: Record<string, S> = {
   graph: closed({
     type: { const: 'graph' }, execution_timeout: int1, max_node_executions: int1, node_timeout: int1, reset_on_revisit: bool,
-    nodes: { type: 'array', minItems: 1, items: closed({ id: nodeId, agent_ref: nonEmpty }, ['id', 'agent_ref']) },
+    // agent_ref: an agent id, or a nested pattern declaration (its own fields are checked against its type's schema).
+    nodes: { type: 'array', minItems: 1, items: closed({ id: nodeId, agent_ref: { anyOf: [nonEmpty, { type: 'object', required: ['type'], properties: { type: nonEmpty } }] } }, ['id', 'agent_ref']) },
     edges: { type: 'array', items: closed({ from: nodeId, to: nodeId, condition: str, on: { enum: ['error'] } }, ['from', 'to']) },
   }, ['type', 'nodes']),
   swarm: closed({

@@ -82,6 +82,8 @@ export class AgentBuild {
   // orchestration
   delegates: string[] = [];
   pattern: OrchestrationPattern | undefined;
+  /** Graph nodes' inline nested patterns, each an agent of its own in the bundle (sections/pattern.ts). */
+  inlinePatterns: { agent_id: string; node: string; pattern: OrchestrationPattern }[] = [];
   escalation: EscalationRule[] = [];
   // credentials_ref
   credentialRefs: { ref: string; path: PathPart[] }[] = [];

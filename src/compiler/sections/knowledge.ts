@@ -36,6 +36,10 @@ export function compileKnowledge(ctx: Ctx, b: AgentBuild): void {
     } as CompiledKnowledge & Obj));
   });
   const provenance = asObj(asObj(asObj(d.interface).output).provenance);
+  // The output-level setting cannot relax what a knowledge base requires (the Agent Format's overrides only tighten).
+  const strict = b.kbRefs.filter((k) => k.citations_required && k.status !== 'disabled').map((k) => k.kb_id);
+  if (provenance.citations_required === false && strict.length)
+    ctx.err(['interface', 'output', 'provenance', 'citations_required'], 'AGF009', `\`citations_required: false\` loosens what knowledge base${strict.length > 1 ? 's' : ''} ${strict.map((k) => `\`${k}\``).join(', ')} require${strict.length > 1 ? '' : 's'}: answers must cite them; remove the override or set it to true`);
   if (!b.kbRefs.length && d.knowledge === undefined && (provenance.citations_required === true))
     ctx.warn(['interface', 'output', 'provenance'], 'AGL004', 'citations are required but no `knowledge` is declared; add `knowledge.refs` so answers can be grounded');
 }

@@ -23,7 +23,7 @@ export function compileOrchestration(ctx: Ctx, b: AgentBuild): void {
   });
   if (delegates.length && orch.can_delegate !== true) ctx.warn(['orchestration', 'allowed_delegates'], 'AGL015', '`allowed_delegates` has no effect while `can_delegate` is false; set `can_delegate: true` or remove the list');
 
-  b.pattern = compilePattern(ctx, asObj(orch.pattern), b.aliases, orch.pattern !== undefined);
+  b.pattern = compilePattern(ctx, asObj(orch.pattern), b.aliases, orch.pattern !== undefined, { owner: b.agentId, out: b.inlinePatterns });
   if (orch.pattern !== undefined && isObj(d.execution_policy) && asStr((d.execution_policy as Obj).id) !== 'agf.react')
     ctx.warn(['execution_policy'], 'AGL018', 'both `orchestration.pattern` and a multi-agent `execution_policy` are declared; the pattern runs and the policy is ignored — keep one');
   compileEscalation(ctx, b, asArr(orch.escalation));

@@ -79,3 +79,20 @@ export function assembleAgent(ctx: Ctx, b: AgentBuild): Omit<CompiledAgent, 'con
     tool_manifest: b.toolManifest,
   } as Omit<CompiledAgent, 'content_hash'> & Obj);
 }
+
+/**
+ * The agents of the graph nodes' inline nested patterns: each is the owner (its model, tools,
+ * policies, guardrails, instructions) with the nested pattern as its own, no escalation rules (a
+ * failed nested pattern is a failed node of the enclosing graph, whose rules apply) and an open
+ * interface (it gets the node's input and gives the node's output, which the enclosing graph's
+ * edges and nodes read, so the owner's final-answer schemas do not apply to it).
+ */
+export function inlinePatternAgents(owner: Omit<CompiledAgent, 'content_hash'>, b: AgentBuild): Omit<CompiledAgent, 'content_hash'>[] {
+  return b.inlinePatterns.map(({ agent_id, node, pattern }) => ({
+    ...owner,
+    agent_id,
+    meta: { ...owner.meta, name: `${owner.meta.name} / ${node}`, description: `The nested pattern of graph node \`${node}\` of ${owner.agent_id}.` },
+    interface: { input: { schema: {}, examples: [] }, output: { schema: {} } },
+    orchestration: { ...owner.orchestration, escalation: [], pattern },
+  }));
+}

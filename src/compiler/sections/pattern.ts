@@ -3,7 +3,9 @@
  * swarm, workflow), the Step Execution Modes (`steps`), and fuseraft's strategies (`strategies`, or
  * a fuseraft graph under `type: graph`, compiled in ../strategies.ts). Members resolve to registry
  * agents (or local agent aliases, for steps); ids are unique; graph edges name nodes and their
- * conditions parse; workflow tasks form a DAG.
+ * conditions parse; workflow tasks form a DAG. A graph node's `agent_ref` may be a nested pattern
+ * declaration instead of an agent id (a graph, swarm or workflow written inline): it is compiled
+ * like a pattern and runs as an agent of its own in the bundle (`<owner>.<node id>`, see InlinePattern).
  */
 import type { OrchestrationPattern, StepDefinition } from '../../compiled/types';
 import type { PathPart } from '../source';
@@ -11,12 +13,36 @@ import { schemaDiagnostics } from '../validate';
 import { RESERVED_PATTERNS } from '../schemas';
 import { checkExpr } from '../../shared/expr';
 import { compileStrategies, isFuseraftGraph } from '../strategies';
-import { asArr, asNum, asObj, asStr, json, strip, type Obj } from '../values';
+import { asArr, asNum, asObj, asStr, isObj, json, strip, type Obj } from '../values';
 import type { Ctx } from './context';
 
 const BASE: PathPart[] = ['orchestration', 'pattern'];
 
-export function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present: boolean): OrchestrationPattern | undefined {
+/** The pattern types a graph node may declare inline: the Agent Definition Specification's multi-agent patterns. */
+export const NESTED_PATTERN_TYPES = ['graph', 'swarm', 'workflow'] as const;
+
+/**
+ * A graph node's inline nested pattern: the bundle gets an agent `agent_id` (the owner's id, a dot,
+ * the node id; a dot is never in a registry agent_id) that is the owner with this pattern, and the
+ * node's compiled `agent_ref` names it, so the graph runs it as any member whose agent has a pattern.
+ */
+export interface InlinePattern {
+  agent_id: string;
+  node: string;
+  pattern: OrchestrationPattern;
+}
+
+/** Where a graph's inline nested patterns go: the id of the agent that owns the graph, and the list. */
+export interface InlineSink {
+  owner: string;
+  out: InlinePattern[];
+}
+
+export function inlineAgentId(owner: string, node: string): string {
+  return `${owner}.${node}`;
+}
+
+export function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, present: boolean, inline?: InlineSink): OrchestrationPattern | undefined {
   if (!present) return undefined;
   const base = BASE;
   const type = asStr(p.type);
@@ -32,10 +58,26 @@ export function compilePattern(ctx: Ctx, p: Obj, aliases: Map<string, string>, p
     return undefined;
   }
   schemaDiagnostics(`pattern:${type}`, p, ctx.src, ctx.diags, () => 'AGF051', base);
-  if (type === 'graph') return compileGraph(ctx, p);
-  if (type === 'swarm') return compileSwarm(ctx, p);
-  if (type === 'workflow') return compileWorkflow(ctx, p);
+  if (type === 'graph') return compileGraph(ctx, p, base, inline);
+  if (type === 'swarm') return compileSwarm(ctx, p, base);
+  if (type === 'workflow') return compileWorkflow(ctx, p, base);
   return compileSteps(ctx, p, aliases);
+}
+
+/** A graph node's nested pattern declaration (`agent_ref: {type: …}`): checked like a pattern at its place, kept for its own agent. */
+function compileNested(ctx: Ctx, node: Obj, base: PathPart[], inline: InlineSink | undefined): void {
+  const p = asObj(node.agent_ref);
+  const type = asStr(p.type);
+  const id = asStr(node.id);
+  if (!(NESTED_PATTERN_TYPES as readonly string[]).includes(type ?? '') || (type === 'graph' && isFuseraftGraph(p))) {
+    ctx.err(type ? [...base, 'type'] : base, 'AGF063', `a nested pattern declaration in a graph node is a graph, swarm or workflow (got ${type ? `\`${type}\`` : 'no `type`'}); write e.g. \`agent_ref: {type: workflow, tasks: [...]}\`, or name a registered agent whose pattern it is`);
+    return;
+  }
+  if (!schemaDiagnostics(`pattern:${type}`, p, ctx.src, ctx.diags, () => 'AGF051', base) || !id || !inline) return;
+  const agentId = inlineAgentId(inline.owner, id);
+  const sink: InlineSink = { owner: agentId, out: inline.out };
+  const pattern = type === 'graph' ? compileGraph(ctx, p, base, sink) : type === 'swarm' ? compileSwarm(ctx, p, base) : compileWorkflow(ctx, p, base);
+  inline.out.push({ agent_id: agentId, node: id, pattern });
 }
 
 /** A pattern member is a registered agent (AGF055), invocable as a tool where it must be (AGF026), not disabled (AGF031). */
@@ -60,12 +102,12 @@ function dupCheck(ctx: Ctx, list: unknown[], field: string, what: string, path: 
   return seen;
 }
 
-function compileGraph(ctx: Ctx, p: Obj): OrchestrationPattern {
-  const base = BASE;
+function compileGraph(ctx: Ctx, p: Obj, base: PathPart[], inline: InlineSink | undefined): OrchestrationPattern {
   const nodes = asArr(p.nodes);
   nodes.forEach((n, i) => {
     const no = asObj(n);
     if (no.id === '$self') ctx.err([...base, 'nodes', i, 'id'], 'AGF052', '`$self` is the implicit entry node and must not be listed in `nodes`; use it only in `edges.from`');
+    else if (isObj(no.agent_ref)) compileNested(ctx, no, [...base, 'nodes', i, 'agent_ref'], inline);
     else member(ctx, [...base, 'nodes', i, 'agent_ref'], no.agent_ref, false);
   });
   const ids = dupCheck(ctx, nodes, 'id', 'node', (i) => [...base, 'nodes', i, 'id']);
@@ -85,13 +127,16 @@ function compileGraph(ctx: Ctx, p: Obj): OrchestrationPattern {
   return strip({
     type: 'graph', execution_timeout: asNum(p.execution_timeout) ?? 900, max_node_executions: asNum(p.max_node_executions), node_timeout: asNum(p.node_timeout) ?? 300,
     reset_on_revisit: p.reset_on_revisit === true,
-    nodes: nodes.map((n) => ({ id: String(asObj(n).id ?? ''), agent_ref: String(asObj(n).agent_ref ?? '') })),
+    nodes: nodes.map((n) => {
+      const no = asObj(n);
+      const id = String(no.id ?? '');
+      return { id, agent_ref: isObj(no.agent_ref) && inline ? inlineAgentId(inline.owner, id) : String(no.agent_ref ?? '') };
+    }),
     edges: edges.map((e) => strip({ from: String(asObj(e).from ?? ''), to: String(asObj(e).to ?? ''), condition: asStr(asObj(e).condition), on: asObj(e).on === 'error' ? ('error' as const) : undefined })),
   } as Obj) as unknown as OrchestrationPattern;
 }
 
-function compileSwarm(ctx: Ctx, p: Obj): OrchestrationPattern {
-  const base = BASE;
+function compileSwarm(ctx: Ctx, p: Obj, base: PathPart[]): OrchestrationPattern {
   const agents = asArr(p.agents);
   agents.forEach((a, i) => member(ctx, [...base, 'agents', i, 'ref'], asObj(a).ref, true));
   dupCheck(ctx, agents, 'ref', 'swarm member', (i) => [...base, 'agents', i, 'ref']);
@@ -105,8 +150,7 @@ function compileSwarm(ctx: Ctx, p: Obj): OrchestrationPattern {
   };
 }
 
-function compileWorkflow(ctx: Ctx, p: Obj): OrchestrationPattern {
-  const base = BASE;
+function compileWorkflow(ctx: Ctx, p: Obj, base: PathPart[]): OrchestrationPattern {
   const tasks = asArr(p.tasks);
   const ids = dupCheck(ctx, tasks, 'task_id', 'task', (i) => [...base, 'tasks', i, 'task_id']);
   const deps = new Map<string, string[]>();
