@@ -3,7 +3,8 @@
  * pipeline runs no model turn of its own, so the compiler hands the ceiling down to its members; a
  * member's http call with a side effect (a request to a recorder on 127.0.0.1) waits for a human,
  * is listed at the ROOT (its status and the tree-wide inbox), is approved from the root id, and
- * only then reaches the recorder, once. The same pipeline without the policy calls at once.
+ * only then reaches the recorder, once. The same pipeline without the policy calls at once. A
+ * workflow pattern's `runtime.max_tool_calls` bounds its member's calls the same way.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -43,9 +44,15 @@ afterAll(async () => {
   await new Promise<void>((r) => server?.close(() => r()));
 });
 
-/** The pipeline (payer, then closer) from real definitions; `policies` on the pipeline only. */
-function pipeline(id: string, policies: Record<string, unknown>): CompiledBundle {
-  const model = scripted({ turns: [{ tool_calls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 5 } }] }, { content: 'paid: {{last_tool_result}}' }] }, `${id}-payer-model`);
+const PAY_ONCE = [{ id: 'pay-1', name: 'charge', arguments: { amount: 5 } }];
+
+/**
+ * The pipeline (payer, then closer) from real definitions; `policies` on the pipeline only. `front`
+ * replaces the pipeline's execution policy (e.g. a workflow pattern over the same members), `calls`
+ * the payer's first turn.
+ */
+function pipeline(id: string, policies: Record<string, unknown>, front?: Record<string, unknown>, calls = PAY_ONCE): CompiledBundle {
+  const model = scripted({ turns: [{ tool_calls: calls }, { content: 'paid: {{last_tool_result}}' }] }, `${id}-payer-model`);
   const closerModel = scripted({ turns: [{ content: 'closed: {{input}}' }] }, `${id}-closer-model`);
   const charge = definition('tool', {
     tool_id: 'charge', version: '1.0.0', status: 'active', description: 'Charge an amount (a POST to the billing service).', kind: 'http',
@@ -54,14 +61,15 @@ function pipeline(id: string, policies: Record<string, unknown>): CompiledBundle
     side_effects: true, approval_required: false,
   });
   const members: AgentDef[] = [
-    { agent_id: `${id}-payer`, model, tools: [charge] },
+    // Any input: a pipeline step gives it text, a task DAG an object naming its task.
+    { agent_id: `${id}-payer`, model, tools: [charge], front: { interface: { input: { schema: {}, examples: ['order'] }, output: { schema: { type: 'string' } } } } },
     { agent_id: `${id}-closer`, model: closerModel },
   ];
   const root: AgentDef = {
     agent_id: id, model: closerModel,
     front: {
       local_agents: [{ alias: 'payer', agent_ref: `${id}-payer` }, { alias: 'closer', agent_ref: `${id}-closer` }],
-      execution_policy: { id: 'agf.sequential', config: { steps: [{ agent: 'payer' }, { agent: 'closer' }] } },
+      ...(front ?? { execution_policy: { id: 'agf.sequential', config: { steps: [{ agent: 'payer' }, { agent: 'closer' }] } } }),
       policies,
     },
   };
@@ -115,4 +123,26 @@ test('the same pipeline without the policy: the member calls at once and the run
   const res = await wf.result();
   expect(received.length).toBe(before + 1);
   expect(String(res.output)).toContain('"charged":true');
+}, 120_000);
+
+test('a workflow pattern with runtime.max_tool_calls 1: its member asks for two charges, one reaches the recorder', async () => {
+  const twice = [{ id: 'pay-1', name: 'charge', arguments: { amount: 5 } }, { id: 'pay-2', name: 'charge', arguments: { amount: 6 } }];
+  // A task DAG answers with its tasks' outputs keyed by task id: an object.
+  const dag = (id: string) => ({
+    orchestration: { pattern: { type: 'workflow', tasks: [{ task_id: 'pay', agent_ref: `${id}-payer`, description: 'charge the order' }] } },
+    interface: { input: { schema: { type: 'string' }, examples: ['order'] }, output: { schema: { type: 'object' } } },
+  });
+  const bounded = pipeline('bounded-dag', {}, { ...dag('bounded-dag'), runtime: { max_tool_calls: 1 } }, twice);
+  expect(bounded.agents['bounded-dag-payer'].runtime.max_tool_calls).toBe(1);
+  let before = received.length;
+  const r = await (await h.start(bounded, 'order 44')).result();
+  expect(r.warnings).toEqual([]);
+  expect(JSON.stringify(r.output)).toContain('runtime.max_tool_calls (1) reached');
+  expect(received.length).toBe(before + 1);
+
+  // Control: the same pattern without the field lets both calls through.
+  const open = pipeline('open-dag', {}, dag('open-dag'), twice);
+  before = received.length;
+  expect((await (await h.start(open, 'order 45')).result()).warnings).toEqual([]);
+  expect(received.length).toBe(before + 2);
 }, 120_000);
