@@ -135,4 +135,6 @@ export const CODES: Record<string, CodeInfo> = {
   AGL050: { severity: 'warning', title: '`artifacts.retention_class: ephemeral`: what it keeps out of durable storage and what it does not' },
   AGL051: { severity: 'warning', title: '`artifacts.retention_class: ephemeral` with memory collections or child runs (delegation, agent tools, escalation agents) that it cannot keep out of the store' },
   AGF063: { severity: 'error', title: 'A graph node\'s nested pattern declaration (`agent_ref: {type: …}`) is not a graph, swarm or workflow', seed: 'Must resolve to a registered .agent.md file or a nested pattern declaration' },
+  AGF190: { severity: 'error', title: 'A setting of its own model turn (`tools.tool_choice` none/required, `knowledge.retrieval`, `runtime.temperature`/`top_p`/`reasoning_effort`/`max_output_tokens`) on an orchestrator whose own model turn never runs (agf.sequential/parallel/loop/conditional/batch, a workflow, steps or strategies pattern)' },
+  AGL052: { severity: 'warning', title: 'A grant its own model turn would use (`tools.refs`, `knowledge.refs`, `orchestration.can_delegate: true`, `allowed_delegates`) on an orchestrator whose own model turn never runs: never used' },
 };

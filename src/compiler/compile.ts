@@ -19,6 +19,8 @@ import { compileGuardrails } from './sections/guardrails';
 import { lintObservability } from './sections/observability';
 import { compileExecutionPolicy, compileLocalAgents } from './sections/execution-policy';
 import { compileOrchestration } from './sections/orchestration';
+import { compileOrchestratorFields } from './sections/orchestrator-fields';
+import type { Inheritance } from './inheritance';
 import { compileCredentialRefs } from './sections/credentials';
 import { compileToolManifest } from './sections/routing';
 import { lintEphemeral } from './sections/artifacts';
@@ -36,17 +38,20 @@ export interface AgentResult {
   touched: Entry[];
   /** The agents of its graph nodes' inline nested patterns (they join the bundle with it). */
   inline?: Omit<CompiledAgent, 'content_hash'>[];
+  /** What this agent hands down to the agents it drives, when its own model turn never runs. */
+  inherit?: Inheritance;
 }
 
 /**
  * The sections in the order they are compiled: the order of the diagnostics, and each section may
  * read what an earlier one resolved (the tools read the role; residency the model and the tools;
- * escalation the guardrails and the pattern; the ephemeral lint the collections, tools and escalation).
+ * escalation the guardrails and the pattern; an orchestrator's inherited fields the runtime, guardrails
+ * and pattern; the ephemeral lint the collections, tools and escalation).
  */
 const SECTIONS: ((ctx: Ctx, b: AgentBuild) => void)[] = [
   compileBody, lintMeta, compileRuntime, compileInterface, compileRole, compileTools, compileKnowledge, compileMemory,
   compileGovernancePolicies, compileGuardrails, lintObservability, compileLocalAgents, compileExecutionPolicy,
-  compileOrchestration, compileCredentialRefs, compileToolManifest, lintEphemeral, checkStateBudget,
+  compileOrchestration, compileOrchestratorFields, compileCredentialRefs, compileToolManifest, lintEphemeral, checkStateBudget,
 ];
 
 export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
@@ -61,7 +66,7 @@ export function compileAgentEntry(reg: Registry, entry: Entry): AgentResult {
   for (const section of SECTIONS) section(ctx, b);
   const agent = assembleAgent(ctx, b);
   const inline = inlinePatternAgents(agent, b);
-  return { agent, diags: ctx.diags, needs: [...ctx.needs].sort(), touched: ctx.touched, ...(inline.length ? { inline } : {}) };
+  return { agent, diags: ctx.diags, needs: [...ctx.needs].sort(), touched: ctx.touched, ...(inline.length ? { inline } : {}), ...(b.inherit ? { inherit: b.inherit } : {}) };
 }
 
 export type { JsonSchema };

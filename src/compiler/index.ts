@@ -15,6 +15,7 @@ import type { CompiledAgent, CompiledBundle, Diagnostic } from '../compiled/type
 import { compileAgentEntry, type AgentResult } from './compile';
 import { emptyRegistry, KINDS, kindOfFile, loadEntry, loadRegistryDir, type Entry, type Kind, type Registry } from './registry';
 import { diag } from './source';
+import { applyInheritance } from './inheritance';
 
 export type { Registry, Entry, Kind } from './registry';
 export { CODES } from './codes';
@@ -121,7 +122,9 @@ export function compileFromRegistry(reg: Registry, agentId: string): { bundle?: 
       '', `agent \`${agentId}\` is not in the registry ${reg.root}; known agents: ${[...reg.entries.agent.keys()].sort().slice(0, 10).join(', ') || 'none'}`));
     return { diagnostics: sortDiagnostics(diags) };
   }
-  const agents: Record<string, Hashed> = {};
+  const compiled: Record<string, Omit<CompiledAgent, 'content_hash'>> = {};
+  const results = new Map<string, AgentResult>();
+  const order: string[] = [];
   const touched = new Set<Entry>();
   const queue = [agentId];
   const done = new Set<string>();
@@ -133,17 +136,25 @@ export function compileFromRegistry(reg: Registry, agentId: string): { bundle?: 
     if (!entry) continue;
     touched.add(entry);
     const res = compiledAgent(reg, id)!;
+    results.set(id, res);
+    order.push(id);
     diags.push(...res.diags);
     for (const t of res.touched) touched.add(t);
     if (res.agent) {
       if (id !== agentId && res.agent.status === 'disabled') {
         diags.push(diag(entry.file, 1, 1, 'error', 'AGF031', 'status', `agent \`${id}\` is disabled but \`${agentId}\` needs it; re-enable it or remove the reference`));
       }
-      agents[id] = hashAgent(res.agent);
-      for (const a of res.inline ?? []) agents[a.agent_id] = hashAgent(a);
+      compiled[id] = res.agent;
+      for (const a of res.inline ?? []) compiled[a.agent_id] = a;
     }
     for (const n of res.needs) if (!done.has(n)) queue.push(n);
   }
+  // What orchestrators that run no model turn hand down, merged into their members' entries of this bundle.
+  const problems: { from: string; message: string }[] = [];
+  const inherited = applyInheritance(compiled, order, (id) => results.get(id)?.inherit, (id) => results.get(id)?.needs ?? [], problems);
+  for (const p of problems) diags.push(diag(reg.entries.agent.get(p.from)?.file ?? p.from, 1, 1, 'error', 'AGF140', 'runtime.fallback_model', p.message));
+  const agents: Record<string, Hashed> = {};
+  for (const [id, a] of Object.entries(inherited)) agents[id] = hashAgent(a);
   for (const t of touched) diags.push(...t.diags);
   const sorted = sortDiagnostics(diags);
   if (sorted.some((d) => d.severity === 'error')) return { diagnostics: sorted };

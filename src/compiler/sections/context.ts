@@ -11,6 +11,7 @@ import type {
 import { diag, fieldPath, posOf, type PathPart, type SourceFile } from '../source';
 import type { Entry, Registry } from '../registry';
 import type { FileFieldRule } from '../ui';
+import type { Inheritance } from '../inheritance';
 import { asStr, statusOf, type Obj } from '../values';
 
 export class Ctx {
@@ -89,6 +90,8 @@ export class AgentBuild {
   credentialRefs: { ref: string; path: PathPart[] }[] = [];
   // routing
   toolManifest: ToolManifest | undefined;
+  // what an orchestrator whose own model turn never runs hands down to its members (orchestrator-fields.ts)
+  inherit: Inheritance | undefined;
 
   /** `d` is the normalized front matter; `fileId` the id the registry knows the file by. */
   constructor(readonly d: Obj, fileId: string) {

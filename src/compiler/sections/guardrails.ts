@@ -1,12 +1,13 @@
 /**
  * `guardrails`: each guardrail of each position resolved from the registry, its position, `on_fail`
  * and severity threshold checked against its result type; then `tool_calls`, whose confirmation
- * list names declared tools only.
+ * list names declared tools only (an orchestrator that runs no model turn: registered tools its members call).
  */
 import type { CompiledGuardrail, GuardrailResultType } from '../../compiled/types';
 import type { PathPart } from '../source';
 import { asArr, asNum, asObj, asStr, isObj, jsonObj, statusOf, strip, type Obj } from '../values';
 import type { AgentBuild, Ctx } from './context';
+import { membersOnly } from './orchestrator-fields';
 
 const ON_FAIL: Record<GuardrailResultType, string[]> = {
   score: ['block', 'warn', 'log', 'escalate', 'retry'],
@@ -50,7 +51,13 @@ export function compileGuardrails(ctx: Ctx, b: AgentBuild): void {
   }
   const tcalls = asObj(gsec.tool_calls);
   b.confirmTools = asArr(tcalls.require_user_confirmation_for).filter((x): x is string => typeof x === 'string');
+  // An orchestrator that runs no model turn names the tools of its members (each member that has one waits for a human).
+  const orchestrator = membersOnly(b.d);
   b.confirmTools.forEach((t, i) => {
+    if (orchestrator) {
+      if (!ctx.reg.entries.tool.has(t)) ctx.err(['guardrails', 'tool_calls', 'require_user_confirmation_for', i], 'AGF018', `\`${t}\` is not a registered tool; on an orchestrator this list names tools its members call (create tools/${t}.tool.md or remove it)`);
+      return;
+    }
     if (!b.seenTools.has(t)) ctx.err(['guardrails', 'tool_calls', 'require_user_confirmation_for', i], 'AGF018', `\`${t}\` is not a tool declared in \`tools.refs\`; add \`- ref: ${t}\` to tools or remove it here`);
   });
 }
