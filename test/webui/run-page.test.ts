@@ -106,9 +106,12 @@ test('a run waiting for approval: its timer named on the run page and timeline, 
     expect(await page.locator('body').innerText()).toMatch(/Summary[\s\S]*Details[\s\S]*Current Details/);
 
     // The list: both RUNNING, told apart by the AgentStatus column.
-    await page.goto(`${server.uiUrl}/namespaces/default/workflows`);
+    // (loaded again until the list holds the run's upserted status: visibility is updated asynchronously)
     const row = (id: string) => page.locator('tr', { hasText: id });
-    await row(waiting.workflowId).getByText('waiting_for_approval').waitFor({ timeout: 30_000 });
+    await until(async () => {
+      await page.goto(`${server.uiUrl}/namespaces/default/workflows`);
+      return row(waiting.workflowId).getByText('waiting_for_approval').waitFor({ timeout: 10_000 }).then(() => true, () => undefined);
+    }, 'the workflow list to show the run waiting_for_approval', 60_000);
     await row(working.workflowId).getByText('running', { exact: true }).waitFor({ timeout: 30_000 });
     expect(await row(waiting.workflowId).innerText()).toMatch(/RUNNING[\s\S]*waiting_for_approval[\s\S]*agfReactWorkflow/);
     expect(await row(working.workflowId).innerText()).toMatch(/RUNNING[\s\S]*\brunning\b[\s\S]*agfReactWorkflow/);
