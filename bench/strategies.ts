@@ -4,7 +4,9 @@
  * from the stored transcript, against a baseline measured in the same run on the same server and
  * worker: one agf.react run of N model turns (a tool call each, so N activities plus N tool calls).
  * Prints turns per second, root history events per turn (all executions of the continue-as-new
- * chain), executions and the largest execution. BENCH_SIZES (default `200,2000`) lists the N.
+ * chain), executions, the largest execution and whether every execution stayed within Temporal's
+ * 10,240-event bound (continue-as-new on the server's suggestion; test/strategies/scale.test.ts
+ * proves the same at a lowered threshold). BENCH_SIZES (default `200,2000`) lists the N.
  */
 import { Worker } from '@temporalio/worker';
 import { WORKER_TUNING } from '../src/worker/create-worker';
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
         const runs = await chain(client, id);
         const sizes = runs.map((r) => r.events?.length ?? 0);
         const events = sizes.reduce((x, y) => x + y, 0);
-        rows.push({ workflow: label, turns: n, 'turns/s': +((n * 1000) / ms).toFixed(1), 'ms/turn': +(ms / n).toFixed(1), 'root events/turn': +(events / n).toFixed(2), executions: runs.length, 'largest execution': Math.max(...sizes) });
+        rows.push({ workflow: label, turns: n, 'turns/s': +((n * 1000) / ms).toFixed(1), 'ms/turn': +(ms / n).toFixed(1), 'root events/turn': +(events / n).toFixed(2), executions: runs.length, 'largest execution': Math.max(...sizes), 'within 10,240 events': Math.max(...sizes) <= 10240 ? 'yes' : 'NO' });
         process.stdout.write(`${label} ${n} turns: ${ms} ms\n`);
       }
     }

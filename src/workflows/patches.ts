@@ -24,6 +24,8 @@ export interface PatchEntry {
 export const PATCHES = {
   /** an approval that times out with on_approval_timeout: escalate goes to a human queue and keeps waiting. */
   approvalTimeoutEscalate: { id: 'approval-timeout-escalate', since: 'bc4ab18', date: '2026-11-23' },
+  /** the approval timers (tool calls, delegations, memory writebacks) carry a summary naming the call they time out. */
+  approvalTimerSummary: { id: 'approval-timer-summary', since: '1e0ed95', date: '2026-11-26' },
   /** a react run whose agent enables artifacts saves them as it ends. */
   artifactsSave: { id: 'artifacts-save', since: 'bb7ba11', date: '2026-11-23' },
   /** audit events are written in chunks, and before continue-as-new. */

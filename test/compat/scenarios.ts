@@ -114,7 +114,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'react-tool-approval',
     waitsAt: 'tool approval (one call waits, a concurrent call has run)',
-    patches: ['tree-pending-decisions'],
+    patches: ['tree-pending-decisions', 'approval-timer-summary'],
     workflowType: 'agfReactWorkflow',
     bundle: () =>
       single(

@@ -1,9 +1,14 @@
 /**
- * Seed 002 routing strategies at scale, on a real dev server: a round-robin of 3 agents for 2,000
- * iterations continues-as-new with its counters, router state and stored transcript, and no single
- * execution passes 10,240 events (counted on every run's own history); the transcript never enters
- * a history (the member inputs are stored messages). A statemachine fan-out to 20 parallel branches
- * writes all 20 first messages in one activity, runs them as 20 members and merges them for the join.
+ * Seed 002 routing strategies at scale, on a real dev server: a round-robin of 3 agents continues
+ * as new over and over with its counters, router state and stored transcript, and no execution
+ * grows past its continue-as-new threshold by more than the turn that crossed it (counted on every
+ * run's own history), so none nears the 10,240-event bound; the transcript never enters a history
+ * (the member inputs are stored messages). The threshold is lowered to LIMIT events
+ * (`options.scale.loop_history_events`) so a few dozen turns make several executions; the same
+ * round-robin at 2,000 turns on the server's own continue-as-new suggestion is a benchmark
+ * (`npm run bench:strategies`, which prints executions and the largest one).
+ * A statemachine fan-out to 20 parallel branches writes all 20 first messages in one activity, runs
+ * them as 20 members and merges them for the join.
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -14,7 +19,7 @@ import { unionText } from '../../src/strategies';
 import { agent, answers, bundle, byInput } from '../orchestration/builders';
 import { Harness, startHarness } from '../orchestration/harness';
 
-jest.setTimeout(3 * 3600 * 1000);
+jest.setTimeout(10 * 60 * 1000);
 
 let h: Harness;
 beforeAll(async () => { h = await startHarness('strat-scale'); });
@@ -47,19 +52,25 @@ const children = (hist: History): string[] =>
 const activities = (hist: History, type: string): number =>
   (hist.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).length;
 
-test('roundrobin of 3 agents for 2,000 iterations: every execution under 10,240 events, every turn once, the transcript only in the store', async () => {
-  const N = 2000;
-  const b = team('rr-2000', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: N } }, {
+/** The lowered continue-as-new threshold (history events) and the most one turn adds past it. */
+const LIMIT = 200;
+const TURN_EVENTS = 40;
+
+test('roundrobin of 3 agents for 62 iterations continuing as new past 200 events: every execution within its threshold, every turn once, the transcript only in the store', async () => {
+  const N = 62;
+  const b = team('rr-62', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: N } }, {
     A: answers('a'), B: answers('b'), C: byInput([{ contains: '[B]\nb\n\n[C]', reply: { content: 'c saw b' } }], { content: 'c blind' }),
   });
-  const wf = await h.start(b, 'go');
+  const wf = await h.start(b, 'go', { options: { scale: { loop_history_events: LIMIT } } });
   const res = (await wf.result()) as AgentRunResult;
-  // 2,000 = 3 * 666 + 2: the last turn is B's.
+  // 62 = 3 * 20 + 2: the last turn is B's.
   expect(res.output).toBe('b');
   const runs = await executions(wf);
   const sizes = runs.map((r) => r.events?.length ?? 0);
-  console.log(`rr-2000: ${runs.length} executions, events per execution ${sizes.join(', ')} (max ${Math.max(...sizes)})`);
-  expect(runs.length).toBeGreaterThan(1);
+  console.log(`rr-62: ${runs.length} executions, events per execution ${sizes.join(', ')} (max ${Math.max(...sizes)})`);
+  // Several continue-as-new hand-overs, each carrying counters, router state and the transcript head.
+  expect(runs.length).toBeGreaterThanOrEqual(3);
+  for (const s of sizes) expect(s).toBeLessThanOrEqual(LIMIT + TURN_EVENTS);
   for (const s of sizes) expect(s).toBeLessThanOrEqual(10240);
   // Every turn once, in order, across the executions.
   const roles = runs.flatMap(children).map((id) => id.slice(wf.workflowId.length + 1));
@@ -70,8 +81,10 @@ test('roundrobin of 3 agents for 2,000 iterations: every execution under 10,240 
   for (const r of runs) expect(JSON.stringify(r)).not.toContain('Conversation so far');
   const st = await wf.query(statusQuery);
   expect(st.progress).toMatchObject({ iteration: N, transcript_entries: N });
-  // A late C turn read the recent window from the store (B's turn, then C's own earlier reply).
-  const cTurn = await h.t.client.workflow.getHandle(`${wf.workflowId}/turn-1998-C`).result() as AgentRunResult;
+  // A C turn of the last execution read the recent window from the store (B's turn, then C's own earlier reply).
+  const lastC = runs[runs.length - 1].events!.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId).filter((id): id is string => !!id && id.endsWith('-C'));
+  expect(lastC.length).toBeGreaterThan(0);
+  const cTurn = await h.t.client.workflow.getHandle(lastC[lastC.length - 1]).result() as AgentRunResult;
   expect(cTurn.output).toBe('c saw b');
 });
 

@@ -22,6 +22,7 @@ import { guardToolInput } from './guardrails';
 import { noteAudit, toolPolicyRefusal } from './governance';
 import type { AgentloomTracingSinks } from '../../shared/tracing-sinks';
 import { PATCHES } from '../patches';
+import { approvalTimerSummary, approvalWait } from '../shell/approval-wait';
 
 const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();
 
@@ -120,7 +121,7 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
   book.add({ call_id: call.id, tool: call.name, arguments: initialArgs, reason, requested_at: requestedAt });
   shell.sync();
   shell.details(`waiting for approval of ${call.name} (${call.id})`);
-  const decided = await condition(() => book.decision(call.id) !== undefined, approvalTimeoutS * 1000);
+  const decided = await approvalWait(() => book.decision(call.id) !== undefined, approvalTimeoutS, approvalTimerSummary(call.name, call.id));
   const escalate = !decided && rx.input.options?.on_approval_timeout === 'escalate' && patched(PATCHES.approvalTimeoutEscalate.id);
   let d = book.decision(call.id);
   if (escalate) {

@@ -5,8 +5,8 @@
  * approve/reject as for a tool call), the run waits durably up to its approval timeout, an approved
  * entry is written, and a writeback not written is a warning (returned, and warned on the run).
  */
-import { condition } from '@temporalio/workflow';
 import type { ApprovalBook } from '../../runtime/approvals';
+import { approvalTimerSummary, approvalWait } from './approval-wait';
 import { writebackApproval, writebackNotWritten, WritebackRequest } from '../../runtime/memory';
 
 /** How the decision ended, for the caller's audit trail. */
@@ -31,7 +31,7 @@ export async function awaitWritebackDecision(host: WritebackHost, w: WritebackRe
   shell.sync();
   host.waiting?.(true);
   shell.details(`waiting for approval of memory writeback ${w.call_id}`);
-  const decided = await condition(() => book.decision(w.call_id) !== undefined, approvalTimeoutS * 1000);
+  const decided = await approvalWait(() => book.decision(w.call_id) !== undefined, approvalTimeoutS, approvalTimerSummary(`memory writeback to ${w.collection_id}`, w.call_id));
   const d = book.decision(w.call_id);
   book.remove(w.call_id);
   shell.sync();
