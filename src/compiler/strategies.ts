@@ -1,6 +1,7 @@
 /**
  * fuseraft's strategies in an agent file: `orchestration.pattern: {type: strategies, …}` holding
- * fuseraft's orchestration block verbatim (`Agents?`, `Selection`, `Termination?`, `Contracts?`), and
+ * fuseraft's orchestration block verbatim (`Agents?`, `Selection`, `Termination?`, `Contracts?`,
+ * `FailureHandling?`), and
  * a fuseraft keyword graph under `type: graph` told apart from the Agent Definition Specification's
  * graph by its shape. Resolves
  * the strategy's agent names to registry agents and turns every `validateStrategyConfig` problem
@@ -30,7 +31,7 @@ export interface StrategyCtx {
 
 /** The keys of fuseraft's GraphConfig; PascalCase keys under `type: graph` mean fuseraft's graph, not the Agent Definition Specification's. */
 const GRAPH_KEYS = ['EntryNode', 'Nodes', 'Edges', 'MaxRetries', 'SubGraphs'];
-const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts'];
+const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts', 'FailureHandling'];
 
 /** fuseraft's shape under `type: graph`: the orchestration block (`Selection`, …) or a bare GraphConfig (`EntryNode`, `Nodes`, `Edges`). */
 export function isFuseraftGraph(p: Obj): boolean {

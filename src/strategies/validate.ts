@@ -11,7 +11,7 @@ import { entryNodeOf, fanOutGroup, fanOutJoin, graphLayers } from './keyword-gra
 import { normalizeKeyword, sameKeyword } from './keywords';
 import { reachableStates } from './statemachine';
 import {
-  BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,
+  BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS, FAILURE_ACTIONS, FAILURE_KINDS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,
   SelectionType, TERMINATION_TYPES,
 } from './types';
 
@@ -532,6 +532,24 @@ function validateContracts(c: Ctx, v: unknown, path: StrategyPath): string[] {
   return names;
 }
 
+/** The selection types whose refused turns are classified (fuseraft's "Failure classification" row). */
+export const CLASSIFYING_TYPES: readonly SelectionType[] = ['keyword', 'statemachine', 'graph'];
+
+/** `FailureHandling: {<failure type>: <action>}`: known types, known actions, and only where failures are classified. */
+function validateFailureHandling(c: Ctx, v: unknown, type: SelectionType | undefined): void {
+  const path: StrategyPath = ['FailureHandling'];
+  if (!isObj(v)) {
+    c.err(path, `\`FailureHandling\` maps a failure type to its handling, e.g. \`FailureHandling: {NoProgress: escalate, ConflictingEvidence: audit}\` (failure types: ${FAILURE_KINDS.join(', ')}; actions: ${FAILURE_ACTIONS.join(', ')})`, 'field');
+    return;
+  }
+  for (const [k, a] of Object.entries(v)) {
+    if (!c.known(k, FAILURE_KINDS, [...path, k], 'failure type', 'failure types')) continue;
+    if (typeof a !== 'string') { c.err([...path, k], `the handling of ${k} must be one of ${FAILURE_ACTIONS.join(', ')}`, 'field'); continue; }
+    c.known(a, FAILURE_ACTIONS, [...path, k], 'failure handling', 'actions');
+  }
+  if (type !== undefined && !CLASSIFYING_TYPES.includes(type)) c.warn(path, `\`FailureHandling\` is ignored for \`Type: ${type}\`: only ${CLASSIFYING_TYPES.join(', ')} classify failures`);
+}
+
 /**
  * Validate a fuseraft orchestration block `{Selection, Termination?, Contracts?}` (parsed YAML)
  * against the declared agent names (in declaration order). Empty result = valid; warnings do not
@@ -540,7 +558,7 @@ function validateContracts(c: Ctx, v: unknown, path: StrategyPath): string[] {
 export function validateStrategyConfig(config: unknown, agentNames: readonly string[], opts: ValidateOptions = {}): StrategyProblem[] {
   const c = new Ctx(agentNames, opts);
   if (!c.obj(config, [], 'the orchestration block')) return c.problems;
-  c.fields(config, ['Selection', 'Termination', 'Contracts', 'Agents'], [], 'the orchestration block');
+  c.fields(config, ['Selection', 'Termination', 'Contracts', 'FailureHandling', 'Agents'], [], 'the orchestration block');
   const contractNames = config.Contracts !== undefined ? validateContracts(c, config.Contracts, ['Contracts']) : [];
   if (config.Termination !== undefined) validateTermination(c, config.Termination, ['Termination']);
   const sel = config.Selection;
@@ -550,6 +568,7 @@ export function validateStrategyConfig(config: unknown, agentNames: readonly str
   const type = c.str(sel, 'Type', ['Selection'], true);
   if (type === undefined || !c.known(type, SELECTION_TYPES, ['Selection', 'Type'], 'selection type', 'selection types')) return c.problems;
   const t = type as SelectionType;
+  if (config.FailureHandling !== undefined) validateFailureHandling(c, config.FailureHandling, t);
   if (agentNames.length === 0) c.err(['Selection'], 'the orchestration declares no agents; list the agents it runs');
   for (const k of SELECTION_FIELDS) {
     if (k !== 'Type' && sel[k] !== undefined && !FIELDS_BY_TYPE[t].includes(k)) c.warn(['Selection', k], `\`${k}\` is ignored for \`Type: ${t}\`${FIELDS_BY_TYPE[t].length ? ` (it reads ${FIELDS_BY_TYPE[t].join(', ')})` : ''}`);

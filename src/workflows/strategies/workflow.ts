@@ -46,7 +46,8 @@ interface Carried {
   /** The shared workspace of runs started on patch strategies-evidence. */
   evidence?: EvidenceState;
 }
-interface RouteLog { iteration: number; agent: string; position?: string; reason: string; keyword?: string }
+/** `failure`: the classified failure type the speaker is re-invoked after. */
+interface RouteLog { iteration: number; agent: string; position?: string; reason: string; keyword?: string; failure?: string }
 
 /** The shell plus the pending route approval (status shows it like a pending tool call). */
 class StrategiesRun extends OrchestratorRun {
@@ -96,11 +97,11 @@ class StrategiesRun extends OrchestratorRun {
     return { ...s, state: 'waiting_for_approval', pending_approvals: [{ ...this.pending }] };
   }
 
-  /** Wait durably for the operator's answer on route approval `callId`. */
-  async askRoute(callId: string, args: JsonObject, reason: string): Promise<{ decision: 'approved' | 'rejected'; reason?: string; by?: string }> {
-    this.pending = { call_id: callId, tool: 'route', arguments: args, reason, requested_at: new Date().toISOString() };
+  /** Wait durably for the operator's answer on route approval `callId` (tool `route`), or on a failure escalation (tool `escalation`). */
+  async askRoute(callId: string, args: JsonObject, reason: string, tool: 'route' | 'escalation' = 'route'): Promise<{ decision: 'approved' | 'rejected'; reason?: string; by?: string }> {
+    this.pending = { call_id: callId, tool, arguments: args, reason, requested_at: new Date().toISOString() };
     this.answer = undefined;
-    this.details(`waiting for route approval ${callId}: ${reason}`);
+    this.details(`waiting for ${tool === 'route' ? 'route approval' : 'the operator (failure escalation)'} ${callId}: ${reason}`);
     this.decisionsChanged();
     await condition(() => this.answer !== undefined);
     const a = this.answer!;
@@ -155,9 +156,9 @@ class Conversation {
     } as JsonObject;
   }
 
-  private logRoute(d: { agent?: string; position?: string; reason: string; keyword?: string }): void {
+  private logRoute(d: { agent?: string; position?: string; reason: string; keyword?: string; failure?: string }): void {
     const c = this.c;
-    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}) }].slice(-10);
+    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}), ...(d.failure ? { failure: d.failure } : {}) }].slice(-10);
   }
 
   /** The context block of `name`'s next turn (counts the turn). */
@@ -258,6 +259,8 @@ class Conversation {
         case 'approval':
           // Only `next` returns approvals (handled below); a carried one cannot be answered without its turn.
           return { stop: { kind: 'stop', outcome: 'failed', reason: `route approval for "${decision.keyword}" without the turn that asked for it` }, last };
+        case 'escalation':
+          return { stop: { kind: 'stop', outcome: 'failed', reason: `failure escalation of ${decision.agent} without the turn that asked for it` }, last };
         case 'speak': {
           if (decision.message) this.transcript.add('orchestrator', decision.message, 'context');
           await this.injectHandoffContext(decision.handoffContext, decision.agent);
@@ -291,19 +294,32 @@ class Conversation {
     }
   }
 
-  /** The router's next step; a route that needs approval waits for the operator's answer first. */
+  /**
+   * The router's next step; a route that needs approval, or a failure FailureHandling escalates
+   * (call id `failure-<n>`: approve lets the agent go on, reject stops the run), waits for the
+   * operator's answer first.
+   */
   private async nextWithApprovals(r: Router<RouterState>, state: RouterState, turn: Turn): Promise<{ state: RouterState; decision: Decision }> {
     let step = r.next(state, turn);
-    while (step.decision.kind === 'approval') {
-      const a = step.decision;
-      this.c.approvals += 1;
-      const callId = `route-${this.c.approvals}`;
-      this.report(a.source, undefined, a.keyword);
-      const answer = await this.run.askRoute(callId, { keyword: a.keyword, from: a.source, to: a.target }, a.reason);
-      if (answer.decision === 'rejected' && answer.reason) this.transcript.add('orchestrator', `Route "${a.keyword}" rejected by the operator: ${answer.reason}`, 'context');
-      step = r.next(state, { ...turn, routeApproval: answer.decision });
+    for (;;) {
+      const d = step.decision;
+      if (d.kind === 'approval') {
+        this.c.approvals += 1;
+        const callId = `route-${this.c.approvals}`;
+        this.report(d.source, undefined, d.keyword);
+        const answer = await this.run.askRoute(callId, { keyword: d.keyword, from: d.source, to: d.target }, d.reason);
+        if (answer.decision === 'rejected' && answer.reason) this.transcript.add('orchestrator', `Route "${d.keyword}" rejected by the operator: ${answer.reason}`, 'context');
+        turn = { ...turn, routeApproval: answer.decision };
+      } else if (d.kind === 'escalation') {
+        this.c.approvals += 1;
+        const callId = `failure-${this.c.approvals}`;
+        this.report(d.agent);
+        this.logRoute({ agent: d.agent, reason: d.reason });
+        const answer = await this.run.askRoute(callId, { failure: d.failure, agent: d.agent, what: d.what }, d.reason, 'escalation');
+        turn = { ...turn, escalation: { decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) } };
+      } else return step;
+      step = r.next(state, turn);
     }
-    return step;
   }
 
   /** A sub-graph node: its terminal turn, or how it ended the conversation. */
@@ -412,7 +428,7 @@ class Conversation {
       const turn: Turn = { agent: r.agent, text: r.text };
       return this.afterTurn(turn, r.output) ?? { stop: { kind: 'stop', outcome: 'complete', reason: `sub-graph ${id} gave its terminal output` }, last: turn };
     }
-    const sr = keywordGraphRouter(spec.Graph) as Router<RouterState>;
+    const sr = keywordGraphRouter(spec.Graph, this.config.FailureHandling) as Router<RouterState>;
     const s = sr.start();
     return this.drive(sr, s.state, s.decision, spec.Graph, false, prefix);
   }
