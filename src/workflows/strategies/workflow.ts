@@ -313,8 +313,8 @@ class Conversation {
       } else if (d.kind === 'escalation') {
         this.c.approvals += 1;
         const callId = `failure-${this.c.approvals}`;
-        this.report(d.agent);
         this.logRoute({ agent: d.agent, reason: d.reason });
+        this.report(d.agent);
         const answer = await this.run.askRoute(callId, { failure: d.failure, agent: d.agent, what: d.what }, d.reason, 'escalation');
         turn = { ...turn, escalation: { decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) } };
       } else return step;
