@@ -98,8 +98,11 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     if (!Array.isArray(list) || list.length === 0) {
       ctx.err([...base, 'Agents'], 'AGF072', '`Agents` must be a non-empty list of agent names (local_agents aliases or agent ids), in the order sequential and roundrobin use');
     } else {
-      list.forEach((n, i) => {
-        if (typeof n !== 'string' || n.trim() === '') { ctx.err([...base, 'Agents', i], 'AGF072', '`Agents` entries are agent names (a local_agents alias or an agent id)'); return; }
+      list.forEach((entry, i) => {
+        // fuseraft's AgentConfig `{Name, Context}` names the agent too (its Context spec is checked by the validator).
+        const n = isObj(entry) ? entry.Name : entry;
+        if (isObj(entry) && (typeof n !== 'string' || n.trim() === '')) return; // the validator reports the missing Name
+        if (typeof n !== 'string' || n.trim() === '') { ctx.err([...base, 'Agents', i], 'AGF072', '`Agents` entries are agent names (a local_agents alias or an agent id) or `{Name: …, Context: […]}`'); return; }
         if (names.includes(n)) { ctx.err([...base, 'Agents', i], 'AGF072', `agent \`${n}\` is listed twice in \`Agents\``); return; }
         names.push(n);
         resolve(n, [...base, 'Agents', i]);
@@ -111,8 +114,9 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
   }
 
   const models = [...ctx.reg.entries.model.keys()];
-  const { Agents: _agents, ...config } = block;
-  void _agents;
+  const { Agents: agentList, ...config } = block;
+  // The Agents list travels only when an entry carries a Context spec (the runtime reads it from there).
+  if (Array.isArray(agentList) && agentList.some((a) => isObj(a) && a.Context !== undefined)) config.Agents = agentList;
   for (const pr of validateStrategyConfig(block, names, { models })) {
     if (names.length === 0 && pr.path.length === 1 && pr.path[0] === 'Selection' && /declares no agents/.test(pr.message)) continue; // reported above
     const path = where(pr.path);

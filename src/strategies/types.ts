@@ -23,7 +23,12 @@ export interface StrategyConfig {
   Contracts?: ContractConfig[];
   /** fuseraft's FailureHandling policy: the response to each classified failure type (failure.ts). */
   FailureHandling?: FailureHandlingConfig;
+  /** Kept in a compiled config only when an entry has a `Context` spec (context-spec.ts). */
+  Agents?: (string | AgentConfigEntry)[];
 }
+
+/** One Orchestration `Agents` entry: a name, or fuseraft's AgentConfig `{Name, Context}`; the agent file defines the rest. */
+export interface AgentConfigEntry { Name: string; Context?: HandoffContextEntry[] }
 
 /**
  * The failure types a refused turn is classified as (fuseraft's "classified failure type"; it names

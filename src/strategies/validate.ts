@@ -234,7 +234,7 @@ function validateStructuredRoutes(c: Ctx, sel: Obj, path: StrategyPath): void {
 }
 
 const HANDOFF_SOURCES = 'session_context, changes_recent[:N], brief_field:FIELD, file:PATH';
-function checkHandoffSource(c: Ctx, src: string, path: StrategyPath): void {
+function checkHandoffSource(c: Ctx, src: string, path: StrategyPath, where: 'HandoffContext' | 'Context' = 'HandoffContext'): void {
   if (src === 'session_context' || src === 'changes_recent') return;
   if (src === 'own_history') { c.err(path, '`own_history` is not supported in HandoffContext (only in an agent\'s Context spec); use one of ' + HANDOFF_SOURCES, 'unknown-name'); return; }
   const m = /^(changes_recent|brief_field|file):(.*)$/.exec(src);
@@ -243,7 +243,37 @@ function checkHandoffSource(c: Ctx, src: string, path: StrategyPath): void {
     else if (m[2].trim() === '') c.err(path, `\`${src}\` needs a ${m[1] === 'file' ? 'path' : 'field name'} after the colon`);
     return;
   }
-  c.err(path, `unknown HandoffContext source \`${src}\`; use one of ${HANDOFF_SOURCES}`, 'unknown-name');
+  c.err(path, `unknown ${where} source \`${src}\`; use one of ${where === 'Context' ? 'own_history, own_history:N, ' : ''}${HANDOFF_SOURCES}`, 'unknown-name');
+}
+
+/**
+ * `Agents` entries that are fuseraft AgentConfig objects: `Name` plus an optional `Context` spec
+ * (the HandoffContext sources and `own_history[:N]`); the agent's other settings live in its file.
+ */
+function validateAgentConfigs(c: Ctx, agents: unknown): void {
+  if (!Array.isArray(agents)) return; // the compiler reports a non-list
+  agents.forEach((a, i) => {
+    if (!isObj(a)) return; // a name: the compiler resolves it
+    const p: StrategyPath = ['Agents', i];
+    const other = 'is defined by the agent file (its model, instructions and tools); an `Agents` entry holds only `Name` and `Context`';
+    c.fields(a, ['Name', 'Context'], p, 'an Agents entry', Object.fromEntries(['Model', 'Instructions', 'Plugins', 'Description', 'FunctionChoice'].map((k) => [k, `\`${k}\` ${other}`])));
+    c.str(a, 'Name', p, true);
+    const ctx = c.list(a.Context, [...p, 'Context'], '`Context`');
+    if (ctx && ctx.length === 0) c.err([...p, 'Context'], '`Context` needs at least one `- Source: …` entry (own_history, own_history:N, ' + HANDOFF_SOURCES + ')');
+    let own = 0;
+    ctx?.forEach((e, j) => {
+      const hp: StrategyPath = [...p, 'Context', j];
+      if (!c.obj(e, hp, 'a Context entry')) return;
+      c.fields(e, ['Source', 'MaxChars', 'Label'], hp, 'a Context entry');
+      const src = c.str(e, 'Source', hp, true);
+      if (src !== undefined && (src === 'own_history' || src.startsWith('own_history:'))) {
+        if (!/^own_history(:[1-9]\d*)?$/.test(src)) c.err([...hp, 'Source'], `\`${src}\`: N in own_history:N must be a positive integer, e.g. own_history:3`);
+        if (++own > 1) c.err([...hp, 'Source'], '`own_history` is listed twice; keep one');
+      } else if (src !== undefined) checkHandoffSource(c, src, [...hp, 'Source'], 'Context');
+      c.int(e, 'MaxChars', hp, 1);
+      c.str(e, 'Label', hp, false);
+    });
+  });
 }
 
 function validateMerge(c: Ctx, merge: unknown, path: StrategyPath): void {
@@ -569,6 +599,7 @@ export function validateStrategyConfig(config: unknown, agentNames: readonly str
   if (type === undefined || !c.known(type, SELECTION_TYPES, ['Selection', 'Type'], 'selection type', 'selection types')) return c.problems;
   const t = type as SelectionType;
   if (config.FailureHandling !== undefined) validateFailureHandling(c, config.FailureHandling, t);
+  validateAgentConfigs(c, config.Agents);
   if (agentNames.length === 0) c.err(['Selection'], 'the orchestration declares no agents; list the agents it runs');
   for (const k of SELECTION_FIELDS) {
     if (k !== 'Type' && sel[k] !== undefined && !FIELDS_BY_TYPE[t].includes(k)) c.warn(['Selection', k], `\`${k}\` is ignored for \`Type: ${t}\`${FIELDS_BY_TYPE[t].length ? ` (it reads ${FIELDS_BY_TYPE[t].join(', ')})` : ''}`);

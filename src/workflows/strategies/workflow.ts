@@ -29,6 +29,8 @@ import { isExecutedPhaseType } from '../../strategies/phases';
 import { runPhaseStrategy, runPhaseSubGraph } from './phases';
 import { failureMessage } from '../shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './transcript';
+import type { MemberInputSpec } from '../../strategies/transcript';
+import { contextPlan, contextSpecOf, contextSpecText, contextView } from '../../strategies/context-spec';
 import { RunEvidence, type EvidenceState } from './evidence';
 import { PATCHES } from '../patches';
 import { historyFull } from '../shell/continue-as-new';
@@ -172,8 +174,8 @@ class Conversation {
   }
 
   /** Store mode: the first messages of these member turns, written from the stored transcript by one activity. */
-  private async storedInputs(members: { name: string; context: JsonObject; extra?: string }[], summary: string): Promise<BlobRef[]> {
-    const specs = members.map((m) => ({ agent_id: this.agentIdOf(m.name), context: m.context, ...(m.extra ? { extra: m.extra } : {}) }));
+  private async storedInputs(members: { name: string; context: JsonObject; extra?: string; contextSpec?: MemberInputSpec['context_spec'] }[], summary: string): Promise<BlobRef[]> {
+    const specs = members.map((m) => ({ agent_id: this.agentIdOf(m.name), context: m.context, ...(m.extra ? { extra: m.extra } : {}), ...(m.contextSpec ? { context_spec: m.contextSpec } : {}) }));
     return this.transcript.memberInputs(this.input.bundle, this.input.input, specs, summary);
   }
 
@@ -190,12 +192,18 @@ class Conversation {
     const context = extra.context ?? this.contextFor(name, extra);
     const where = `turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`;
     run.details(where);
-    const inputRef = extra.inputRef ?? (this.transcript.inStore ? (await this.storedInputs([{ name, context }], `${where}: input`))[0] : undefined);
+    // fuseraft's agent Context spec: its sources and own turns instead of the shared window (branches and merges excepted).
+    const spec = extra.branch ? undefined : contextSpecOf(this.config.Agents, name);
+    const contextSpec = spec ? await this.contextSpecInput(name, spec) : undefined;
+    const inputRef = extra.inputRef ?? (this.transcript.inStore ? (await this.storedInputs([{ name, context, contextSpec }], `${where}: input`))[0] : undefined);
+    const inline = contextSpec
+      ? contextSpecText(textOf(this.input.input), name, contextSpec.sources, contextView([...this.transcript.entries()].reverse(), name, contextSpec.own), contextSpec.own !== undefined)
+      : undefined;
     let res: AgentRunResult;
     try {
       res = await run.runMember({
         agent_id: this.agentIdOf(name),
-        input: inputRef ? this.input.input : extra.snapshot ?? memberInput(this.input.input, this.transcript),
+        input: inputRef ? this.input.input : extra.snapshot ?? inline ?? memberInput(this.input.input, this.transcript),
         role,
         workflowType: WORKFLOW_TYPES['agf.react'],
         // Web UI: who speaks (agent id), where, and the route taken.
@@ -214,6 +222,13 @@ class Conversation {
     // What the member's tools really did (validators and contracts read it; branches are not evaluated).
     const evidence = extra.branch ? undefined : await this.evidence?.ofTurn(role);
     return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}), ...(evidence ? { evidence } : {}) }, result: res };
+  }
+
+  /** What an agent Context spec gives the member: its artifact sources (read now, from the workspace) and its own-history setting. */
+  private async contextSpecInput(name: string, spec: HandoffContextEntry[]): Promise<NonNullable<MemberInputSpec['context_spec']>> {
+    const plan = contextPlan(spec);
+    const sources = plan.sources.length ? (this.evidence ? await this.evidence.contextSources(plan.sources, name) : `[Context sources for ${name}]\n(this run has no shared workspace to read them from)`) : undefined;
+    return { agent: name, ...(plan.own ? { own: plan.own } : {}), ...(sources !== undefined ? { sources } : {}) };
   }
 
   /** fuseraft's HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
