@@ -441,6 +441,8 @@ class Conversation {
       // MapReduce / ScatterGather (strategies-phases.ts): its terminal reply is this node's turn, counted and recorded like an agent's.
       const r = await runPhaseSubGraph(this.run, this.input, this.agentIdOf, id, spec as Parameters<typeof runPhaseSubGraph>[4], memberInput(this.input.input, this.transcript), prefix, this.evidence?.workspace);
       const turn: Turn = { agent: r.agent, text: r.text };
+      // fuseraft: "all its messages are streamed to the parent session", then its terminal reply is the node's turn.
+      for (const m of r.messages ?? []) this.transcript.add(m.agent, m.text, 'agent');
       return this.afterTurn(turn, r.output) ?? { stop: { kind: 'stop', outcome: 'complete', reason: `sub-graph ${id} gave its terminal output` }, last: turn };
     }
     const sr = keywordGraphRouter(spec.Graph, this.config.FailureHandling) as Router<RouterState>;
