@@ -31,7 +31,7 @@ export interface StrategyCtx {
 
 /** The keys of fuseraft's GraphConfig; PascalCase keys under `type: graph` mean fuseraft's graph, not the Agent Definition Specification's. */
 const GRAPH_KEYS = ['EntryNode', 'Nodes', 'Edges', 'MaxRetries', 'SubGraphs'];
-const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts', 'FailureHandling'];
+const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts', 'FailureHandling', 'Verifier'];
 
 /** fuseraft's shape under `type: graph`: the orchestration block (`Selection`, …) or a bare GraphConfig (`EntryNode`, `Nodes`, `Edges`). */
 export function isFuseraftGraph(p: Obj): boolean {

@@ -55,6 +55,19 @@ export function auditMessage(kind: FailureKind, what: string, turn: Turn): strin
   ].join('\n');
 }
 
+/** The failure types on which the state machine gives the Verifier one audit turn (fuseraft). */
+export const VERIFIER_KINDS: readonly FailureKind[] = ['ConflictingEvidence', 'NoProgress'];
+
+/** The Verifier's audit turn: the failure, the runtime's record of the turn, and what to report. */
+export function verifierMessage(kind: FailureKind, what: string, turn: Turn, state: string): string {
+  const record = auditMessage(kind, what, turn).split('\n').slice(1, -1).join('\n');
+  return [
+    `Verifier audit (${kind}) in state ${state}: ${turn.agent}'s hand-off was refused: ${what}.`,
+    record,
+    `Audit ${turn.agent}'s last reply against this record: list each claim the evidence does not support and what would settle it. ${turn.agent} speaks next and reads your findings.`,
+  ].join('\n');
+}
+
 /** What a router does with one refused turn. */
 export interface FailureOutcome {
   /** The counter after this failure (unchanged while an escalation waits). */

@@ -22,7 +22,7 @@ const ROUTERS: Record<RoutingType, (c: StrategyConfig, agents: readonly string[]
   structured: (c, agents) => structuredRouter(c.Selection, agents) as Router<RouterState>,
   statemachine: (c) => {
     if (!c.Selection.StateMachine) throw new Error('Selection.Type statemachine needs a StateMachine block');
-    return stateMachineRouter(c.Selection.StateMachine, c.Contracts ?? [], c.FailureHandling) as Router<RouterState>;
+    return stateMachineRouter(c.Selection.StateMachine, c.Contracts ?? [], c.FailureHandling, c.Verifier) as Router<RouterState>;
   },
   graph: (c) => {
     if (!c.Selection.Graph) throw new Error('Selection.Type graph needs a Graph block');

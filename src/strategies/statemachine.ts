@@ -9,7 +9,7 @@
  */
 import { admits, FailureState, noFailures, Router, speak, Step } from './core';
 import { contractNamesOf, evaluateContracts } from './evidence';
-import { evidenceKind, handleFailure } from './failure';
+import { evidenceKind, handleFailure, VERIFIER_KINDS, verifierMessage } from './failure';
 import { sameKeyword, signalsOf } from './keywords';
 import type { ContractConfig, Decision, FailureHandlingConfig, FailureKind, StateMachineConfig, TransitionConfig, Turn } from './types';
 
@@ -36,7 +36,7 @@ export function isTerminalState(sm: StateMachineConfig, name: string): boolean {
   return !!st && (st.Terminal === true || (st.Transitions ?? []).length === 0);
 }
 
-export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly ContractConfig[] = [], handling?: FailureHandlingConfig): Router<StateMachineState> {
+export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly ContractConfig[] = [], handling?: FailureHandlingConfig, verifier?: string): Router<StateMachineState> {
   const agentOf = (state: string): string | undefined => sm.States[state]?.Agent;
   const enter = (state: string, reason: string, extra: Parameters<typeof speak>[2] = {}): Decision => {
     const agent = agentOf(state);
@@ -45,7 +45,18 @@ export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly C
   /** A refused turn, classified and answered as FailureHandling says; `patch` is the router state it leaves (unless an escalation waits). */
   const refuse = (s: StateMachineState, turn: Turn, kind: FailureKind, what: string, retry: Decision, patch: Partial<StateMachineState> = {}): Step<StateMachineState> => {
     const o = handleFailure(s, turn, kind, what, retry, { handling });
-    return { state: o.pending ? s : { ...s, ...patch, ...o.failure }, decision: o.decision };
+    const state = o.pending ? s : { ...s, ...patch, ...o.failure };
+    // fuseraft's Verifier: on ConflictingEvidence or NoProgress it takes one audit turn before the
+    // state's agent is re-invoked (unless the failure stops the run, waits for the operator, or its
+    // transition's RecoveryAgent is due).
+    const d = o.decision;
+    if (verifier && d.kind === 'speak' && !d.recovery && VERIFIER_KINDS.includes(o.kind)) {
+      return {
+        state: { ...state, recovering: true },
+        decision: speak(verifier, `Verifier audit of ${turn.agent} (${o.kind}) in ${s.current}`, { position: s.current, recovery: true, failure: o.kind, message: verifierMessage(o.kind, what, turn, s.current) }),
+      };
+    }
+    return { state, decision: d };
   };
   const stay = (s: StateMachineState, turn: Turn, kind: FailureKind, what: string, message: string): Step<StateMachineState> =>
     refuse(s, turn, kind, what, enter(s.current, `${what}: re-invoked`, { message }));

@@ -23,6 +23,8 @@ export interface StrategyConfig {
   Contracts?: ContractConfig[];
   /** fuseraft's FailureHandling policy: the response to each classified failure type (failure.ts). */
   FailureHandling?: FailureHandlingConfig;
+  /** fuseraft's Verifier meta-agent (statemachine): the agent that audits on ConflictingEvidence or NoProgress. */
+  Verifier?: string;
   /** Kept in a compiled config only when an entry has a `Context` spec (context-spec.ts). */
   Agents?: (string | AgentConfigEntry)[];
 }

@@ -588,7 +588,7 @@ function validateFailureHandling(c: Ctx, v: unknown, type: SelectionType | undef
 export function validateStrategyConfig(config: unknown, agentNames: readonly string[], opts: ValidateOptions = {}): StrategyProblem[] {
   const c = new Ctx(agentNames, opts);
   if (!c.obj(config, [], 'the orchestration block')) return c.problems;
-  c.fields(config, ['Selection', 'Termination', 'Contracts', 'FailureHandling', 'Agents'], [], 'the orchestration block');
+  c.fields(config, ['Selection', 'Termination', 'Contracts', 'FailureHandling', 'Verifier', 'Agents'], [], 'the orchestration block');
   const contractNames = config.Contracts !== undefined ? validateContracts(c, config.Contracts, ['Contracts']) : [];
   if (config.Termination !== undefined) validateTermination(c, config.Termination, ['Termination']);
   const sel = config.Selection;
@@ -600,6 +600,10 @@ export function validateStrategyConfig(config: unknown, agentNames: readonly str
   const t = type as SelectionType;
   if (config.FailureHandling !== undefined) validateFailureHandling(c, config.FailureHandling, t);
   validateAgentConfigs(c, config.Agents);
+  if (config.Verifier !== undefined) {
+    c.agentField(config, 'Verifier', [], false);
+    if (t !== 'statemachine') c.warn(['Verifier'], `\`Verifier\` is ignored for \`Type: ${t}\`: only the state machine integrates the Verifier`);
+  }
   if (agentNames.length === 0) c.err(['Selection'], 'the orchestration declares no agents; list the agents it runs');
   for (const k of SELECTION_FIELDS) {
     if (k !== 'Type' && sel[k] !== undefined && !FIELDS_BY_TYPE[t].includes(k)) c.warn(['Selection', k], `\`${k}\` is ignored for \`Type: ${t}\`${FIELDS_BY_TYPE[t].length ? ` (it reads ${FIELDS_BY_TYPE[t].join(', ')})` : ''}`);

@@ -190,3 +190,41 @@ describe('audit message and validation', () => {
     expect(validateStrategyConfig(cfg({ NoProgress: 'stop' } satisfies FailureHandlingConfig, 'roundrobin'), AGENTS)).toContainEqual(expect.objectContaining({ path: ['FailureHandling'], severity: 'warning' }));
   });
 });
+
+describe('the Verifier meta-agent (statemachine)', () => {
+  const sm: StateMachineConfig = {
+    Initial: 'Implementation',
+    States: {
+      Implementation: { Agent: 'Developer', Transitions: [{ To: 'Testing', Signal: 'HANDOFF TO TESTER', Contract: 'Tests' }] },
+      Testing: { Agent: 'Tester', Terminal: true },
+    },
+  };
+  const contracts: ContractConfig[] = [{ Name: 'Tests', Requires: [{ CommandSucceeded: { PatternField: 'verify_command', Source: 'brief.json' } }] }];
+  const conflicting = withEvidence('Developer', 'All tests pass.\nHANDOFF TO TESTER', { files: { 'brief.json': BRIEF }, ...failing });
+
+  test('on ConflictingEvidence the Verifier takes one audit turn, then the state\'s agent is re-invoked', () => {
+    const { decisions } = walk(stateMachineRouter(sm, contracts, undefined, 'Auditor'), [conflicting, turn('Auditor', 'The claim "All tests pass" is not supported: go test exited 1.'), turn('Developer', 'fixing')]);
+    expect(decisions.map(who)).toEqual(['Developer', 'Auditor', 'Developer', 'Developer']);
+    const audit = decisions[1] as SpeakDecision;
+    expect(audit).toMatchObject({ position: 'Implementation', recovery: true, failure: 'ConflictingEvidence' });
+    expect(audit.message).toMatch(/^Verifier audit \(ConflictingEvidence\) in state Implementation: Developer's hand-off was refused: contract Tests: CommandSucceeded: run `go test \.\/\.\.\.` until it exits 0\.\nWhat the runtime recorded for that turn:\n- files written this turn: \(none\)\n- commands run this turn: \n {2}`go test \.\/\.\.\.` exited 1: FAIL TestFlag\n/);
+    expect(decisions[2]).toMatchObject({ reason: 'recovery turn by Auditor done' });
+  });
+
+  test('other failure types, or no Verifier, get the plain correction', () => {
+    expect(walk(stateMachineRouter(sm, contracts, undefined, 'Auditor'), [turn('Developer', 'thinking')]).decisions[1]).toMatchObject({ agent: 'Developer', failure: 'MissingSignal' });
+    expect(walk(stateMachineRouter(sm, contracts), [conflicting]).decisions[1]).toMatchObject({ agent: 'Developer', failure: 'ConflictingEvidence' });
+  });
+
+  test('escalate and stop take precedence over the Verifier', () => {
+    expect(walk(stateMachineRouter(sm, contracts, { ConflictingEvidence: 'stop' }, 'Auditor'), [conflicting]).decisions[1]).toMatchObject({ kind: 'stop' });
+    expect(walk(stateMachineRouter(sm, contracts, { ConflictingEvidence: 'escalate' }, 'Auditor'), [conflicting]).decisions[1]).toMatchObject({ kind: 'escalation' });
+  });
+
+  test('Verifier must be a declared agent; outside the state machine it is ignored with a warning', () => {
+    const block = (type: string, verifier: string) => ({ Selection: { Type: type, StateMachine: sm, Routes: [{ Keyword: 'DONE', Agent: 'Tester' }] }, Contracts: contracts, Verifier: verifier });
+    expect(validateStrategyConfig(block('statemachine', 'Auditor'), ['Developer', 'Tester', 'Auditor']).filter((p) => p.path[0] === 'Verifier')).toEqual([]);
+    expect(validateStrategyConfig(block('statemachine', 'Auditr'), ['Developer', 'Tester', 'Auditor'])).toContainEqual(expect.objectContaining({ path: ['Verifier'], rule: 'unknown-agent', message: expect.stringMatching(/did you mean `Auditor`/) }));
+    expect(validateStrategyConfig(block('keyword', 'Auditor'), ['Developer', 'Tester', 'Auditor'])).toContainEqual(expect.objectContaining({ path: ['Verifier'], severity: 'warning' }));
+  });
+});
