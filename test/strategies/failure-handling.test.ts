@@ -77,9 +77,33 @@ describe('FailureHandling audit and stop', () => {
   }, 180_000);
 });
 
+describe('the Verifier meta-agent', () => {
+  test('statemachine: a NoProgress failure gives the Verifier one audit turn; the state\'s agent then reads its findings and goes on', async () => {
+    const config = {
+      Selection: {
+        Type: 'statemachine',
+        StateMachine: {
+          Initial: 'Implementation',
+          States: {
+            Implementation: { Agent: 'Developer', Transitions: [{ To: 'Testing', Signal: 'HANDOFF TO TESTER' }] },
+            Testing: { Agent: 'Tester', Terminal: true },
+          },
+        },
+      },
+      Verifier: 'Auditor',
+      Termination: { Type: 'regex', Pattern: 'DONE', AgentNames: ['Tester'], MaxIterations: 8 },
+    };
+    const developer = byInput([{ contains: 'AUDITOR FINDINGS: no hand-off signal', reply: say('Done now.\nHANDOFF TO TESTER') }], say('Still thinking about the parser.'));
+    const auditor = byInput([{ contains: 'Verifier audit (NoProgress) in state Implementation: Developer\'s hand-off was refused: no signal.', reply: say('AUDITOR FINDINGS: no hand-off signal in two replies.') }], say('nothing to audit'));
+    const wf = await dev.start(scriptedTeam('fh-verifier', config, { Developer: developer, Auditor: auditor, Tester: answers('All green.\nDONE') }), 'write the parser');
+    expect(((await wf.result()) as AgentRunResult).output).toBe('All green.\nDONE');
+    expect(await dev.turns(wf.workflowId)).toEqual(['turn-1-Developer', 'turn-2-Developer', 'turn-3-Auditor', 'turn-4-Developer', 'turn-5-Tester']);
+  }, 180_000);
+});
+
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(3);
+  expect(dev.started.length).toBe(4);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
   expect(outcomes).toHaveLength(dev.started.length);
