@@ -68,12 +68,12 @@ export function createEvidenceActivities() {
       };
     },
 
-    /** The HandoffContext block for `to_agent` (fuseraft: injected when the transition fires). */
-    async handoffContext(inp: { workspace: string; entries: HandoffContextEntry[]; to_agent: string }): Promise<string> {
+    /** The HandoffContext block for `to_agent` (fuseraft: injected when the transition fires); `for: 'context'`: an agent Context spec's sources. */
+    async handoffContext(inp: { workspace: string; entries: HandoffContextEntry[]; to_agent: string; for?: 'handoff' | 'context' }): Promise<string> {
       const root = inp.workspace;
       const changes = (await changeRecords(root)).map((c) => ({ path: c.path, mode: c.mode, by: roleOf(c.workflow_id), at: c.at }));
       const files = await readArtifacts(root, handoffFiles(inp.entries));
-      return renderHandoffContext(inp.entries, { files, changes }, inp.to_agent);
+      return renderHandoffContext(inp.entries, { files, changes }, inp.to_agent, inp.for === 'context' ? 'Context sources' : 'Handoff context');
     },
   };
 }

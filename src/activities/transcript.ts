@@ -12,6 +12,7 @@ import { reactConfig } from '../runtime/agent-view';
 import { renderUserPrompt } from '../runtime/template';
 import { textOf } from '../shared/expr';
 import { conversationText, TRANSCRIPT_LIMITS, windowOf } from '../strategies/transcript';
+import { contextSpecText, contextView } from '../strategies/context-spec';
 import type { TranscriptEntry } from '../strategies/transcript';
 import type { MemberInputsRequest, MemberInputsResult } from '../strategies/transcript';
 import type { BundleCache } from './agent-loader';
@@ -82,10 +83,18 @@ export function createTranscriptActivities(deps: { bundles: BundleCache; message
       const stored = await transcripts.append(req.transcript.head, req.transcript.size, req.append);
       const window = await transcripts.window(stored.head);
       const text = conversationText(textOf(req.task), window, stored.size - window.length);
+      // An agent with a Context spec reads its own turns from the whole chain (read once, only then).
+      let all: TranscriptEntry[] | undefined;
+      const newestFirst = async (): Promise<TranscriptEntry[]> => {
+        if (!all) { all = []; for await (const e of transcripts.newestFirst(stored.head)) all.push(e); }
+        return all;
+      };
       const inputs: BlobRef[] = [];
       for (const m of req.members) {
         const { agent } = await deps.bundles.agent(req.bundle, m.agent_id);
-        let prompt = renderUserPrompt(m.extra ? `${text}\n\n${m.extra}` : text, reactConfig(agent).user_prompt_template);
+        const cs = m.context_spec;
+        const body = cs ? contextSpecText(textOf(req.task), cs.agent, cs.sources, contextView(await newestFirst(), cs.agent, cs.own), cs.own !== undefined) : text;
+        let prompt = renderUserPrompt(m.extra ? `${body}\n\n${m.extra}` : body, reactConfig(agent).user_prompt_template);
         if (m.context) prompt += `\n\n# Context\n${JSON.stringify(m.context, null, 2)}`;
         inputs.push(await deps.messages.putLoose({ role: 'user', content: prompt }));
       }

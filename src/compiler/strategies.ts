@@ -1,6 +1,7 @@
 /**
  * fuseraft's strategies in an agent file: `orchestration.pattern: {type: strategies, …}` holding
- * fuseraft's orchestration block verbatim (`Agents?`, `Selection`, `Termination?`, `Contracts?`), and
+ * fuseraft's orchestration block verbatim (`Agents?`, `Selection`, `Termination?`, `Contracts?`,
+ * `FailureHandling?`), and
  * a fuseraft keyword graph under `type: graph` told apart from the Agent Definition Specification's
  * graph by its shape. Resolves
  * the strategy's agent names to registry agents and turns every `validateStrategyConfig` problem
@@ -30,7 +31,7 @@ export interface StrategyCtx {
 
 /** The keys of fuseraft's GraphConfig; PascalCase keys under `type: graph` mean fuseraft's graph, not the Agent Definition Specification's. */
 const GRAPH_KEYS = ['EntryNode', 'Nodes', 'Edges', 'MaxRetries', 'SubGraphs'];
-const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts'];
+const BLOCK_KEYS = ['Agents', 'Selection', 'Termination', 'Contracts', 'FailureHandling', 'Verifier'];
 
 /** fuseraft's shape under `type: graph`: the orchestration block (`Selection`, …) or a bare GraphConfig (`EntryNode`, `Nodes`, `Edges`). */
 export function isFuseraftGraph(p: Obj): boolean {
@@ -97,8 +98,11 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
     if (!Array.isArray(list) || list.length === 0) {
       ctx.err([...base, 'Agents'], 'AGF072', '`Agents` must be a non-empty list of agent names (local_agents aliases or agent ids), in the order sequential and roundrobin use');
     } else {
-      list.forEach((n, i) => {
-        if (typeof n !== 'string' || n.trim() === '') { ctx.err([...base, 'Agents', i], 'AGF072', '`Agents` entries are agent names (a local_agents alias or an agent id)'); return; }
+      list.forEach((entry, i) => {
+        // fuseraft's AgentConfig `{Name, Context}` names the agent too (its Context spec is checked by the validator).
+        const n = isObj(entry) ? entry.Name : entry;
+        if (isObj(entry) && (typeof n !== 'string' || n.trim() === '')) return; // the validator reports the missing Name
+        if (typeof n !== 'string' || n.trim() === '') { ctx.err([...base, 'Agents', i], 'AGF072', '`Agents` entries are agent names (a local_agents alias or an agent id) or `{Name: …, Context: […]}`'); return; }
         if (names.includes(n)) { ctx.err([...base, 'Agents', i], 'AGF072', `agent \`${n}\` is listed twice in \`Agents\``); return; }
         names.push(n);
         resolve(n, [...base, 'Agents', i]);
@@ -110,8 +114,9 @@ export function compileStrategies(ctx: StrategyCtx, p: Obj, aliases: Map<string,
   }
 
   const models = [...ctx.reg.entries.model.keys()];
-  const { Agents: _agents, ...config } = block;
-  void _agents;
+  const { Agents: agentList, ...config } = block;
+  // The Agents list travels only when an entry carries a Context spec (the runtime reads it from there).
+  if (Array.isArray(agentList) && agentList.some((a) => isObj(a) && a.Context !== undefined)) config.Agents = agentList;
   for (const pr of validateStrategyConfig(block, names, { models })) {
     if (names.length === 0 && pr.path.length === 1 && pr.path[0] === 'Selection' && /declares no agents/.test(pr.message)) continue; // reported above
     const path = where(pr.path);

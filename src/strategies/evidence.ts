@@ -11,9 +11,14 @@ export const BRIEF_FILE = 'brief.json';
 export const TEST_REPORT_FILE = 'test-report.json';
 export const TEST_STATUSES = ['pass', 'fail', 'skip'] as const;
 
-export type Check = { ok: true } | { ok: false; reason: string };
+/**
+ * A failed check says what is missing; `conflict` marks evidence that contradicts the hand-off (a
+ * matching command ran and failed, an artifact exists but is malformed or inconsistent) rather
+ * than evidence that is simply absent: fuseraft's ConflictingEvidence vs MissingEvidence.
+ */
+export type Check = { ok: true } | { ok: false; reason: string; conflict?: boolean };
 const OK: Check = { ok: true };
-const fail = (reason: string): Check => ({ ok: false, reason });
+const fail = (reason: string, conflict = false): Check => ({ ok: false, reason, ...(conflict ? { conflict: true } : {}) });
 
 /** Per-route options that shape validators (fuseraft's RequiredCommandPattern, ShellFallbackPattern). */
 export interface ValidatorOptions {
@@ -31,15 +36,15 @@ const normPath = (p: string): string => p.trim().replace(/^\.\//, '');
 const nonEmpty = (v: unknown): boolean => (typeof v === 'string' ? v.trim() !== '' : Array.isArray(v) ? v.length > 0 : false);
 
 /** A JSON file the runtime read for this turn: its object, or why it is unusable. */
-function readJson(turn: Turn, path: string): { obj?: Record<string, unknown>; error?: string } {
+function readJson(turn: Turn, path: string): { obj?: Record<string, unknown>; error?: string; present?: boolean } {
   const content = turn.evidence?.files?.[path];
   if (content === undefined || content === null) return { error: `${path} does not exist` };
   try {
     const v: unknown = JSON.parse(content);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: `${path} is not a JSON object` };
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: `${path} is not a JSON object`, present: true };
     return { obj: v as Record<string, unknown> };
   } catch {
-    return { error: `${path} is not valid JSON` };
+    return { error: `${path} is not valid JSON`, present: true };
   }
 }
 
@@ -52,8 +57,8 @@ function passingCommands(turn: Turn): string[] {
 }
 
 function requireBrief(turn: Turn): Check {
-  const { obj, error } = readJson(turn, BRIEF_FILE);
-  if (!obj) return fail(`RequireBrief: ${error}; write ${BRIEF_FILE} with a non-empty goal, files_to_change and acceptance_criteria`);
+  const { obj, error, present } = readJson(turn, BRIEF_FILE);
+  if (!obj) return fail(`RequireBrief: ${error}; write ${BRIEF_FILE} with a non-empty goal, files_to_change and acceptance_criteria`, present);
   const missing = ['goal', 'files_to_change', 'acceptance_criteria'].filter((k) => !nonEmpty(obj[k]));
   return missing.length ? fail(`RequireBrief: ${BRIEF_FILE} has an empty or missing ${missing.join(', ')}`) : OK;
 }
@@ -66,8 +71,8 @@ function requireWriteFile(turn: Turn, opts: ValidatorOptions): Check {
 }
 
 function requireAllFilesWritten(turn: Turn): Check {
-  const { obj, error } = readJson(turn, BRIEF_FILE);
-  if (!obj) return fail(`RequireAllFilesWritten: ${error}`);
+  const { obj, error, present } = readJson(turn, BRIEF_FILE);
+  if (!obj) return fail(`RequireAllFilesWritten: ${error}`, present);
   const files = obj.files_to_change;
   if (!Array.isArray(files) || files.length === 0) return fail(`RequireAllFilesWritten: ${BRIEF_FILE} lists no files_to_change`);
   const done = written(turn);
@@ -82,29 +87,29 @@ function requireShellPass(turn: Turn, opts: ValidatorOptions): Check {
   // The last failing run, so the agent sees what to fix (its exit code and the end of its output).
   const failed = [...(turn.evidence?.shell ?? [])].reverse().find((r) => r.exitCode !== 0 && (!pattern || commandMatches(r.command, pattern)));
   const last = failed ? ` (\`${failed.command}\` exited ${failed.exitCode}${failed.outputTail?.trim() ? `: ${failed.outputTail.trim().slice(-300)}` : ''})` : '';
-  return fail(`RequireShellPass: no shell command${pattern ? ` containing one of "${pattern}"` : ''} exited 0 this turn${last}; run it and fix the failures first`);
+  return fail(`RequireShellPass: no shell command${pattern ? ` containing one of "${pattern}"` : ''} exited 0 this turn${last}; run it and fix the failures first`, failed !== undefined);
 }
 
 /** Structural checks on test-report.json: `tests` is a non-empty list of {name, status} with status
  * pass|fail|skip, and an optional `summary` {passed, failed, skipped} agrees with the list. */
 function testReportValid(turn: Turn): Check {
-  const { obj, error } = readJson(turn, TEST_REPORT_FILE);
-  if (!obj) return fail(`TestReportValid: ${error}; write ${TEST_REPORT_FILE} with a "tests" list`);
+  const { obj, error, present } = readJson(turn, TEST_REPORT_FILE);
+  if (!obj) return fail(`TestReportValid: ${error}; write ${TEST_REPORT_FILE} with a "tests" list`, present);
   const tests = obj.tests;
-  if (!Array.isArray(tests) || tests.length === 0) return fail(`TestReportValid: ${TEST_REPORT_FILE} needs a non-empty "tests" list`);
+  if (!Array.isArray(tests) || tests.length === 0) return fail(`TestReportValid: ${TEST_REPORT_FILE} needs a non-empty "tests" list`, true);
   const counts: Record<string, number> = { pass: 0, fail: 0, skip: 0 };
   for (const [i, t] of tests.entries()) {
     const e = t as Record<string, unknown> | null;
-    if (!e || typeof e !== 'object' || !nonEmpty(e.name)) return fail(`TestReportValid: tests[${i}] needs a non-empty "name"`);
+    if (!e || typeof e !== 'object' || !nonEmpty(e.name)) return fail(`TestReportValid: tests[${i}] needs a non-empty "name"`, true);
     const st = typeof e.status === 'string' ? e.status.toLowerCase() : '';
-    if (!(TEST_STATUSES as readonly string[]).includes(st)) return fail(`TestReportValid: tests[${i}].status must be one of ${TEST_STATUSES.join(', ')}`);
+    if (!(TEST_STATUSES as readonly string[]).includes(st)) return fail(`TestReportValid: tests[${i}].status must be one of ${TEST_STATUSES.join(', ')}`, true);
     counts[st]++;
   }
   const s = obj.summary as Record<string, unknown> | undefined;
   if (s !== undefined) {
     const pairs: [string, string][] = [['passed', 'pass'], ['failed', 'fail'], ['skipped', 'skip']];
     for (const [k, st] of pairs) {
-      if (s[k] !== undefined && s[k] !== counts[st]) return fail(`TestReportValid: summary.${k} is ${String(s[k])} but ${counts[st]} test(s) have status ${st}`);
+      if (s[k] !== undefined && s[k] !== counts[st]) return fail(`TestReportValid: summary.${k} is ${String(s[k])} but ${counts[st]} test(s) have status ${st}`, true);
     }
   }
   return OK;
@@ -154,8 +159,8 @@ export function evaluateContract(contract: ContractConfig, turn: Turn): Check {
   for (const req of contract.Requires ?? []) {
     if (req.FilesWritten) {
       const { Source, Field } = req.FilesWritten;
-      const { obj, error } = readJson(turn, Source);
-      if (!obj) return fail(`contract ${contract.Name}: FilesWritten: ${error}`);
+      const { obj, error, present } = readJson(turn, Source);
+      if (!obj) return fail(`contract ${contract.Name}: FilesWritten: ${error}`, present);
       const list = resolveField(obj, Field);
       if (!Array.isArray(list) || list.length === 0) return fail(`contract ${contract.Name}: FilesWritten: ${Source} has no file list at ${Field}`);
       const done = written(turn);
@@ -165,12 +170,16 @@ export function evaluateContract(contract: ContractConfig, turn: Turn): Check {
       // A bundle compiled before the compiler made Source explicit (withCommandSources) keeps the
       // runtime default, so recorded runs evaluate as they did.
       const source = req.CommandSucceeded.Source ?? BRIEF_FILE;
-      const { obj, error } = readJson(turn, source);
+      const { obj, error, present } = readJson(turn, source);
       const defaulted = req.CommandSucceeded.Source === undefined ? ` (CommandSucceeded names no \`Source\`: the default ${BRIEF_FILE} at the workspace root was read; give \`Source\` to read another file)` : '';
-      if (!obj) return fail(`contract ${contract.Name}: CommandSucceeded: ${error}${defaulted}`);
+      if (!obj) return fail(`contract ${contract.Name}: CommandSucceeded: ${error}${defaulted}`, present);
       const pattern = resolveField(obj, req.CommandSucceeded.PatternField);
       if (typeof pattern !== 'string' || !pattern.trim()) return fail(`contract ${contract.Name}: CommandSucceeded: ${source} has no command at ${req.CommandSucceeded.PatternField}`);
-      if (!passingCommands(turn).some((c) => commandMatches(c, pattern))) return fail(`contract ${contract.Name}: CommandSucceeded: run \`${pattern}\` until it exits 0`);
+      if (!passingCommands(turn).some((c) => commandMatches(c, pattern))) {
+        // A matching run that failed contradicts the hand-off; none at all is missing evidence.
+        const ranAndFailed = (turn.evidence?.shell ?? []).some((r) => r.exitCode !== 0 && commandMatches(r.command, pattern));
+        return fail(`contract ${contract.Name}: CommandSucceeded: run \`${pattern}\` until it exits 0`, ranAndFailed);
+      }
     } else {
       return fail(`contract ${contract.Name}: a requirement needs FilesWritten or CommandSucceeded`);
     }

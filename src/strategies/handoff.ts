@@ -84,11 +84,11 @@ function sourceText(s: HandoffSource | undefined, raw: string, data: HandoffData
   }
 }
 
-/** The block injected into the shared history for `toAgent` when the transition fires. */
-export function renderHandoffContext(entries: readonly HandoffContextEntry[], data: HandoffData, toAgent: string): string {
+/** The block injected into the shared history for `toAgent` when the transition fires (the same sources make an agent Context spec's block). */
+export function renderHandoffContext(entries: readonly HandoffContextEntry[], data: HandoffData, toAgent: string, title = 'Handoff context'): string {
   const parts = entries.map((e) => {
     const max = e.MaxChars && e.MaxChars > 0 ? e.MaxChars : HANDOFF_DEFAULTS.max_chars;
     return `## ${e.Label ?? e.Source}\n${cap(sourceText(parseHandoffSource(e.Source), e.Source, data), max)}`;
   });
-  return `[Handoff context for ${toAgent}]\n${parts.join('\n\n')}`;
+  return `[${title} for ${toAgent}]\n${parts.join('\n\n')}`;
 }

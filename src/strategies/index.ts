@@ -6,9 +6,9 @@ export type {
   GraphNodeConfig, GraphEdgeConfig, SubGraphSpec, ScatterGatherConfig, MapReduceConfig, ModelRef, MagenticConfig,
   AdversarialConfig, AdversarialStageConfig, TerminationConfig, TerminationType, ContractConfig, ContractRequirement,
   ValidatorName, TurnEvidence, Turn, Position, Decision, SpeakDecision, SubGraphDecision, FanOutBranch, FanOutDecision,
-  ApprovalDecision, StopDecision, StopOutcome,
+  ApprovalDecision, EscalationDecision, StopDecision, StopOutcome, FailureKind, FailureAction, FailureHandlingConfig,
 } from './types';
-export { SELECTION_TYPES, ROUTING_TYPES, MERGE_STRATEGIES, TERMINATION_TYPES, BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS } from './types';
+export { FAILURE_KINDS, FAILURE_ACTIONS, SELECTION_TYPES, ROUTING_TYPES, MERGE_STRATEGIES, TERMINATION_TYPES, BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS } from './types';
 export { validateStrategyConfig, formatPath, closestName } from './validate';
 export type { StrategyProblem, StrategyPath, ValidateOptions } from './validate';
 export { createRouter, decide, isRoutingType } from './router';
@@ -30,3 +30,5 @@ export { runValidator, runValidators, validatorsOf, evaluateContract, evaluateCo
 export type { Check, ValidatorOptions } from './evidence';
 export { mergeBranches, unionText, finalStatement } from './merge';
 export type { BranchOutput, MergeResult } from './merge';
+export { classifyFailure, evidenceKind, handleFailure, auditMessage, actionFor } from './failure';
+export type { FailureOutcome } from './failure';

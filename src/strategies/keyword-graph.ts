@@ -7,10 +7,11 @@
  * handoff call; an edge without Keyword fires unconditionally. Terminal nodes end the session once
  * their Validators pass; Parallel nodes sharing a trigger run as one fan-out.
  */
-import { admits, FailureState, noFailures, recordFailure, Router, speak, Step } from './core';
+import { admits, FailureState, noFailures, Router, speak, Step } from './core';
 import { runValidators, validatorsOf } from './evidence';
+import { evidenceKind, handleFailure } from './failure';
 import { sameKeyword, signalsOf } from './keywords';
-import type { Decision, GraphConfig, GraphEdgeConfig, GraphNodeConfig, Turn } from './types';
+import type { Decision, FailureHandlingConfig, FailureKind, GraphConfig, GraphEdgeConfig, GraphNodeConfig, Turn } from './types';
 
 /** fuseraft's GraphConfig.MaxRetries default. */
 export const DEFAULT_MAX_RETRIES = 4;
@@ -76,7 +77,7 @@ export interface GraphState extends FailureState {
   recovering?: boolean;
 }
 
-export function keywordGraphRouter(g: GraphConfig): Router<GraphState> {
+export function keywordGraphRouter(g: GraphConfig, handling?: FailureHandlingConfig): Router<GraphState> {
   const limit = g.MaxRetries ?? DEFAULT_MAX_RETRIES;
   const { edgeKinds } = graphLayers(g);
   const node = (id: string): GraphNodeConfig | undefined => g.Nodes.find((n) => n.Id === id);
@@ -90,10 +91,13 @@ export function keywordGraphRouter(g: GraphConfig): Router<GraphState> {
     }
     return n.Agent ? speak(n.Agent, reason, { position: id, ...extra }) : { kind: 'stop', outcome: 'failed', reason: `node ${id} has neither Agent nor SubGraphId` };
   };
-  const stay = (s: GraphState, turn: Turn, what: string, message: string, patch: Partial<GraphState> = {}): Step<GraphState> => {
-    const { failure, stuck } = recordFailure(s, turn.agent, what, limit);
-    return { state: { ...s, ...patch, ...failure }, decision: stuck ?? run(s.current, `${what}: re-invoked`, { message }) };
+  /** A refused turn, classified and answered as FailureHandling says; `patch` is the router state it leaves (unless an escalation waits). */
+  const refuse = (s: GraphState, turn: Turn, kind: FailureKind, what: string, retry: Decision, patch: Partial<GraphState> = {}): Step<GraphState> => {
+    const o = handleFailure(s, turn, kind, what, retry, { handling, limit });
+    return { state: o.pending ? s : { ...s, ...patch, ...o.failure }, decision: o.decision };
   };
+  const stay = (s: GraphState, turn: Turn, kind: FailureKind, what: string, message: string): Step<GraphState> =>
+    refuse(s, turn, kind, what, run(s.current, `${what}: re-invoked`, { message }));
 
   return {
     start: () => {
@@ -107,36 +111,34 @@ export function keywordGraphRouter(g: GraphConfig): Router<GraphState> {
       if (n.Terminal) {
         const check = runValidators(n.Validators ?? [], turn);
         if (check.ok) return { state: { ...s, ...noFailures() }, decision: { kind: 'stop', outcome: 'terminal', reason: `terminal node ${n.Id} ran` } };
-        return stay(s, turn, check.reason, `The session cannot end yet: ${check.reason}.`);
+        return stay(s, turn, evidenceKind(check), check.reason, `The session cannot end yet: ${check.reason}.`);
       }
       const out = g.Edges.map((e, i) => ({ e, i })).filter(({ e }) => e.From === s.current);
       const keywords = out.flatMap(({ e }) => (e.Keyword !== undefined ? [e.Keyword] : []));
       const available = [...new Set(keywords)].join(', ') || '(none)';
       const { found, unknownHandoff } = signalsOf(turn, keywords, 'strict');
-      if (unknownHandoff !== undefined) return stay(s, turn, `handoff names unknown keyword "${unknownHandoff}"`, `"${unknownHandoff}" is not a keyword of node ${s.current}. Use one of: ${available}.`);
+      if (unknownHandoff !== undefined) return stay(s, turn, 'UnauthorizedSignal', `handoff names unknown keyword "${unknownHandoff}"`, `"${unknownHandoff}" is not a keyword of node ${s.current}. Use one of: ${available}.`);
       const hit = out.find(({ e }) => (e.Keyword === undefined || found.some((f) => sameKeyword(f, e.Keyword as string))) && admits(e.SourceAgents, turn.agent));
       if (!hit) {
-        if (found.length) return stay(s, turn, `keyword "${found[0]}" is not allowed for ${turn.agent}`, `${turn.agent} may not emit "${found[0]}" at node ${s.current}. Use one of: ${available}.`);
-        return stay(s, turn, 'no keyword', `No routing keyword detected. Put exactly one of these alone on its own line: ${available}.`);
+        if (found.length) return stay(s, turn, 'UnauthorizedSignal', `keyword "${found[0]}" is not allowed for ${turn.agent}`, `${turn.agent} may not emit "${found[0]}" at node ${s.current}. Use one of: ${available}.`);
+        return stay(s, turn, 'MissingSignal', 'no keyword', `No routing keyword detected. Put exactly one of these alone on its own line: ${available}.`);
       }
       const { e, i } = hit;
       const label = e.Keyword ?? `${e.From} → ${e.To}`;
       const check = runValidators(validatorsOf(e), turn, { RequiredCommandPattern: e.RequiredCommandPattern, ShellFallbackPattern: e.ShellFallbackPattern });
       if (!check.ok) {
         const ef = (s.edgeFailures[i] ?? 0) + 1;
-        const { failure, stuck } = recordFailure(s, turn.agent, check.reason, limit);
-        const state = { ...s, ...failure, edgeFailures: { ...s.edgeFailures, [i]: ef } };
-        if (stuck) return { state, decision: stuck };
+        const edgeFailures = { ...s.edgeFailures, [i]: ef };
         if (e.RecoveryAgent && ef >= EDGE_RECOVERY_AFTER && !s.recoveryUsed.includes(i)) {
-          return {
-            state: { ...state, recoveryUsed: [...s.recoveryUsed, i], recovering: true },
-            decision: speak(e.RecoveryAgent, `RecoveryAgent for edge "${label}" after ${ef} validator failures`, {
-              position: s.current, recovery: true,
-              message: `${turn.agent} is blocked at node ${s.current} on "${label}": ${check.reason} (${ef} consecutive failures). Diagnose and fix the blocking issue.`,
-            }),
-          };
+          const recovery = speak(e.RecoveryAgent, `RecoveryAgent for edge "${label}" after ${ef} validator failures`, {
+            position: s.current, recovery: true,
+            message: `${turn.agent} is blocked at node ${s.current} on "${label}": ${check.reason} (${ef} consecutive failures). Diagnose and fix the blocking issue.`,
+          });
+          const step = refuse(s, turn, evidenceKind(check), check.reason, recovery, { edgeFailures });
+          const recovering = step.decision.kind === 'speak' && step.decision.recovery === true;
+          return recovering ? { state: { ...step.state, recoveryUsed: [...s.recoveryUsed, i], recovering: true }, decision: step.decision } : step;
         }
-        return { state, decision: run(s.current, `${check.reason}: re-invoked`, { message: `Edge "${label}" is blocked: ${check.reason}.` }) };
+        return refuse(s, turn, evidenceKind(check), check.reason, run(s.current, `${check.reason}: re-invoked`, { message: `Edge "${label}" is blocked: ${check.reason}.` }), { edgeFailures });
       }
       if (e.RequireHumanApproval) {
         if (turn.routeApproval === undefined) return { state: s, decision: { kind: 'approval', source: turn.agent, keyword: label, target: e.To, reason: `edge "${label}" requires human approval` } };

@@ -3,11 +3,12 @@
  * reply with relaxed line matching (keywords.ts); ambiguity, SourceAgents, validators, route
  * approval, the DefaultAgent fallback and terminal self-routes.
  */
-import { admits, FailureState, noFailures, recordFailure, Router, speak, Step } from './core';
+import { admits, FailureState, noFailures, Router, speak, Step } from './core';
 import { runValidators, validatorsOf } from './evidence';
+import { evidenceKind, handleFailure } from './failure';
 import { sameKeyword, signalsOf } from './keywords';
 import { defaultAgentOf, noAgents } from './selection';
-import type { RouteConfig, SelectionConfig, Turn } from './types';
+import type { FailureHandlingConfig, FailureKind, RouteConfig, SelectionConfig, Turn } from './types';
 
 /** Keyword routes: terminal when `Agent` is one of its `SourceAgents` (the self-routing convention). */
 export function isTerminalRoute(r: RouteConfig): boolean {
@@ -19,13 +20,14 @@ function ownKeywords(routes: readonly RouteConfig[], author: string): string[] {
   return [...new Set(routes.filter((r) => admits(r.SourceAgents, author)).map((r) => r.Keyword))];
 }
 
-export function keywordRouter(sel: SelectionConfig, agents: readonly string[]): Router<FailureState> {
+export function keywordRouter(sel: SelectionConfig, agents: readonly string[], handling?: FailureHandlingConfig): Router<FailureState> {
   const routes = sel.Routes ?? [];
   const keywords = routes.map((r) => r.Keyword);
   const fallback = defaultAgentOf(sel, agents);
-  const retry = (s: FailureState, turn: Turn, what: string, message: string, nextAgent = turn.agent): Step<FailureState> => {
-    const { failure, stuck } = recordFailure(s, turn.agent, what);
-    return { state: failure, decision: stuck ?? speak(nextAgent, `${what}: ${nextAgent === turn.agent ? 're-invoked' : 'DefaultAgent'}`, { message }) };
+  // Every refused turn: classified, counted, answered as FailureHandling says (failure.ts).
+  const retry = (s: FailureState, turn: Turn, kind: FailureKind, what: string, message: string | undefined, nextAgent = turn.agent): Step<FailureState> => {
+    const o = handleFailure(s, turn, kind, what, speak(nextAgent, `${what}: ${nextAgent === turn.agent ? 're-invoked' : 'DefaultAgent'}`, message !== undefined ? { message } : {}), { handling });
+    return { state: o.pending ? s : o.failure, decision: o.decision };
   };
   return {
     start: () => ({ state: noFailures(), decision: fallback ? speak(fallback, 'keyword: DefaultAgent starts') : noAgents }),
@@ -33,23 +35,23 @@ export function keywordRouter(sel: SelectionConfig, agents: readonly string[]): 
       const own = ownKeywords(routes, turn.agent);
       const { found, unknownHandoff } = signalsOf(turn, keywords, 'relaxed');
       if (unknownHandoff !== undefined) {
-        return retry(s, turn, `handoff names unknown keyword "${unknownHandoff}"`, `handoff(route_keyword: "${unknownHandoff}") matches no route. Use one of: ${own.join(', ') || '(none)'}.`);
+        return retry(s, turn, 'UnauthorizedSignal', `handoff names unknown keyword "${unknownHandoff}"`, `handoff(route_keyword: "${unknownHandoff}") matches no route. Use one of: ${own.join(', ') || '(none)'}.`);
       }
       if (found.length > 1) {
-        return retry(s, turn, `ambiguous keywords ${found.join(', ')}`, `Your reply contains several routing keywords on their own lines (${found.join(', ')}). Reply again with exactly one keyword on its own line.`);
+        return retry(s, turn, 'AmbiguousSignal', `ambiguous keywords ${found.join(', ')}`, `Your reply contains several routing keywords on their own lines (${found.join(', ')}). Reply again with exactly one keyword on its own line.`);
       }
       if (found.length === 0) {
         if (!fallback) return { state: s, decision: noAgents };
-        const { failure, stuck } = recordFailure(s, turn.agent, 'no routing keyword');
-        return { state: failure, decision: stuck ?? speak(fallback, 'no keyword matched: DefaultAgent') };
+        const o = handleFailure(s, turn, 'MissingSignal', 'no routing keyword', speak(fallback, 'no keyword matched: DefaultAgent'), { handling });
+        return { state: o.pending ? s : o.failure, decision: o.decision };
       }
       const keyword = found[0];
       const route = routes.find((r) => sameKeyword(r.Keyword, keyword) && admits(r.SourceAgents, turn.agent));
       if (!route) {
-        return retry(s, turn, `keyword "${keyword}" belongs to another role`, `"${keyword}" is not a keyword ${turn.agent} may emit. Use one of: ${own.join(', ') || '(none)'}.`);
+        return retry(s, turn, 'UnauthorizedSignal', `keyword "${keyword}" belongs to another role`, `"${keyword}" is not a keyword ${turn.agent} may emit. Use one of: ${own.join(', ') || '(none)'}.`);
       }
       const check = runValidators(validatorsOf(route), turn, { RequiredCommandPattern: route.RequiredCommandPattern });
-      if (!check.ok) return retry(s, turn, check.reason, `Route "${route.Keyword}" is blocked: ${check.reason}.`);
+      if (!check.ok) return retry(s, turn, evidenceKind(check), check.reason, `Route "${route.Keyword}" is blocked: ${check.reason}.`);
       if (route.RequireHumanApproval) {
         if (turn.routeApproval === undefined) {
           return { state: s, decision: { kind: 'approval', source: turn.agent, keyword: route.Keyword, target: route.Agent, reason: `route "${route.Keyword}" requires human approval` } };

@@ -105,6 +105,15 @@ export function reducerInput(task: string, outputs: readonly string[]): string {
   return `${taskSection(task)}\n\n# Mapper outputs (${outputs.length} items, in item order)\n\n${outputs.map((o, i) => `[Item ${i + 1}]\n${o}`).join('\n\n')}`;
 }
 
+/**
+ * A map-reduce sub-graph's map phase as one message of the parent's shared history (fuseraft: "all
+ * its messages are streamed to the parent session"): one entry for the whole phase, not one per
+ * item, so a split of thousands of items adds one bounded entry (the transcript caps its length).
+ */
+export function mapPhaseMessage(mapper: string, outputs: readonly string[]): string {
+  return `[Map phase: ${outputs.length} item(s) mapped by ${mapper}, in item order]\n\n${outputs.map((o, i) => `[Item ${i + 1}]\n${o}`).join('\n\n')}`;
+}
+
 export function mapReduceOf(c: MapReduceConfig): Required<MapReduceConfig> {
   return {
     Splitter: c.Splitter, Mapper: c.Mapper, Reducer: c.Reducer,

@@ -18,15 +18,15 @@ export type RouterState = object;
 const ROUTERS: Record<RoutingType, (c: StrategyConfig, agents: readonly string[]) => Router<RouterState>> = {
   sequential: (_c, agents) => sequentialRouter(agents) as Router<RouterState>,
   roundrobin: (_c, agents) => roundRobinRouter(agents) as Router<RouterState>,
-  keyword: (c, agents) => keywordRouter(c.Selection, agents) as Router<RouterState>,
+  keyword: (c, agents) => keywordRouter(c.Selection, agents, c.FailureHandling) as Router<RouterState>,
   structured: (c, agents) => structuredRouter(c.Selection, agents) as Router<RouterState>,
   statemachine: (c) => {
     if (!c.Selection.StateMachine) throw new Error('Selection.Type statemachine needs a StateMachine block');
-    return stateMachineRouter(c.Selection.StateMachine, c.Contracts ?? []) as Router<RouterState>;
+    return stateMachineRouter(c.Selection.StateMachine, c.Contracts ?? [], c.FailureHandling, c.Verifier) as Router<RouterState>;
   },
   graph: (c) => {
     if (!c.Selection.Graph) throw new Error('Selection.Type graph needs a Graph block');
-    return keywordGraphRouter(c.Selection.Graph) as Router<RouterState>;
+    return keywordGraphRouter(c.Selection.Graph, c.FailureHandling) as Router<RouterState>;
   },
 };
 

@@ -7,10 +7,11 @@
  * Parallel transitions fan out to their Targets and join in To. Terminal states (or states
  * without transitions) re-invoke their agent until a termination fires.
  */
-import { admits, FailureState, noFailures, recordFailure, Router, speak, Step } from './core';
+import { admits, FailureState, noFailures, Router, speak, Step } from './core';
 import { contractNamesOf, evaluateContracts } from './evidence';
+import { evidenceKind, handleFailure, VERIFIER_KINDS, verifierMessage } from './failure';
 import { sameKeyword, signalsOf } from './keywords';
-import type { ContractConfig, Decision, StateMachineConfig, TransitionConfig, Turn } from './types';
+import type { ContractConfig, Decision, FailureHandlingConfig, FailureKind, StateMachineConfig, TransitionConfig, Turn } from './types';
 
 /** Contract failures on one transition before its RecoveryAgent runs ("fails repeatedly"). */
 export const RECOVERY_AFTER = 2;
@@ -35,16 +36,30 @@ export function isTerminalState(sm: StateMachineConfig, name: string): boolean {
   return !!st && (st.Terminal === true || (st.Transitions ?? []).length === 0);
 }
 
-export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly ContractConfig[] = []): Router<StateMachineState> {
+export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly ContractConfig[] = [], handling?: FailureHandlingConfig, verifier?: string): Router<StateMachineState> {
   const agentOf = (state: string): string | undefined => sm.States[state]?.Agent;
   const enter = (state: string, reason: string, extra: Parameters<typeof speak>[2] = {}): Decision => {
     const agent = agentOf(state);
     return agent ? speak(agent, reason, { position: state, ...extra }) : { kind: 'stop', outcome: 'failed', reason: `state ${state} is not declared in States` };
   };
-  const stay = (s: StateMachineState, turn: Turn, what: string, message: string): Step<StateMachineState> => {
-    const { failure, stuck } = recordFailure(s, turn.agent, what);
-    return { state: { ...s, ...failure }, decision: stuck ?? enter(s.current, `${what}: re-invoked`, { message }) };
+  /** A refused turn, classified and answered as FailureHandling says; `patch` is the router state it leaves (unless an escalation waits). */
+  const refuse = (s: StateMachineState, turn: Turn, kind: FailureKind, what: string, retry: Decision, patch: Partial<StateMachineState> = {}): Step<StateMachineState> => {
+    const o = handleFailure(s, turn, kind, what, retry, { handling });
+    const state = o.pending ? s : { ...s, ...patch, ...o.failure };
+    // fuseraft's Verifier: on ConflictingEvidence or NoProgress it takes one audit turn before the
+    // state's agent is re-invoked (unless the failure stops the run, waits for the operator, or its
+    // transition's RecoveryAgent is due).
+    const d = o.decision;
+    if (verifier && d.kind === 'speak' && !d.recovery && VERIFIER_KINDS.includes(o.kind)) {
+      return {
+        state: { ...state, recovering: true },
+        decision: speak(verifier, `Verifier audit of ${turn.agent} (${o.kind}) in ${s.current}`, { position: s.current, recovery: true, failure: o.kind, message: verifierMessage(o.kind, what, turn, s.current) }),
+      };
+    }
+    return { state, decision: d };
   };
+  const stay = (s: StateMachineState, turn: Turn, kind: FailureKind, what: string, message: string): Step<StateMachineState> =>
+    refuse(s, turn, kind, what, enter(s.current, `${what}: re-invoked`, { message }));
   const fire = (s: StateMachineState, t: TransitionConfig, k: string, signal: string | undefined, author: string): Step<StateMachineState> => {
     const state: StateMachineState = {
       ...s, ...noFailures(), current: t.To,
@@ -79,44 +94,40 @@ export function stateMachineRouter(sm: StateMachineConfig, contracts: readonly C
       const signals = transitions.flatMap((t) => (t.Signal ? [t.Signal] : []));
       const available = [...new Set(signals)].join(', ') || '(none)';
       const { found, unknownHandoff } = signalsOf(turn, signals, 'relaxed');
-      if (unknownHandoff !== undefined) return stay(s, turn, `handoff names unknown signal "${unknownHandoff}"`, `"${unknownHandoff}" is not a signal of state ${s.current}. Available signals: ${available}.`);
-      if (found.length > 1) return stay(s, turn, `ambiguous signals ${found.join(', ')}`, `Your reply contains several signals (${found.join(', ')}). Emit exactly one on its own line. Available signals: ${available}.`);
+      if (unknownHandoff !== undefined) return stay(s, turn, 'UnauthorizedSignal', `handoff names unknown signal "${unknownHandoff}"`, `"${unknownHandoff}" is not a signal of state ${s.current}. Available signals: ${available}.`);
+      if (found.length > 1) return stay(s, turn, 'AmbiguousSignal', `ambiguous signals ${found.join(', ')}`, `Your reply contains several signals (${found.join(', ')}). Emit exactly one on its own line. Available signals: ${available}.`);
       const signal = found[0];
       const idx = transitions.findIndex((t) => (t.Signal === undefined || (signal !== undefined && sameKeyword(t.Signal, signal))) && admits(t.SourceAgents, turn.agent));
       if (idx < 0) {
-        if (signal !== undefined) return stay(s, turn, `signal "${signal}" is not allowed for ${turn.agent}`, `${turn.agent} may not emit "${signal}" in state ${s.current}. Available signals: ${available}.`);
-        return stay(s, turn, 'no signal', `No signal detected. When you are done, emit one of these on its own line: ${available}.`);
+        if (signal !== undefined) return stay(s, turn, 'UnauthorizedSignal', `signal "${signal}" is not allowed for ${turn.agent}`, `${turn.agent} may not emit "${signal}" in state ${s.current}. Available signals: ${available}.`);
+        return stay(s, turn, 'MissingSignal', 'no signal', `No signal detected. When you are done, emit one of these on its own line: ${available}.`);
       }
       const t = transitions[idx];
       const k = key(s.current, idx);
       const max = t.MaxRevisits ?? 0;
       if (max > 0 && (s.fired[k] ?? 0) >= max) {
-        const { failure, stuck } = recordFailure(s, turn.agent, `"${t.Signal ?? t.To}" exceeded MaxRevisits ${max}`);
-        return {
-          state: { ...s, ...failure },
-          decision: stuck ?? enter(s.current, `MaxRevisits ${max} reached on ${s.current} → ${t.To}: escalation`, {
-            message: escalationMessage(s.current, t.To, max, t.ReviewArtifactPath, turn),
-            reviewArtifactPath: t.ReviewArtifactPath,
-          }),
-        };
+        // A revision loop past its cap makes no progress: NoProgress, answered by default with fuseraft's escalation message.
+        return refuse(s, turn, 'NoProgress', `"${t.Signal ?? t.To}" exceeded MaxRevisits ${max}`, enter(s.current, `MaxRevisits ${max} reached on ${s.current} → ${t.To}: escalation`, {
+          message: escalationMessage(s.current, t.To, max, t.ReviewArtifactPath, turn),
+          reviewArtifactPath: t.ReviewArtifactPath,
+        }));
       }
       if (!t.Parallel) {
         const check = evaluateContracts(contractNamesOf(t), contracts, turn);
         if (!check.ok) {
           const cf = (s.contractFailures[k] ?? 0) + 1;
-          const { failure, stuck } = recordFailure(s, turn.agent, check.reason);
-          const state = { ...s, ...failure, contractFailures: { ...s.contractFailures, [k]: cf } };
-          if (stuck) return { state, decision: stuck };
+          const contractFailures = { ...s.contractFailures, [k]: cf };
+          // The correction is the transition's RecoveryAgent once the contract "fails repeatedly" (once per transition).
           if (t.RecoveryAgent && cf >= RECOVERY_AFTER && !s.recoveryUsed.includes(k)) {
-            return {
-              state: { ...state, recoveryUsed: [...s.recoveryUsed, k], recovering: true },
-              decision: speak(t.RecoveryAgent, `RecoveryAgent for ${s.current} → ${t.To} after ${cf} contract failures`, {
-                position: s.current, recovery: true,
-                message: `${turn.agent} is blocked in state ${s.current}: ${check.reason} (${cf} consecutive failures). Diagnose and fix the blocking issue.`,
-              }),
-            };
+            const recovery = speak(t.RecoveryAgent, `RecoveryAgent for ${s.current} → ${t.To} after ${cf} contract failures`, {
+              position: s.current, recovery: true,
+              message: `${turn.agent} is blocked in state ${s.current}: ${check.reason} (${cf} consecutive failures). Diagnose and fix the blocking issue.`,
+            });
+            const step = refuse(s, turn, evidenceKind(check), check.reason, recovery, { contractFailures });
+            const recovering = step.decision.kind === 'speak' && step.decision.recovery === true;
+            return recovering ? { state: { ...step.state, recoveryUsed: [...s.recoveryUsed, k], recovering: true }, decision: step.decision } : step;
           }
-          return { state, decision: enter(s.current, `${check.reason}: re-invoked`, { message: `Transition to ${t.To} blocked: ${check.reason}.` }) };
+          return refuse(s, turn, evidenceKind(check), check.reason, enter(s.current, `${check.reason}: re-invoked`, { message: `Transition to ${t.To} blocked: ${check.reason}.` }), { contractFailures });
         }
       }
       return fire(s, t, k, signal, turn.agent);

@@ -53,7 +53,13 @@ export interface TranscriptState {
 }
 
 /** What the transcript activity needs to write the first message of one member run. */
-export interface MemberInputSpec { agent_id: string; context?: JsonObject; extra?: string }
+export interface MemberInputSpec {
+  agent_id: string;
+  context?: JsonObject;
+  extra?: string;
+  /** The agent has a Context spec (context-spec.ts): it reads its sources, its own turns (`own`) and the orchestrator's latest messages, not the shared window. */
+  context_spec?: { agent: string; own?: { n?: number }; sources?: string };
+}
 export interface MemberInputsRequest {
   bundle: BlobRef;
   task: JsonValue;

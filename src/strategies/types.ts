@@ -21,7 +21,28 @@ export interface StrategyConfig {
   Termination?: TerminationConfig;
   /** fuseraft's "Orchestration.Contracts": named evidence contracts used by state-machine transitions. */
   Contracts?: ContractConfig[];
+  /** fuseraft's FailureHandling policy: the response to each classified failure type (failure.ts). */
+  FailureHandling?: FailureHandlingConfig;
+  /** fuseraft's Verifier meta-agent (statemachine): the agent that audits on ConflictingEvidence or NoProgress. */
+  Verifier?: string;
+  /** Kept in a compiled config only when an entry has a `Context` spec (context-spec.ts). */
+  Agents?: (string | AgentConfigEntry)[];
 }
+
+/** One Orchestration `Agents` entry: a name, or fuseraft's AgentConfig `{Name, Context}`; the agent file defines the rest. */
+export interface AgentConfigEntry { Name: string; Context?: HandoffContextEntry[] }
+
+/**
+ * The failure types a refused turn is classified as (fuseraft's "classified failure type"; it names
+ * ConflictingEvidence and NoProgress, the rest name the refusals its routing already describes).
+ */
+export const FAILURE_KINDS = ['MissingSignal', 'AmbiguousSignal', 'UnauthorizedSignal', 'MissingEvidence', 'ConflictingEvidence', 'NoProgress'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+/** fuseraft's responses: "correction injection, audit request, HITL escalation", plus stopping the run at once. */
+export const FAILURE_ACTIONS = ['correction', 'audit', 'escalate', 'stop'] as const;
+export type FailureAction = (typeof FAILURE_ACTIONS)[number];
+/** `FailureHandling: {NoProgress: escalate, ConflictingEvidence: audit}`; a type not listed gets `correction`. */
+export type FailureHandlingConfig = Partial<Record<FailureKind, FailureAction>>;
 
 export interface SelectionConfig {
   Type: SelectionType;
@@ -257,6 +278,8 @@ export interface Turn {
   evidence?: TurnEvidence;
   /** The operator's answer, when the strategy asked for route approval after this turn. */
   routeApproval?: 'approved' | 'rejected';
+  /** The operator's answer, when the strategy escalated this turn's failure (FailureHandling `escalate`). */
+  escalation?: { decision: 'approved' | 'rejected'; reason?: string };
   /** `agent` (default) turns are routed and counted; `context` entries (merged branch output,
    * handoff context, corrections) are history only. */
   kind?: 'agent' | 'context';
@@ -271,6 +294,7 @@ export type Decision =
   | SubGraphDecision
   | FanOutDecision
   | ApprovalDecision
+  | EscalationDecision
   | StopDecision;
 
 export interface SpeakDecision {
@@ -292,6 +316,8 @@ export interface SpeakDecision {
   reviewArtifactPath?: string;
   /** This turn is a one-off intervention (RecoveryAgent): its signals are not evaluated. */
   recovery?: boolean;
+  /** The classified failure this agent is re-invoked (or the DefaultAgent called) after. */
+  failure?: FailureKind;
 }
 
 export interface SubGraphDecision {
@@ -325,6 +351,21 @@ export interface ApprovalDecision {
   keyword: string;
   /** The agent or state/node the route would activate. */
   target: string;
+  reason: string;
+}
+
+/**
+ * FailureHandling `escalate`: the failed turn waits for the operator. Like an approval, the state is
+ * unchanged: call `next` again with the same turn carrying `escalation` (approved: the agent is
+ * re-invoked with the counter reset; rejected: the run stops).
+ */
+export interface EscalationDecision {
+  kind: 'escalation';
+  /** The agent whose turn failed. */
+  agent: string;
+  failure: FailureKind;
+  /** What failed, as the correction would say it. */
+  what: string;
   reason: string;
 }
 

@@ -11,7 +11,7 @@ import { entryNodeOf, fanOutGroup, fanOutJoin, graphLayers } from './keyword-gra
 import { normalizeKeyword, sameKeyword } from './keywords';
 import { reachableStates } from './statemachine';
 import {
-  BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,
+  BUILTIN_VALIDATORS, STRUCTURED_OPERATORS, CONTRACT_REQUIREMENTS, FAILURE_ACTIONS, FAILURE_KINDS, GraphConfig, MERGE_STRATEGIES, SELECTION_TYPES,
   SelectionType, TERMINATION_TYPES,
 } from './types';
 
@@ -234,7 +234,7 @@ function validateStructuredRoutes(c: Ctx, sel: Obj, path: StrategyPath): void {
 }
 
 const HANDOFF_SOURCES = 'session_context, changes_recent[:N], brief_field:FIELD, file:PATH';
-function checkHandoffSource(c: Ctx, src: string, path: StrategyPath): void {
+function checkHandoffSource(c: Ctx, src: string, path: StrategyPath, where: 'HandoffContext' | 'Context' = 'HandoffContext'): void {
   if (src === 'session_context' || src === 'changes_recent') return;
   if (src === 'own_history') { c.err(path, '`own_history` is not supported in HandoffContext (only in an agent\'s Context spec); use one of ' + HANDOFF_SOURCES, 'unknown-name'); return; }
   const m = /^(changes_recent|brief_field|file):(.*)$/.exec(src);
@@ -243,7 +243,37 @@ function checkHandoffSource(c: Ctx, src: string, path: StrategyPath): void {
     else if (m[2].trim() === '') c.err(path, `\`${src}\` needs a ${m[1] === 'file' ? 'path' : 'field name'} after the colon`);
     return;
   }
-  c.err(path, `unknown HandoffContext source \`${src}\`; use one of ${HANDOFF_SOURCES}`, 'unknown-name');
+  c.err(path, `unknown ${where} source \`${src}\`; use one of ${where === 'Context' ? 'own_history, own_history:N, ' : ''}${HANDOFF_SOURCES}`, 'unknown-name');
+}
+
+/**
+ * `Agents` entries that are fuseraft AgentConfig objects: `Name` plus an optional `Context` spec
+ * (the HandoffContext sources and `own_history[:N]`); the agent's other settings live in its file.
+ */
+function validateAgentConfigs(c: Ctx, agents: unknown): void {
+  if (!Array.isArray(agents)) return; // the compiler reports a non-list
+  agents.forEach((a, i) => {
+    if (!isObj(a)) return; // a name: the compiler resolves it
+    const p: StrategyPath = ['Agents', i];
+    const other = 'is defined by the agent file (its model, instructions and tools); an `Agents` entry holds only `Name` and `Context`';
+    c.fields(a, ['Name', 'Context'], p, 'an Agents entry', Object.fromEntries(['Model', 'Instructions', 'Plugins', 'Description', 'FunctionChoice'].map((k) => [k, `\`${k}\` ${other}`])));
+    c.str(a, 'Name', p, true);
+    const ctx = c.list(a.Context, [...p, 'Context'], '`Context`');
+    if (ctx && ctx.length === 0) c.err([...p, 'Context'], '`Context` needs at least one `- Source: …` entry (own_history, own_history:N, ' + HANDOFF_SOURCES + ')');
+    let own = 0;
+    ctx?.forEach((e, j) => {
+      const hp: StrategyPath = [...p, 'Context', j];
+      if (!c.obj(e, hp, 'a Context entry')) return;
+      c.fields(e, ['Source', 'MaxChars', 'Label'], hp, 'a Context entry');
+      const src = c.str(e, 'Source', hp, true);
+      if (src !== undefined && (src === 'own_history' || src.startsWith('own_history:'))) {
+        if (!/^own_history(:[1-9]\d*)?$/.test(src)) c.err([...hp, 'Source'], `\`${src}\`: N in own_history:N must be a positive integer, e.g. own_history:3`);
+        if (++own > 1) c.err([...hp, 'Source'], '`own_history` is listed twice; keep one');
+      } else if (src !== undefined) checkHandoffSource(c, src, [...hp, 'Source'], 'Context');
+      c.int(e, 'MaxChars', hp, 1);
+      c.str(e, 'Label', hp, false);
+    });
+  });
 }
 
 function validateMerge(c: Ctx, merge: unknown, path: StrategyPath): void {
@@ -532,6 +562,24 @@ function validateContracts(c: Ctx, v: unknown, path: StrategyPath): string[] {
   return names;
 }
 
+/** The selection types whose refused turns are classified (fuseraft's "Failure classification" row). */
+export const CLASSIFYING_TYPES: readonly SelectionType[] = ['keyword', 'statemachine', 'graph'];
+
+/** `FailureHandling: {<failure type>: <action>}`: known types, known actions, and only where failures are classified. */
+function validateFailureHandling(c: Ctx, v: unknown, type: SelectionType | undefined): void {
+  const path: StrategyPath = ['FailureHandling'];
+  if (!isObj(v)) {
+    c.err(path, `\`FailureHandling\` maps a failure type to its handling, e.g. \`FailureHandling: {NoProgress: escalate, ConflictingEvidence: audit}\` (failure types: ${FAILURE_KINDS.join(', ')}; actions: ${FAILURE_ACTIONS.join(', ')})`, 'field');
+    return;
+  }
+  for (const [k, a] of Object.entries(v)) {
+    if (!c.known(k, FAILURE_KINDS, [...path, k], 'failure type', 'failure types')) continue;
+    if (typeof a !== 'string') { c.err([...path, k], `the handling of ${k} must be one of ${FAILURE_ACTIONS.join(', ')}`, 'field'); continue; }
+    c.known(a, FAILURE_ACTIONS, [...path, k], 'failure handling', 'actions');
+  }
+  if (type !== undefined && !CLASSIFYING_TYPES.includes(type)) c.warn(path, `\`FailureHandling\` is ignored for \`Type: ${type}\`: only ${CLASSIFYING_TYPES.join(', ')} classify failures`);
+}
+
 /**
  * Validate a fuseraft orchestration block `{Selection, Termination?, Contracts?}` (parsed YAML)
  * against the declared agent names (in declaration order). Empty result = valid; warnings do not
@@ -540,7 +588,7 @@ function validateContracts(c: Ctx, v: unknown, path: StrategyPath): string[] {
 export function validateStrategyConfig(config: unknown, agentNames: readonly string[], opts: ValidateOptions = {}): StrategyProblem[] {
   const c = new Ctx(agentNames, opts);
   if (!c.obj(config, [], 'the orchestration block')) return c.problems;
-  c.fields(config, ['Selection', 'Termination', 'Contracts', 'Agents'], [], 'the orchestration block');
+  c.fields(config, ['Selection', 'Termination', 'Contracts', 'FailureHandling', 'Verifier', 'Agents'], [], 'the orchestration block');
   const contractNames = config.Contracts !== undefined ? validateContracts(c, config.Contracts, ['Contracts']) : [];
   if (config.Termination !== undefined) validateTermination(c, config.Termination, ['Termination']);
   const sel = config.Selection;
@@ -550,6 +598,12 @@ export function validateStrategyConfig(config: unknown, agentNames: readonly str
   const type = c.str(sel, 'Type', ['Selection'], true);
   if (type === undefined || !c.known(type, SELECTION_TYPES, ['Selection', 'Type'], 'selection type', 'selection types')) return c.problems;
   const t = type as SelectionType;
+  if (config.FailureHandling !== undefined) validateFailureHandling(c, config.FailureHandling, t);
+  validateAgentConfigs(c, config.Agents);
+  if (config.Verifier !== undefined) {
+    c.agentField(config, 'Verifier', [], false);
+    if (t !== 'statemachine') c.warn(['Verifier'], `\`Verifier\` is ignored for \`Type: ${t}\`: only the state machine integrates the Verifier`);
+  }
   if (agentNames.length === 0) c.err(['Selection'], 'the orchestration declares no agents; list the agents it runs');
   for (const k of SELECTION_FIELDS) {
     if (k !== 'Type' && sel[k] !== undefined && !FIELDS_BY_TYPE[t].includes(k)) c.warn(['Selection', k], `\`${k}\` is ignored for \`Type: ${t}\`${FIELDS_BY_TYPE[t].length ? ` (it reads ${FIELDS_BY_TYPE[t].join(', ')})` : ''}`);

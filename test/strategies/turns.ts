@@ -22,6 +22,7 @@ export function who(d: Decision): string {
     case 'speak': return d.agent;
     case 'stop': return `stop:${d.outcome}`;
     case 'approval': return `approval:${d.keyword}`;
+    case 'escalation': return `escalation:${d.failure}`;
     case 'fanout': return `fanout:${d.branches.map((b) => b.position).join('+')}>${d.join.position}`;
     case 'subgraph': return `subgraph:${d.subGraphId}`;
   }

@@ -52,4 +52,9 @@ export class RunEvidence {
   async handoff(entries: HandoffContextEntry[], toAgent: string): Promise<string> {
     return acts.handoffContext({ workspace: this.workspace, entries, to_agent: toAgent });
   }
+
+  /** The artifact sources of `agent`'s Context spec, read as it is invoked. */
+  async contextSources(entries: HandoffContextEntry[], agent: string): Promise<string> {
+    return acts.handoffContext({ workspace: this.workspace, entries, to_agent: agent, for: 'context' });
+  }
 }

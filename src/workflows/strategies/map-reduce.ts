@@ -15,7 +15,7 @@ import type { AgentRunResult, RunAgentInput } from '../../shared/contract';
 import { SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { textOf } from '../../shared/expr';
 import type { MapReduceConfig } from '../../strategies/types';
-import { concurrencyLimit, extractItems, mapperInput, mapReduceOf, reducerInput, splitterCorrection, splitterInput } from '../../strategies/phases';
+import { concurrencyLimit, extractItems, mapperInput, mapPhaseMessage, mapReduceOf, reducerInput, splitterCorrection, splitterInput } from '../../strategies/phases';
 import { BATCH_SHARD_SIZE, mapBounded, shardRanges } from '../../orchestration/batch';
 import { OrchestratorRun } from '../orchestrator';
 import { failureMessage } from '../shell/failures';
@@ -37,12 +37,13 @@ interface MapShard {
 export const MAP_SHARD_WORKFLOW = 'strategiesMapShardWorkflow';
 
 /** The split phase: the work list, or a failure once every retry is used. */
-async function split(ctx: PhaseCtx, mr: Required<MapReduceConfig>, task: string, prefix: string): Promise<JsonValue[]> {
+async function split(ctx: PhaseCtx, mr: Required<MapReduceConfig>, task: string, prefix: string, replies: string[] = []): Promise<JsonValue[]> {
   let retry: { previous: string; correction: string } | undefined;
   const attempts = 1 + mr.MaxSplitterRetries;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     reportPhase(ctx, 'split', `${mr.Splitter}, attempt ${attempt} of ${attempts}`, { splitter: mr.Splitter, attempt, participants: [mr.Splitter, mr.Mapper, mr.Reducer] });
     const r = await memberTurn(ctx, mr.Splitter, `${prefix}split-${attempt}-${mr.Splitter}`, splitterInput(task, retry));
+    replies.push(r.text);
     const got = extractItems(r.text, mr.ItemsJsonPath);
     if (got.ok) return got.items as JsonValue[];
     if (attempt === attempts) {
@@ -106,11 +107,14 @@ async function mapItems(ctx: PhaseCtx, mr: Required<MapReduceConfig>, items: Jso
 /** `task` is what the Splitter gets (the run input, or a parent conversation's transcript). */
 export async function runMapReduce(ctx: PhaseCtx, config: MapReduceConfig, task: string, prefix = ''): Promise<MemberReply> {
   const mr = mapReduceOf(config);
-  const items = await split(ctx, mr, task, prefix);
+  const replies: string[] = [];
+  const items = await split(ctx, mr, task, prefix, replies);
   if (items.length === 0) ctx.run.warn(`mapreduce: the Splitter returned an empty "${mr.ItemsJsonPath}" array; the Reducer gets no mapper output`);
   const outputs = await mapItems(ctx, mr, items, prefix);
   reportPhase(ctx, 'reduce', `${mr.Reducer} reduces ${outputs.length} outputs`, { reducer: mr.Reducer, items: items.length, participants: [mr.Splitter, mr.Mapper, mr.Reducer] });
-  return memberTurn(ctx, mr.Reducer, `${prefix}reduce-${mr.Reducer}`, reducerInput(task, outputs));
+  const reduced = await memberTurn(ctx, mr.Reducer, `${prefix}reduce-${mr.Reducer}`, reducerInput(task, outputs));
+  // Every Splitter reply and the map phase, for a sub-graph's parent conversation.
+  return { ...reduced, messages: [...replies.map((text) => ({ agent: mr.Splitter, text })), { agent: mr.Mapper, text: mapPhaseMessage(mr.Mapper, outputs) }] };
 }
 
 /** mapBounded that starts no new item once `stop()` holds; the results are a prefix of the items. */

@@ -45,7 +45,8 @@ export async function workspaceSnapshots(ctx: PhaseCtx, roles: string[]): Promis
   return acts.strategyWorkspaceSnapshots({ workspace: ctx.workspace, roles });
 }
 
-export interface MemberReply { agent: string; text: string; output: JsonValue }
+/** `messages`: a sub-graph's messages before its terminal reply, in order (streamed to the parent's shared history). */
+export interface MemberReply { agent: string; text: string; output: JsonValue; messages?: { agent: string; text: string }[] }
 
 /**
  * One member run of agent `name` with `input` as its only user message. No run options, so the

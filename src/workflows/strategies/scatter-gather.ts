@@ -25,5 +25,7 @@ export async function runScatterGather(ctx: PhaseCtx, config: ScatterGatherConfi
     return r;
   });
   reportPhase(ctx, 'gather', `${sg.Synthesizer} synthesizes ${outputs.length} outputs`, { participants: sg.Participants, synthesizer: sg.Synthesizer });
-  return memberTurn(ctx, sg.Synthesizer, `${prefix}gather-${sg.Synthesizer}`, synthesizerInput(task, outputs));
+  const synthesized = await memberTurn(ctx, sg.Synthesizer, `${prefix}gather-${sg.Synthesizer}`, synthesizerInput(task, outputs));
+  // Every participant's reply, in Participants order, for a sub-graph's parent conversation.
+  return { ...synthesized, messages: outputs.map((o) => ({ agent: o.agent, text: o.text })) };
 }

@@ -29,6 +29,8 @@ import { isExecutedPhaseType } from '../../strategies/phases';
 import { runPhaseStrategy, runPhaseSubGraph } from './phases';
 import { failureMessage } from '../shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './transcript';
+import type { MemberInputSpec } from '../../strategies/transcript';
+import { contextPlan, contextSpecOf, contextSpecText, contextView } from '../../strategies/context-spec';
 import { RunEvidence, type EvidenceState } from './evidence';
 import { PATCHES } from '../patches';
 import { historyFull } from '../shell/continue-as-new';
@@ -46,7 +48,8 @@ interface Carried {
   /** The shared workspace of runs started on patch strategies-evidence. */
   evidence?: EvidenceState;
 }
-interface RouteLog { iteration: number; agent: string; position?: string; reason: string; keyword?: string }
+/** `failure`: the classified failure type the speaker is re-invoked after. */
+interface RouteLog { iteration: number; agent: string; position?: string; reason: string; keyword?: string; failure?: string }
 
 /** The shell plus the pending route approval (status shows it like a pending tool call). */
 class StrategiesRun extends OrchestratorRun {
@@ -96,11 +99,11 @@ class StrategiesRun extends OrchestratorRun {
     return { ...s, state: 'waiting_for_approval', pending_approvals: [{ ...this.pending }] };
   }
 
-  /** Wait durably for the operator's answer on route approval `callId`. */
-  async askRoute(callId: string, args: JsonObject, reason: string): Promise<{ decision: 'approved' | 'rejected'; reason?: string; by?: string }> {
-    this.pending = { call_id: callId, tool: 'route', arguments: args, reason, requested_at: new Date().toISOString() };
+  /** Wait durably for the operator's answer on route approval `callId` (tool `route`), or on a failure escalation (tool `escalation`). */
+  async askRoute(callId: string, args: JsonObject, reason: string, tool: 'route' | 'escalation' = 'route'): Promise<{ decision: 'approved' | 'rejected'; reason?: string; by?: string }> {
+    this.pending = { call_id: callId, tool, arguments: args, reason, requested_at: new Date().toISOString() };
     this.answer = undefined;
-    this.details(`waiting for route approval ${callId}: ${reason}`);
+    this.details(`waiting for ${tool === 'route' ? 'route approval' : 'the operator (failure escalation)'} ${callId}: ${reason}`);
     this.decisionsChanged();
     await condition(() => this.answer !== undefined);
     const a = this.answer!;
@@ -155,9 +158,9 @@ class Conversation {
     } as JsonObject;
   }
 
-  private logRoute(d: { agent?: string; position?: string; reason: string; keyword?: string }): void {
+  private logRoute(d: { agent?: string; position?: string; reason: string; keyword?: string; failure?: string }): void {
     const c = this.c;
-    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}) }].slice(-10);
+    c.routes = [...c.routes, { iteration: c.iterations, agent: d.agent ?? '', reason: d.reason, ...(d.position ? { position: d.position } : {}), ...(d.keyword ? { keyword: d.keyword } : {}), ...(d.failure ? { failure: d.failure } : {}) }].slice(-10);
   }
 
   /** The context block of `name`'s next turn (counts the turn). */
@@ -171,8 +174,8 @@ class Conversation {
   }
 
   /** Store mode: the first messages of these member turns, written from the stored transcript by one activity. */
-  private async storedInputs(members: { name: string; context: JsonObject; extra?: string }[], summary: string): Promise<BlobRef[]> {
-    const specs = members.map((m) => ({ agent_id: this.agentIdOf(m.name), context: m.context, ...(m.extra ? { extra: m.extra } : {}) }));
+  private async storedInputs(members: { name: string; context: JsonObject; extra?: string; contextSpec?: MemberInputSpec['context_spec'] }[], summary: string): Promise<BlobRef[]> {
+    const specs = members.map((m) => ({ agent_id: this.agentIdOf(m.name), context: m.context, ...(m.extra ? { extra: m.extra } : {}), ...(m.contextSpec ? { context_spec: m.contextSpec } : {}) }));
     return this.transcript.memberInputs(this.input.bundle, this.input.input, specs, summary);
   }
 
@@ -189,12 +192,18 @@ class Conversation {
     const context = extra.context ?? this.contextFor(name, extra);
     const where = `turn ${c.iterations + 1}: ${name}${extra.position ? ` at ${extra.position}` : ''}`;
     run.details(where);
-    const inputRef = extra.inputRef ?? (this.transcript.inStore ? (await this.storedInputs([{ name, context }], `${where}: input`))[0] : undefined);
+    // fuseraft's agent Context spec: its sources and own turns instead of the shared window (branches and merges excepted).
+    const spec = extra.branch ? undefined : contextSpecOf(this.config.Agents, name);
+    const contextSpec = spec ? await this.contextSpecInput(name, spec) : undefined;
+    const inputRef = extra.inputRef ?? (this.transcript.inStore ? (await this.storedInputs([{ name, context, contextSpec }], `${where}: input`))[0] : undefined);
+    const inline = contextSpec
+      ? contextSpecText(textOf(this.input.input), name, contextSpec.sources, contextView([...this.transcript.entries()].reverse(), name, contextSpec.own), contextSpec.own !== undefined)
+      : undefined;
     let res: AgentRunResult;
     try {
       res = await run.runMember({
         agent_id: this.agentIdOf(name),
-        input: inputRef ? this.input.input : extra.snapshot ?? memberInput(this.input.input, this.transcript),
+        input: inputRef ? this.input.input : extra.snapshot ?? inline ?? memberInput(this.input.input, this.transcript),
         role,
         workflowType: WORKFLOW_TYPES['agf.react'],
         // Web UI: who speaks (agent id), where, and the route taken.
@@ -213,6 +222,13 @@ class Conversation {
     // What the member's tools really did (validators and contracts read it; branches are not evaluated).
     const evidence = extra.branch ? undefined : await this.evidence?.ofTurn(role);
     return { turn: { agent: name, text: textOf(res.output), ...(handoff !== undefined ? { handoff } : {}), ...(evidence ? { evidence } : {}) }, result: res };
+  }
+
+  /** What an agent Context spec gives the member: its artifact sources (read now, from the workspace) and its own-history setting. */
+  private async contextSpecInput(name: string, spec: HandoffContextEntry[]): Promise<NonNullable<MemberInputSpec['context_spec']>> {
+    const plan = contextPlan(spec);
+    const sources = plan.sources.length ? (this.evidence ? await this.evidence.contextSources(plan.sources, name) : `[Context sources for ${name}]\n(this run has no shared workspace to read them from)`) : undefined;
+    return { agent: name, ...(plan.own ? { own: plan.own } : {}), ...(sources !== undefined ? { sources } : {}) };
   }
 
   /** fuseraft's HandoffContext: the transition's sources, read from the workspace, as the latest history entry. */
@@ -258,6 +274,8 @@ class Conversation {
         case 'approval':
           // Only `next` returns approvals (handled below); a carried one cannot be answered without its turn.
           return { stop: { kind: 'stop', outcome: 'failed', reason: `route approval for "${decision.keyword}" without the turn that asked for it` }, last };
+        case 'escalation':
+          return { stop: { kind: 'stop', outcome: 'failed', reason: `failure escalation of ${decision.agent} without the turn that asked for it` }, last };
         case 'speak': {
           if (decision.message) this.transcript.add('orchestrator', decision.message, 'context');
           await this.injectHandoffContext(decision.handoffContext, decision.agent);
@@ -291,19 +309,32 @@ class Conversation {
     }
   }
 
-  /** The router's next step; a route that needs approval waits for the operator's answer first. */
+  /**
+   * The router's next step; a route that needs approval, or a failure FailureHandling escalates
+   * (call id `failure-<n>`: approve lets the agent go on, reject stops the run), waits for the
+   * operator's answer first.
+   */
   private async nextWithApprovals(r: Router<RouterState>, state: RouterState, turn: Turn): Promise<{ state: RouterState; decision: Decision }> {
     let step = r.next(state, turn);
-    while (step.decision.kind === 'approval') {
-      const a = step.decision;
-      this.c.approvals += 1;
-      const callId = `route-${this.c.approvals}`;
-      this.report(a.source, undefined, a.keyword);
-      const answer = await this.run.askRoute(callId, { keyword: a.keyword, from: a.source, to: a.target }, a.reason);
-      if (answer.decision === 'rejected' && answer.reason) this.transcript.add('orchestrator', `Route "${a.keyword}" rejected by the operator: ${answer.reason}`, 'context');
-      step = r.next(state, { ...turn, routeApproval: answer.decision });
+    for (;;) {
+      const d = step.decision;
+      if (d.kind === 'approval') {
+        this.c.approvals += 1;
+        const callId = `route-${this.c.approvals}`;
+        this.report(d.source, undefined, d.keyword);
+        const answer = await this.run.askRoute(callId, { keyword: d.keyword, from: d.source, to: d.target }, d.reason);
+        if (answer.decision === 'rejected' && answer.reason) this.transcript.add('orchestrator', `Route "${d.keyword}" rejected by the operator: ${answer.reason}`, 'context');
+        turn = { ...turn, routeApproval: answer.decision };
+      } else if (d.kind === 'escalation') {
+        this.c.approvals += 1;
+        const callId = `failure-${this.c.approvals}`;
+        this.logRoute({ agent: d.agent, reason: d.reason });
+        this.report(d.agent);
+        const answer = await this.run.askRoute(callId, { failure: d.failure, agent: d.agent, what: d.what }, d.reason, 'escalation');
+        turn = { ...turn, escalation: { decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) } };
+      } else return step;
+      step = r.next(state, turn);
     }
-    return step;
   }
 
   /** A sub-graph node: its terminal turn, or how it ended the conversation. */
@@ -410,9 +441,11 @@ class Conversation {
       // MapReduce / ScatterGather (strategies-phases.ts): its terminal reply is this node's turn, counted and recorded like an agent's.
       const r = await runPhaseSubGraph(this.run, this.input, this.agentIdOf, id, spec as Parameters<typeof runPhaseSubGraph>[4], memberInput(this.input.input, this.transcript), prefix, this.evidence?.workspace);
       const turn: Turn = { agent: r.agent, text: r.text };
+      // fuseraft: "all its messages are streamed to the parent session", then its terminal reply is the node's turn.
+      for (const m of r.messages ?? []) this.transcript.add(m.agent, m.text, 'agent');
       return this.afterTurn(turn, r.output) ?? { stop: { kind: 'stop', outcome: 'complete', reason: `sub-graph ${id} gave its terminal output` }, last: turn };
     }
-    const sr = keywordGraphRouter(spec.Graph) as Router<RouterState>;
+    const sr = keywordGraphRouter(spec.Graph, this.config.FailureHandling) as Router<RouterState>;
     const s = sr.start();
     return this.drive(sr, s.state, s.decision, spec.Graph, false, prefix);
   }
