@@ -67,8 +67,8 @@ export function destinationOf(section: unknown, signal: Signal, platform: Platfo
   if (sec?.exporter === 'console') return { ...base, exporter: 'console', auth: authOf(sec.auth) };
   if (tenOn && ten) {
     if (ten.exporter === 'console') return { ...base, exporter: 'console' };
-    const endpoint = withSignalPath(str(ten.endpoint) as string, signal);
-    const ignored = own && agentEndpoint(own, signal) !== endpoint
+    const endpoint = withSignalPath(str(ten.endpoint) as string, signal, envT?.protocol);
+    const ignored = own && agentEndpoint(own, signal, envT?.protocol) !== endpoint
       ? `its own ${signal} endpoint is not followed: the tenant's telemetry sends to ${endpoint} (an agent may narrow the tenant's telemetry, not redirect it)`
       : undefined;
     const p = proto();
@@ -81,7 +81,7 @@ export function destinationOf(section: unknown, signal: Signal, platform: Platfo
       ...(p.problem ?? ignored ? { problem: p.problem ?? ignored } : {}),
     };
   }
-  if (own) return { ...base, exporter: 'otlp', endpoint: agentEndpoint(own, signal), auth: authOf(sec?.auth), ...proto() };
+  if (own) return { ...base, exporter: 'otlp', endpoint: agentEndpoint(own, signal, envT?.protocol), auth: authOf(sec?.auth), ...proto() };
   if (envOn && envT) return { ...base, exporter: 'otlp', endpoint: envT.endpoint, ...proto() };
   return { ...base, exporter: 'otlp', protocol: 'http/json' };
 }

@@ -39,15 +39,23 @@ describe('readOtelEnv', () => {
     expect(readOtelEnv({ OTEL_SERVICE_NAME: 'loom-eu', OTEL_RESOURCE_ATTRIBUTES: 'service.name=x' }).resource).toEqual({ 'service.name': 'loom-eu' });
   });
 
-  it('speaks http/json; http/protobuf is sent as http/json with a warning; grpc is refused naming what is supported', () => {
+  it('speaks http/json, http/protobuf and grpc (per signal over the base variable); anything else is refused naming what is supported', () => {
     expect(readOtelEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).signals.traces).toMatchObject({ protocol: 'http/json' });
-    const pb = readOtelEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
-    expect(pb.signals.traces.protocol).toBe('http/json');
-    expect(pb.problems[0]).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=http\/protobuf: .*sent as http\/json/);
-    const g = readOtelEnv({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' });
-    expect(g.signals.traces.protocol).toBeUndefined();
-    expect(g.signals.traces.unsupported).toBe('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported by this worker (no OTLP gRPC exporter is installed); supported: http/json (http/protobuf is sent as http/json)');
-    expect(g.signals.metrics.unsupported).toBeUndefined();
+    const pb = readOtelEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc' });
+    expect(pb.signals.traces.protocol).toBe('http/protobuf');
+    expect(pb.signals.logs.protocol).toBe('grpc');
+    expect(pb.problems).toEqual([]);
+    const bad = readOtelEnv({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' });
+    expect(bad.signals.traces.protocol).toBeUndefined();
+    expect(bad.signals.traces.unsupported).toBe('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=thrift is not an OTLP protocol; supported: http/json, http/protobuf, grpc');
+    expect(bad.signals.metrics.unsupported).toBeUndefined();
+  });
+
+  it('over grpc the base endpoint is used as-is (no signal path); over http it gets /v1/<signal>', () => {
+    const e = readOtelEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' });
+    expect(e.signals.traces.endpoint).toBe('http://127.0.0.1:4317');
+    expect(e.signals.metrics.endpoint).toBe('http://127.0.0.1:4317/v1/metrics');
+    expect(tracingConfigOf(undefined, platform({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { endpoint: 'http://collector:4317' }))).toMatchObject({ endpoint: 'http://collector:4317', protocol: 'grpc' });
   });
 
   it('reports a base endpoint that is not an http(s) URL and honours OTEL_SDK_DISABLED and OTEL_<SIGNAL>_EXPORTER=none', () => {
@@ -109,8 +117,8 @@ describe('precedence: OTEL_* variables, tenant telemetry, agent (decisions 402, 
   });
 
   it('an unsupported protocol leaves no protocol and says why', () => {
-    const cfg = tracingConfigOf(undefined, platform({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }));
+    const cfg = tracingConfigOf(undefined, platform({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'zipkin' }));
     expect(cfg?.protocol).toBeUndefined();
-    expect(cfg?.problem).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported by this worker/);
+    expect(cfg?.problem).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=zipkin is not an OTLP protocol/);
   });
 });
