@@ -15,7 +15,7 @@ import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
 import { otlpLogExporter } from './otlp-exporters';
 import { readOtelEnv, type OtelEnv } from './otel-env';
-import { logsConfigOf, type LogLevel, type LogsConfig } from './config';
+import { logsConfigOf, platformOf, type LogLevel, type LogsConfig } from './config';
 import { runSpanId, runTraceId } from './trace-ids';
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
@@ -33,7 +33,7 @@ export class AgentLogs {
 
   /** One record for `agent`'s run, when its logs section is on and `level` lets it through. */
   emit(agent: CompiledAgent, run: { workflowId: string; runId: string; traceId?: string }, level: LogLevel, event: string, fields: Record<string, string | number | boolean | undefined> = {}): void {
-    const cfg = logsConfigOf(agent.observability, { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) });
+    const cfg = logsConfigOf(agent.observability, platformOf(agent, this.otel));
     if (!cfg || RANK[level] < RANK[cfg.level]) return;
     const out = this.exportingFor(agent, cfg);
     if (!out) return;

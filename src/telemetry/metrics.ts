@@ -16,7 +16,7 @@ import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
 import { otlpMetricExporter } from './otlp-exporters';
 import { readOtelEnv, type OtelEnv } from './otel-env';
-import { metricsConfigOf, type MetricsConfig } from './config';
+import { metricsConfigOf, platformOf, type MetricsConfig } from './config';
 import type { RunSpanStatus } from '../shared/tracing-sinks';
 
 interface Instruments {
@@ -89,7 +89,7 @@ export class AgentMetrics {
 
   /** The agent's instruments and base attributes, or undefined when it records no metrics. */
   forAgent(agent: CompiledAgent): { inst: Instruments; attrs: (modelId?: string) => Attributes } | undefined {
-    const cfg = metricsConfigOf(agent.observability, { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) });
+    const cfg = metricsConfigOf(agent.observability, platformOf(agent, this.otel));
     if (!cfg) return undefined;
     const out = this.exportingFor(agent, cfg);
     return out && { inst: out.inst, attrs: (modelId?: string) => dimensions(agent, cfg, modelId) };

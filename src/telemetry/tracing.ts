@@ -23,7 +23,7 @@ import type { Client } from '@temporalio/client';
 import { openBlobStore, type BlobStore } from '../activities/blob-store';
 import type { CompiledAgent } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
-import { logsConfigOf, metricsConfigOf, tracingConfigOf, type Platform } from './config';
+import { logsConfigOf, metricsConfigOf, platformOf, tracingConfigOf, type Platform } from './config';
 import { readOtelEnv, type OtelEnv } from './otel-env';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
@@ -103,9 +103,9 @@ export class AgentTracing {
     this.temporal = new TemporalTracing({ otel: this.otel, log: this.log, scheduledDelayMillis: opts.scheduledDelayMillis });
   }
 
-  /** What the worker adds to an agent's observability section: OTEL_* variables and the tenant's telemetry. */
+  /** What the worker adds to an agent's observability section: OTEL_* variables, the tenant's telemetry, the residency. */
   private platform(agent: CompiledAgent): Platform {
-    return { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) };
+    return platformOf(agent, this.otel);
   }
 
   /** The Temporal client that describes runs' parents (createAgentloomWorker passes the worker's). */

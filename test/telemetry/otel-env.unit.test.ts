@@ -4,7 +4,9 @@
  * path, headers, protocol, service name and resource attributes, and the precedence between the
  * OTEL_* variables, the tenant and the agent.
  */
-import { destinationOf, logsConfigOf, metricsConfigOf, tracingConfigOf, type Platform } from '../../src/telemetry/config';
+import { destinationOf, logsConfigOf, metricsConfigOf, platformOf, tracingConfigOf, type Platform } from '../../src/telemetry/config';
+import { SpanExporters } from '../../src/telemetry/span-exporters';
+import { compileAgent, scripted } from '../helpers/definitions';
 import { agentEndpoint, parseKeyValues, readOtelEnv } from '../../src/telemetry/otel-env';
 
 const platform = (env: NodeJS.ProcessEnv, tenant?: Platform['tenant']): Platform => ({ env: readOtelEnv(env), ...(tenant ? { tenant } : {}) });
@@ -120,5 +122,41 @@ describe('precedence: OTEL_* variables, tenant telemetry, agent (decisions 402, 
     const cfg = tracingConfigOf(undefined, platform({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'zipkin' }));
     expect(cfg?.protocol).toBeUndefined();
     expect(cfg?.problem).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=zipkin is not an OTLP protocol/);
+  });
+});
+
+describe('telemetry under policies.data_residency', () => {
+  const tenant = { exporter: 'otlp', endpoint: 'https://otel.acme.internal:4318' };
+  const withResidency = (t: Platform['tenant'], residency = 'eu'): Platform => ({ env: readOtelEnv({}), ...(t ? { tenant: t } : {}), residency });
+
+  it('refuses a tenant collector declared outside the residency, for every signal, saying which region and why', () => {
+    const p = withResidency({ ...tenant, region: 'us-east-1' });
+    for (const cfg of [tracingConfigOf(undefined, p), metricsConfigOf(undefined, p), logsConfigOf(undefined, p)]) {
+      expect(cfg?.protocol).toBeUndefined();
+      expect(cfg?.problem).toMatch(/collector is in region 'us-east-1', outside policies\.data_residency 'eu': nothing is sent there/);
+    }
+  });
+
+  it('keeps a collector declared inside the residency (a sub-region too), and one that declares no region', () => {
+    expect(tracingConfigOf(undefined, withResidency({ ...tenant, region: 'eu-west-1' }))).toMatchObject({ protocol: 'http/json', endpoint: 'https://otel.acme.internal:4318/v1/traces' });
+    expect(tracingConfigOf(undefined, withResidency(tenant))?.protocol).toBe('http/json');
+    expect(tracingConfigOf(undefined, { ...withResidency({ ...tenant, region: 'us' }), residency: undefined })?.protocol).toBe('http/json');
+  });
+
+  it('reads an agent\'s own collector region from its signal section', () => {
+    const own = { tracing: { enabled: true, endpoint: 'http://agent:4318', region: 'ap-south-1' } };
+    expect(tracingConfigOf(own, withResidency(undefined))?.problem).toMatch(/traces collector is in region 'ap-south-1'/);
+    expect(tracingConfigOf({ tracing: { ...own.tracing, region: 'eu' } }, withResidency(undefined))?.protocol).toBe('http/json');
+  });
+
+  it('an agent with data_residency and a tenant collector elsewhere exports no span: the exporter says why once', () => {
+    const { agent } = compileAgent({ agent_id: 'resident', model: scripted({ turns: [{ content: 'ok' }] }), front: { policies: { data_residency: 'eu' } } });
+    const resident = { ...agent, tenant: { ...(agent.tenant ?? {}), telemetry: { ...tenant, region: 'us-east-1' } } } as typeof agent;
+    const p = platformOf(resident, readOtelEnv({}));
+    expect(p.residency).toBe('eu');
+    const said: string[] = [];
+    const exporters = new SpanExporters({ resource: {}, log: (m) => said.push(m), logOnce: (m) => said.push(m) });
+    expect(exporters.for(resident, tracingConfigOf(resident.observability, p)!)).toBeUndefined();
+    expect(said).toEqual([expect.stringMatching(/^tracing: agent resident: the traces collector is in region 'us-east-1', outside policies\.data_residency 'eu'.*; no spans are sent$/)]);
   });
 });
