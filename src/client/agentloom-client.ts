@@ -75,9 +75,10 @@ export class AgentloomClient {
     const { Client, Connection } = await import('@temporalio/client');
     const { loadTemporalConfig } = await import('../connection/config');
     const { loomDataConverter } = await import('../codec/data-converter');
+    const { temporalClientInterceptors } = await import('../telemetry/temporal-tracing');
     const cfg = loadTemporalConfig(opts.connection);
     const connection = await Connection.connect({ ...cfg.connectionOptions, address: cfg.address ?? '127.0.0.1:7233' });
-    const c = new AgentloomClient({ ...opts, client: new Client({ connection, namespace: cfg.namespace, dataConverter: loomDataConverter() }) });
+    const c = new AgentloomClient({ ...opts, client: new Client({ connection, namespace: cfg.namespace, dataConverter: loomDataConverter(), interceptors: temporalClientInterceptors() }) });
     c.connection = connection;
     return c;
   }

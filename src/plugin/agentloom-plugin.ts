@@ -63,7 +63,8 @@ export class AgentloomPlugin extends SimplePlugin {
       // Spans: the activity interceptor (model, tool, guardrail spans) and, for workflows bundled by
       // the worker, the workflow interceptor module (a bundle gets it from configureBundler).
       // Outages: the activity presets retry without limit; outageInterceptor decides when to stop (src/activities/outages.ts).
-      workerInterceptors: { activity: [outageInterceptor(), tracing.activityInterceptor], workflowModules: [TRACING_WORKFLOW_MODULE] },
+      // Temporal's own spans (src/telemetry/temporal-tracing.ts) come with the tracing: its activity interceptor and module, and the worker client's starts.
+      workerInterceptors: { activity: [outageInterceptor(), tracing.activityInterceptor], workflowModules: [TRACING_WORKFLOW_MODULE], client: { workflow: [tracing.temporal.clientInterceptor()] } },
     });
     this.tracing = tracing;
     this.ownTracing = options.tracing === undefined;

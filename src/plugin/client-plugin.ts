@@ -7,6 +7,7 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { FAILURE_CONVERTER_PATH, loomDataConverter } from '../codec/data-converter';
+import { temporalClientInterceptors } from '../telemetry/temporal-tracing';
 
 export interface DataConverterChoice {
   /** The payload codec (failures encoded too, so the codec covers their messages). Default: the LOOM_CODEC_KEY codec when set. */
@@ -25,6 +26,7 @@ export function agentloomDataConverter(choice: DataConverterChoice = {}): DataCo
 
 export class AgentloomClientPlugin extends SimplePlugin {
   constructor(choice: DataConverterChoice = {}) {
-    super({ name: 'agentloom.AgentloomClientPlugin', dataConverter: agentloomDataConverter(choice) });
+    // Temporal's client spans (StartWorkflow…), their trace context sent to the runs: src/telemetry/temporal-tracing.ts.
+    super({ name: 'agentloom.AgentloomClientPlugin', dataConverter: agentloomDataConverter(choice), clientInterceptors: temporalClientInterceptors() });
   }
 }

@@ -5,7 +5,8 @@
  * propagated, auth none)
  * except tool args, which are off unless switched on (chosen over the specification's `include_tool_args` default `redacted`). Pure: no Temporal import, no I/O.
  */
-import type { JsonObject } from '../compiled/types';
+import type { CompiledAgent, JsonObject } from '../compiled/types';
+import { withinResidency } from '../governance/residency';
 import type { IncludeMode } from './span-content';
 import { agentEndpoint, withSignalPath, type OtelEnv, type OtlpProtocol, type Signal } from './otel-env';
 
@@ -13,6 +14,27 @@ import { agentEndpoint, withSignalPath, type OtelEnv, type OtlpProtocol, type Si
 export interface Platform {
   env: OtelEnv;
   tenant?: JsonObject;
+  /** The agent's policies.data_residency: a destination declared in another region is refused. */
+  residency?: string;
+}
+
+/** What the worker adds to `agent`'s own section: these OTEL_* variables, its tenant's telemetry, its residency. */
+export function platformOf(agent: CompiledAgent, env: OtelEnv): Platform {
+  const residency = agent.policies?.data_residency;
+  return { env, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}), ...(residency ? { residency } : {}) };
+}
+
+/**
+ * Telemetry under policies.data_residency (the Agent Format: telemetry data is subject to the same
+ * residency as all other agent data): a destination whose declared `region` (the tenant's
+ * `telemetry.region`, or the agent's signal section `region`) lies outside the residency is refused
+ * and nothing of that signal is sent; a destination that declares no region is not refused, as a
+ * model or tool without a `region` is not.
+ */
+function residencyProblem(d: Destination, region: string | undefined, residency: string | undefined, signal: Signal): Destination {
+  if (!residency || !region || d.exporter !== 'otlp' || withinResidency(region, residency)) return d;
+  const { protocol: _p, ...rest } = d;
+  return { ...rest, problem: `the ${signal} collector is in region '${region}', outside policies.data_residency '${residency}': nothing is sent there (declare a collector in '${residency}')` };
 }
 
 /** Where one signal of one agent goes, resolved (tenant, then agent, then OTEL_*; agents narrow, never redirect). */
@@ -47,6 +69,15 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim
  * else the OTEL_* one. `sampling_rate` is the lower of the tenant's and the agent's.
  */
 export function destinationOf(section: unknown, signal: Signal, platform: Platform | undefined): Destination | undefined {
+  const d = resolvedDestination(section, signal, platform);
+  if (!d) return d;
+  const sec = asObj(section);
+  const ten = asObj(platform?.tenant);
+  const fromTenant = !!ten && ten.exporter !== 'none' && !!str(ten.endpoint) && d.endpoint === withSignalPath(str(ten.endpoint) as string, signal, platform?.env.signals[signal]?.protocol);
+  return residencyProblem(d, str(fromTenant ? ten?.region : sec?.region), platform?.residency, signal);
+}
+
+function resolvedDestination(section: unknown, signal: Signal, platform: Platform | undefined): Destination | undefined {
   const sec = asObj(section);
   const env = platform?.env;
   if (env?.disabled) return undefined;
@@ -67,8 +98,8 @@ export function destinationOf(section: unknown, signal: Signal, platform: Platfo
   if (sec?.exporter === 'console') return { ...base, exporter: 'console', auth: authOf(sec.auth) };
   if (tenOn && ten) {
     if (ten.exporter === 'console') return { ...base, exporter: 'console' };
-    const endpoint = withSignalPath(str(ten.endpoint) as string, signal);
-    const ignored = own && agentEndpoint(own, signal) !== endpoint
+    const endpoint = withSignalPath(str(ten.endpoint) as string, signal, envT?.protocol);
+    const ignored = own && agentEndpoint(own, signal, envT?.protocol) !== endpoint
       ? `its own ${signal} endpoint is not followed: the tenant's telemetry sends to ${endpoint} (an agent may narrow the tenant's telemetry, not redirect it)`
       : undefined;
     const p = proto();
@@ -81,7 +112,7 @@ export function destinationOf(section: unknown, signal: Signal, platform: Platfo
       ...(p.problem ?? ignored ? { problem: p.problem ?? ignored } : {}),
     };
   }
-  if (own) return { ...base, exporter: 'otlp', endpoint: agentEndpoint(own, signal), auth: authOf(sec?.auth), ...proto() };
+  if (own) return { ...base, exporter: 'otlp', endpoint: agentEndpoint(own, signal, envT?.protocol), auth: authOf(sec?.auth), ...proto() };
   if (envOn && envT) return { ...base, exporter: 'otlp', endpoint: envT.endpoint, ...proto() };
   return { ...base, exporter: 'otlp', protocol: 'http/json' };
 }

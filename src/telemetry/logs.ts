@@ -4,18 +4,18 @@
  * a refused or failed run at error), guardrail evaluations (warn when triggered, debug when not) and
  * model fallbacks and activity retries (warn). Records below `level` are dropped; `structured`
  * sends the body as a key/value map (else one text line); `include_trace_context` gives each record
- * the run's trace id (the caller's, for a sub-agent run that joined its caller's trace) and `agent.run` span id. Pushed over OTLP/HTTP (JSON) to `logs.endpoint`.
+ * the run's trace id (the caller's, for a sub-agent run that joined its caller's trace) and `agent.run` span id. Pushed over OTLP (the protocol the OTEL_* variables name) to `logs.endpoint`.
  * Not emitted: tool approval requests and outcomes (they happen in workflow updates).
  */
 import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
 import { SeverityNumber, type AnyValueMap, type Logger } from '@opentelemetry/api-logs';
-import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, ConsoleLogRecordExporter, LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter } from '@opentelemetry/sdk-logs';
 import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
+import { otlpLogExporter } from './otlp-exporters';
 import { readOtelEnv, type OtelEnv } from './otel-env';
-import { logsConfigOf, type LogLevel, type LogsConfig } from './config';
+import { logsConfigOf, platformOf, type LogLevel, type LogsConfig } from './config';
 import { runSpanId, runTraceId } from './trace-ids';
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
@@ -33,7 +33,7 @@ export class AgentLogs {
 
   /** One record for `agent`'s run, when its logs section is on and `level` lets it through. */
   emit(agent: CompiledAgent, run: { workflowId: string; runId: string; traceId?: string }, level: LogLevel, event: string, fields: Record<string, string | number | boolean | undefined> = {}): void {
-    const cfg = logsConfigOf(agent.observability, { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) });
+    const cfg = logsConfigOf(agent.observability, platformOf(agent, this.otel));
     if (!cfg || RANK[level] < RANK[cfg.level]) return;
     const out = this.exportingFor(agent, cfg);
     if (!out) return;
@@ -86,13 +86,13 @@ export class AgentLogs {
       }
       headers = { ...cfg.headers, ...auth.headers };
     }
-    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${JSON.stringify(headers)}`;
+    const key = `${cfg.exporter}\n${cfg.protocol ?? ''}\n${cfg.endpoint ?? ''}\n${JSON.stringify(headers)}`;
     const known = this.exporting.get(key);
     if (known) return known;
     const provider = new LoggerProvider({ resource: new Resource(this.otel.resource) });
     provider.addLogRecordProcessor(cfg.exporter === 'console'
       ? new SimpleLogRecordProcessor(new ConsoleLogRecordExporter())
-      : new BatchLogRecordProcessor(this.logged(new OTLPLogExporter({ url: cfg.endpoint, headers, timeoutMillis: 5000 }), cfg.endpoint ?? ''), { scheduledDelayMillis: 1000, exportTimeoutMillis: 5000 }));
+      : new BatchLogRecordProcessor(this.logged(otlpLogExporter({ protocol: cfg.protocol ?? 'http/json', url: cfg.endpoint ?? '', headers, timeoutMillis: 5000 }), cfg.endpoint ?? ''), { scheduledDelayMillis: 1000, exportTimeoutMillis: 5000 }));
     const made = { provider, logger: provider.getLogger('agentloom') };
     this.exporting.set(key, made);
     return made;

@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry metrics of agent runs (the Agent Definition Specification's observability.metrics): its instruments,
  * recorded at the same replay-safe points as the spans (the activity interceptor and the
- * `agent.run` sink in src/telemetry/tracing.ts), and pushed over OTLP/HTTP (JSON) to the agent's
+ * `agent.run` sink in src/telemetry/tracing.ts), and pushed over OTLP (the protocol the OTEL_* variables name) to the agent's
  * `metrics.endpoint` every `export_interval_seconds`. Every data point carries agent_id and version
  * plus the `custom_dimensions` that resolve from the run (agent_id, version, model_id, tenant_id);
  * others are dropped, as the Agent Definition Specification says. agent.run.loops (model turns scheduled) and
@@ -10,13 +10,13 @@
  * time-to-first-byte.
  */
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { ConsoleMetricExporter, MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
+import { otlpMetricExporter } from './otlp-exporters';
 import { readOtelEnv, type OtelEnv } from './otel-env';
-import { metricsConfigOf, type MetricsConfig } from './config';
+import { metricsConfigOf, platformOf, type MetricsConfig } from './config';
 import type { RunSpanStatus } from '../shared/tracing-sinks';
 
 interface Instruments {
@@ -89,7 +89,7 @@ export class AgentMetrics {
 
   /** The agent's instruments and base attributes, or undefined when it records no metrics. */
   forAgent(agent: CompiledAgent): { inst: Instruments; attrs: (modelId?: string) => Attributes } | undefined {
-    const cfg = metricsConfigOf(agent.observability, { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) });
+    const cfg = metricsConfigOf(agent.observability, platformOf(agent, this.otel));
     if (!cfg) return undefined;
     const out = this.exportingFor(agent, cfg);
     return out && { inst: out.inst, attrs: (modelId?: string) => dimensions(agent, cfg, modelId) };
@@ -170,10 +170,10 @@ export class AgentMetrics {
       }
       headers = { ...cfg.headers, ...auth.headers };
     }
-    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${cfg.export_interval_ms}\n${JSON.stringify(headers)}`;
+    const key = `${cfg.exporter}\n${cfg.protocol ?? ''}\n${cfg.endpoint ?? ''}\n${cfg.export_interval_ms}\n${JSON.stringify(headers)}`;
     const known = this.exporting.get(key);
     if (known) return known;
-    const inner: PushMetricExporter = cfg.exporter === 'console' ? new ConsoleMetricExporter() : new OTLPMetricExporter({ url: cfg.endpoint, headers, timeoutMillis: 5000 });
+    const inner: PushMetricExporter = cfg.exporter === 'console' ? new ConsoleMetricExporter() : otlpMetricExporter({ protocol: cfg.protocol ?? 'http/json', url: cfg.endpoint ?? '', headers, timeoutMillis: 5000 });
     const where = cfg.endpoint ?? 'console';
     const exporter: PushMetricExporter = {
       export: (metrics, done) => inner.export(metrics, (r) => {

@@ -8,18 +8,19 @@
  * Endpoints follow the OTLP exporter rule: a per-signal endpoint (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)
  * is used as-is; the base endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, the tenant's `telemetry.endpoint`)
  * gets `v1/traces`, `v1/metrics` or `v1/logs` appended. An agent's per-signal endpoint that is a
- * bare base URL (no path) gets the signal path too. Headers are `key=value` pairs,
- * comma separated and URL-decoded, per-signal pairs overriding base ones. Protocol: the installed
- * exporters (`@opentelemetry/exporter-*-otlp-http`) speak OTLP/HTTP with JSON bodies, so `http/json`
- * is used; `http/protobuf` (the specification's default) is sent as http/json with a warning, and
- * `grpc` is refused (no OTLP gRPC exporter is installed) with a message naming it.
+ * bare base URL (no path) gets the signal path too; over `grpc` the base endpoint is used as-is (the
+ * service is named by the gRPC method, not by a path). Headers are `key=value` pairs,
+ * comma separated and URL-decoded, per-signal pairs overriding base ones. Protocol
+ * (`OTEL_EXPORTER_OTLP_PROTOCOL`, per signal `OTEL_EXPORTER_OTLP_<SIGNAL>_PROTOCOL`): `http/json`,
+ * `http/protobuf` and `grpc`, each sent by its own OpenTelemetry exporter (otlp-exporters.ts); any
+ * other value is refused with a message naming the supported ones. Unnamed: `http/json`.
  */
 
 export type Signal = 'traces' | 'metrics' | 'logs';
 export const SIGNALS: readonly Signal[] = ['traces', 'metrics', 'logs'];
-export type OtlpProtocol = 'http/json';
-/** What the installed exporters send. */
-export const SUPPORTED_PROTOCOLS: readonly OtlpProtocol[] = ['http/json'];
+export type OtlpProtocol = 'http/json' | 'http/protobuf' | 'grpc';
+/** The OTLP protocols of the specification, each with its exporter. */
+export const SUPPORTED_PROTOCOLS: readonly OtlpProtocol[] = ['http/json', 'http/protobuf', 'grpc'];
 
 /** One signal's destination as the environment names it. */
 export interface EnvTarget {
@@ -81,9 +82,12 @@ export function parseKeyValues(raw: string | undefined, name = 'the list', probl
   return out;
 }
 
-/** The base endpoint with the signal's path appended (`http://c:4318` → `http://c:4318/v1/traces`). */
-export function withSignalPath(base: string, signal: Signal): string {
-  return `${base.replace(/\/+$/, '')}/v1/${signal}`;
+/**
+ * The base endpoint with the signal's path appended (`http://c:4318` → `http://c:4318/v1/traces`);
+ * over grpc the base endpoint as it is (the OTLP exporter specification).
+ */
+export function withSignalPath(base: string, signal: Signal, protocol?: OtlpProtocol): string {
+  return protocol === 'grpc' ? base : `${base.replace(/\/+$/, '')}/v1/${signal}`;
 }
 
 /** True when the URL has no path at all (`http://c:4318` or `http://c:4318/`). */
@@ -97,8 +101,8 @@ export function isBareUrl(url: string): boolean {
 }
 
 /** An agent's (per-signal) endpoint: used as-is, except a bare base URL gets the signal path. */
-export function agentEndpoint(url: string, signal: Signal): string {
-  return isBareUrl(url) ? withSignalPath(url, signal) : url;
+export function agentEndpoint(url: string, signal: Signal, protocol?: OtlpProtocol): string {
+  return isBareUrl(url) ? withSignalPath(url, signal, protocol) : url;
 }
 
 function validUrl(url: string): boolean {
@@ -121,25 +125,22 @@ export function readOtelEnv(env: NodeJS.ProcessEnv): OtelEnv {
   if (base && !validUrl(base)) problems.push(`OTEL_EXPORTER_OTLP_ENDPOINT is not an http(s) URL; it is ignored`);
   const signals = {} as Record<Signal, EnvTarget>;
   for (const s of SIGNALS) {
-    const own = get(env, `OTEL_EXPORTER_OTLP_${VAR[s]}_ENDPOINT`);
-    let endpoint: string | undefined;
-    if (own && validUrl(own)) endpoint = own;
-    else if (own) problems.push(`OTEL_EXPORTER_OTLP_${VAR[s]}_ENDPOINT is not an http(s) URL; it is ignored`);
-    if (!endpoint && base && validUrl(base)) endpoint = withSignalPath(base, s);
     const protoVar = get(env, `OTEL_EXPORTER_OTLP_${VAR[s]}_PROTOCOL`) ? `OTEL_EXPORTER_OTLP_${VAR[s]}_PROTOCOL` : 'OTEL_EXPORTER_OTLP_PROTOCOL';
     const named = get(env, protoVar);
     let protocol: OtlpProtocol | undefined;
     let unsupported: string | undefined;
     if (named !== undefined) {
-      if (named === 'http/json') protocol = 'http/json';
-      else if (named === 'http/protobuf') {
-        protocol = 'http/json';
-        if (!problems.some((p) => p.startsWith(`${protoVar}=`))) problems.push(`${protoVar}=http/protobuf: this worker's installed OTLP exporters send OTLP/HTTP with JSON bodies (same paths; the OpenTelemetry Collector's OTLP receiver accepts both), so ${s} are sent as http/json`);
-      } else {
-        unsupported = `${protoVar}=${named} is not supported by this worker${named === 'grpc' ? ' (no OTLP gRPC exporter is installed)' : ''}; supported: ${SUPPORTED_PROTOCOLS.join(', ')} (http/protobuf is sent as http/json)`;
+      if ((SUPPORTED_PROTOCOLS as readonly string[]).includes(named)) protocol = named as OtlpProtocol;
+      else {
+        unsupported = `${protoVar}=${named} is not an OTLP protocol; supported: ${SUPPORTED_PROTOCOLS.join(', ')}`;
         problems.push(`${unsupported}; no ${s} are sent over OTLP`);
       }
     }
+    const own = get(env, `OTEL_EXPORTER_OTLP_${VAR[s]}_ENDPOINT`);
+    let endpoint: string | undefined;
+    if (own && validUrl(own)) endpoint = own;
+    else if (own) problems.push(`OTEL_EXPORTER_OTLP_${VAR[s]}_ENDPOINT is not an http(s) URL; it is ignored`);
+    if (!endpoint && base && validUrl(base)) endpoint = withSignalPath(base, s, protocol);
     const exporter = get(env, `OTEL_${VAR[s]}_EXPORTER`);
     signals[s] = {
       ...(endpoint ? { endpoint } : {}),

@@ -2,14 +2,18 @@
  * What the workflow side reports through the `agentloomTracing` sinks (never during replay): the
  * `run.start` log record when a run starts, the approval wait metric and `approval` record when an
  * approval is decided, and, when a run ends, its `run.end` record, its run metrics and its
- * `agent.run` span (with the run's deterministic ids, so the activity spans recorded earlier hang
- * under it; a run that joined its caller's trace is a child of the caller's `agent.run`).
+ * `agent.run` span (with the run's deterministic span id; a run that joined Temporal's trace is a
+ * child of its `RunWorkflow` span, its activity spans hang under their `RunActivity` spans; else the
+ * trace id is the run's own too and the activity spans recorded earlier hang under `agent.run`, and
+ * a run that joined its caller's trace is a child of the caller's `agent.run`).
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { CompiledAgent } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
-import type { ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from '../shared/tracing-sinks';
+import type { ApprovalDecidedEvent } from '../shared/tracing-sinks';
+import type { JoinedRunEndedEvent, JoinedRunStartedEvent, JoinedTrace } from './joined-trace';
+import { isRunSampled } from './span-content';
 import { logsConfigOf, tracingConfigOf, type Platform } from './config';
 import type { AgentLogs } from './logs';
 import type { AgentMetrics } from './metrics';
@@ -26,20 +30,39 @@ export interface RunSinksParts {
   platform: (agent: CompiledAgent) => Platform;
 }
 
+/** Runs that joined Temporal's trace remembered (for their approval records) before the map starts afresh. */
+const REMEMBERED_JOINS = 10_000;
+
 export class RunSinks {
+  private readonly joins = new Map<string, JoinedTrace>();
+
   constructor(private readonly p: RunSinksParts) {}
 
-  /** A sink's run and, when the agent traces, the trace it belongs to (its log records name that trace). */
-  private async sinkRun(info: WorkflowInfo, agent: CompiledAgent, bundle: BlobRef): Promise<{ run: RunRef & { traceId?: string }; runTrace?: RunTrace }> {
+  /**
+   * A sink's run and, when the agent traces, the trace it belongs to (its log records name that
+   * trace): Temporal's, under the run's RunWorkflow span, for a run that joined it; else its own.
+   */
+  private async sinkRun(info: WorkflowInfo, agent: CompiledAgent, bundle: BlobRef, joined?: JoinedTrace): Promise<{ run: RunRef & { traceId?: string }; runTrace?: RunTrace }> {
+    const key = `${info.workflowId}\n${info.runId}`;
+    if (joined) {
+      if (this.joins.size >= REMEMBERED_JOINS) this.joins.clear();
+      this.joins.set(key, joined);
+    }
+    const join = joined ?? this.joins.get(key);
     const parent = info.parent ? { workflowId: info.parent.workflowId, runId: info.parent.runId } : null;
-    const runTrace = await this.p.traces.traceOf(info, agent, bundle, parent);
+    const cfg = join && tracingConfigOf(agent.observability, this.p.platform(agent));
+    const runTrace = join
+      ? { traceId: join.trace_id, parentSpanId: join.span_id, sampled: isRunSampled(info.runId, cfg ? cfg.sampling_rate : 1) }
+      : await this.p.traces.traceOf(info, agent, bundle, parent);
     return { run: { workflowId: info.workflowId, runId: info.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) }, ...(runTrace ? { runTrace } : {}) };
   }
 
-  async runStarted(info: WorkflowInfo, ev: RunStartedEvent): Promise<void> {
+  async runStarted(info: WorkflowInfo, ev: JoinedRunStartedEvent): Promise<void> {
     const agent = await this.p.sources.agentOf(ev);
-    if (!agent || !logsConfigOf(agent.observability, this.p.platform(agent))) return;
-    const { run } = await this.sinkRun(info, agent, ev.bundle);
+    if (!agent) return;
+    if (ev.trace) await this.sinkRun(info, agent, ev.bundle, ev.trace);
+    if (!logsConfigOf(agent.observability, this.p.platform(agent))) return;
+    const { run } = await this.sinkRun(info, agent, ev.bundle, ev.trace);
     this.p.logs.emit(agent, run, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
   }
 
@@ -53,11 +76,11 @@ export class RunSinks {
     this.p.logs.emit(agent, run, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
   }
 
-  async runEnded(info: WorkflowInfo, ev: RunEndedEvent): Promise<void> {
+  async runEnded(info: WorkflowInfo, ev: JoinedRunEndedEvent): Promise<void> {
     const agent = await this.p.sources.agentOf(ev);
     if (!agent) return;
     const started = new Date(info.runStartTime).getTime();
-    const { run, runTrace } = await this.sinkRun(info, agent, ev.bundle);
+    const { run, runTrace } = await this.sinkRun(info, agent, ev.bundle, ev.trace);
     this.p.logs.emit(agent, run, ev.status === 'refused' || ev.status === 'error' ? 'error' : 'info', 'run.end', {
       status: ev.status, failure_type: ev.failure_type, latency_ms: Math.max(0, ev.ended_ms - started),
     });

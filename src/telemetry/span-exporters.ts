@@ -1,10 +1,9 @@
 /**
  * Where spans go: one OpenTelemetry tracer provider per (exporter, endpoint, credential), over
- * OTLP/HTTP (JSON) to the agent's compiled `observability.tracing.endpoint` or to the console, with
+ * OTLP (http/json, http/protobuf or grpc: otlp-exporters.ts) to the agent's compiled `observability.tracing.endpoint` or to the console, with
  * `Authorization: Bearer <secret>` when `auth.type: bearer` (the secret is read here, from the
  * tenant's secret store, never put in a payload). An export failure is logged and never fails a run.
  */
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import type { Tracer } from '@opentelemetry/api';
 import {
@@ -20,6 +19,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { CompiledAgent } from '../compiled/types';
 import { otlpHeaders } from './auth';
+import { otlpSpanExporter } from './otlp-exporters';
 import type { TracingConfig } from './config';
 
 /** How long one OTLP export may take before it is abandoned (and logged). */
@@ -100,13 +100,13 @@ export class SpanExporters {
       }
       headers = { ...cfg.headers, ...auth.headers };
     }
-    const key = `${cfg.exporter}\n${cfg.endpoint ?? ''}\n${JSON.stringify(headers)}`;
+    const key = `${cfg.exporter}\n${cfg.protocol ?? ''}\n${cfg.endpoint ?? ''}\n${JSON.stringify(headers)}`;
     const known = this.exporting.get(key);
     if (known) return known;
     const ids = new RunIdGenerator();
     const processor = cfg.exporter === 'console'
       ? new SimpleSpanProcessor(new ConsoleSpanExporter())
-      : new BatchSpanProcessor(new LoggedExporter(new OTLPTraceExporter({ url: cfg.endpoint, headers, timeoutMillis: EXPORT_TIMEOUT_MS }), cfg.endpoint ?? '', this.opts.log), {
+      : new BatchSpanProcessor(new LoggedExporter(otlpSpanExporter({ protocol: cfg.protocol ?? 'http/json', url: cfg.endpoint ?? '', headers, timeoutMillis: EXPORT_TIMEOUT_MS }), cfg.endpoint ?? '', this.opts.log), {
         scheduledDelayMillis: this.opts.scheduledDelayMillis ?? 1000,
         // A collector that does not answer holds a worker's (or `loom run`'s) shutdown at most this long.
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,

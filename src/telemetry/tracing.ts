@@ -15,6 +15,7 @@
  * is logged (each configuration problem once).
  */
 import * as path from 'path';
+import { context as otelContext, isSpanContextValid, trace as otelTrace } from '@opentelemetry/api';
 import { RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 import { Runtime, type ActivityInboundCallsInterceptor, type ActivityInterceptorsFactory, type InjectedSinks } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
@@ -22,11 +23,11 @@ import type { Client } from '@temporalio/client';
 import { openBlobStore, type BlobStore } from '../activities/blob-store';
 import type { CompiledAgent } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
-import { logsConfigOf, metricsConfigOf, tracingConfigOf, type Platform } from './config';
+import { logsConfigOf, metricsConfigOf, platformOf, tracingConfigOf, type Platform } from './config';
 import { readOtelEnv, type OtelEnv } from './otel-env';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
-import type { AgentloomTracingSinks, ApprovalDecidedEvent, RunEndedEvent, RunStartedEvent } from '../shared/tracing-sinks';
+import type { AgentloomTracingSinks, ApprovalDecidedEvent } from '../shared/tracing-sinks';
 import { formatTraceparent } from './trace-ids';
 import { withTraceHeaders } from '../platform/trace-context';
 import { SpanExporters } from './span-exporters';
@@ -35,6 +36,9 @@ import { RunTraces } from './run-traces';
 import { ActivitySpans, SPANNED, type GuardrailArg, type GuardrailResult, type ModelArg, type Spanned } from './activity-spans';
 import { logGuardrails, meterActivity } from './activity-records';
 import { RunSinks } from './run-sinks';
+import { TemporalTracing } from './temporal-tracing';
+import { JOINED_TRACE_HEADER, type JoinedRunEndedEvent, type JoinedRunStartedEvent } from './joined-trace';
+import { isRunSampled } from './span-content';
 
 export { EXPORT_TIMEOUT_MS } from './span-exporters';
 
@@ -80,6 +84,8 @@ export class AgentTracing {
   private readonly spanIds = new RandomIdGenerator();
   /** The worker's OTEL_* variables (the standard OpenTelemetry environment). */
   private readonly otel: OtelEnv;
+  /** Temporal's own spans (RunWorkflow, StartActivity, RunActivity, the worker client's starts), to the OTEL_* destination. */
+  readonly temporal: TemporalTracing;
 
   constructor(opts: AgentTracingOptions = {}) {
     this.sources = new SpanSources(opts.store ?? openBlobStore());
@@ -94,11 +100,12 @@ export class AgentTracing {
     this.traces = new RunTraces(this.sources, this.exporters, platform, logOnce, opts.client);
     this.spans = new ActivitySpans(this.sources);
     this.runSinks = new RunSinks({ sources: this.sources, traces: this.traces, metrics: this.metrics, logs: this.logs, platform });
+    this.temporal = new TemporalTracing({ otel: this.otel, log: this.log, scheduledDelayMillis: opts.scheduledDelayMillis });
   }
 
-  /** What the worker adds to an agent's observability section: OTEL_* variables and the tenant's telemetry. */
+  /** What the worker adds to an agent's observability section: OTEL_* variables, the tenant's telemetry, the residency. */
   private platform(agent: CompiledAgent): Platform {
-    return { env: this.otel, ...(agent.tenant?.telemetry ? { tenant: agent.tenant.telemetry } : {}) };
+    return platformOf(agent, this.otel);
   }
 
   /** The Temporal client that describes runs' parents (createAgentloomWorker passes the worker's). */
@@ -117,61 +124,71 @@ export class AgentTracing {
 
   /** WorkerOptions.interceptors.activity entry. */
   readonly activityInterceptor: ActivityInterceptorsFactory = (ctx) => {
+    // Temporal's RunActivity span around ours: inside it, that span is the active context.
+    const temporal = this.temporal.activityInterceptor(ctx);
     const inbound: ActivityInboundCallsInterceptor = {
-      execute: async (input, next) => {
-        const type = ctx.info.activityType;
-        const wf = ctx.info.workflowExecution;
-        if (!(type in SPANNED) || !wf) return next(input);
-        const arg = input.args[0] as { bundle?: BlobRef; agent_id?: string } | undefined;
-        const agent = await this.sources.agentOf(arg).catch((e: unknown) => {
-          this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
-          return undefined;
-        });
-        const cfg = agent && this.guard(() => tracingConfigOf(agent.observability, this.platform(agent)));
-        if (cfg && !this.traces.hasClient) this.learnClient(ctx);
-        const runTrace = agent && cfg && arg?.bundle ? await this.traces.traceOf(wf, agent, arg.bundle, undefined) : undefined;
-        const setup = agent && cfg && runTrace && this.guard(() => this.traces.setup(agent, cfg, wf, runTrace));
-        // The tool call's span id is chosen before the call, so its request can name it (traceparent).
-        const callSpanId = type === 'runTool' && runTrace ? this.spanIds.generateSpanId() : undefined;
-        const headers = callSpanId && runTrace && cfg?.propagate_context
-          ? this.guard(() => ({ traceparent: formatTraceparent({ traceId: runTrace.traceId, spanId: callSpanId, sampled: runTrace.sampled }) }))
-          : undefined;
-        const metered = agent && metricsConfigOf(agent.observability, this.platform(agent)) !== undefined;
-        const logging = agent && logsConfigOf(agent.observability, this.platform(agent)) !== undefined;
-        if (!agent || (!setup && !metered && !logging && !headers)) return next(input);
-        const run = { workflowId: wf.workflowId, runId: wf.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) };
-        if (logging) {
-          this.guard(() => {
-            if (ctx.info.attempt > 1) this.logs.emit(agent, run, 'warn', 'activity.retry', { activity: type, attempt: ctx.info.attempt });
-            if (type === 'modelTurn' && (input.args[0] as ModelArg).fallback) this.logs.emit(agent, run, 'warn', 'model.fallback', { model_id: agent.runtime.fallback_model?.model_id });
-          });
-        }
-        const start = Date.now();
-        let result: unknown;
-        let error: unknown;
-        try {
-          result = await (headers ? withTraceHeaders(headers, () => next(input)) : next(input));
-          return result;
-        } catch (e) {
-          error = e;
-          throw e;
-        } finally {
-          const end = Date.now();
-          if (metered) this.guard(() => meterActivity(this.metrics, type as Spanned, agent, input.args[0], result, error, end - start));
-          if (logging && type === 'runGuardrails') this.guard(() => logGuardrails(this.logs, agent, run, input.args[0] as GuardrailArg, result as GuardrailResult | undefined));
-          if (setup) this.track(this.spans.record(type as Spanned, setup, input.args[0], result, error, start, end, callSpanId));
-        }
-      },
+      execute: (input, next) => (temporal.inbound?.execute ? temporal.inbound.execute(input, (i) => ours(i, next)) : ours(input, next)),
     };
-    return { inbound };
+    const ours = async (...[input, next]: Parameters<NonNullable<ActivityInboundCallsInterceptor['execute']>>): Promise<unknown> => {
+      const type = ctx.info.activityType;
+      const wf = ctx.info.workflowExecution;
+      if (!(type in SPANNED) || !wf) return next(input);
+      const arg = input.args[0] as { bundle?: BlobRef; agent_id?: string } | undefined;
+      const agent = await this.sources.agentOf(arg).catch((e: unknown) => {
+        this.logOnce(`telemetry: ${(e as Error)?.message ?? String(e)}`);
+        return undefined;
+      });
+      const cfg = agent && this.guard(() => tracingConfigOf(agent.observability, this.platform(agent)));
+      if (cfg && !this.traces.hasClient) this.learnClient(ctx);
+      // A run that joined Temporal's trace (workflow-interceptor.ts): its spans hang under RunActivity.
+      const active = input.headers[JOINED_TRACE_HEADER] ? otelTrace.getSpanContext(otelContext.active()) : undefined;
+      const joined = active && isSpanContextValid(active) ? active : undefined;
+      const runTrace = !(agent && cfg && arg?.bundle) ? undefined
+        : joined ? { traceId: joined.traceId, sampled: isRunSampled(wf.runId, cfg.sampling_rate) }
+          : await this.traces.traceOf(wf, agent, arg.bundle, undefined);
+      const owned = agent && cfg && runTrace && this.guard(() => this.traces.setup(agent, cfg, wf, runTrace));
+      const setup = owned && joined ? { ...owned, parent: otelContext.active() } : owned;
+      // The tool call's span id is chosen before the call, so its request can name it (traceparent).
+      const callSpanId = type === 'runTool' && runTrace ? this.spanIds.generateSpanId() : undefined;
+      const headers = callSpanId && runTrace && cfg?.propagate_context
+        ? this.guard(() => ({ traceparent: formatTraceparent({ traceId: runTrace.traceId, spanId: callSpanId, sampled: runTrace.sampled }) }))
+        : undefined;
+      const metered = agent && metricsConfigOf(agent.observability, this.platform(agent)) !== undefined;
+      const logging = agent && logsConfigOf(agent.observability, this.platform(agent)) !== undefined;
+      if (!agent || (!setup && !metered && !logging && !headers)) return next(input);
+      const run = { workflowId: wf.workflowId, runId: wf.runId, ...(runTrace ? { traceId: runTrace.traceId } : {}) };
+      if (logging) {
+        this.guard(() => {
+          if (ctx.info.attempt > 1) this.logs.emit(agent, run, 'warn', 'activity.retry', { activity: type, attempt: ctx.info.attempt });
+          if (type === 'modelTurn' && (input.args[0] as ModelArg).fallback) this.logs.emit(agent, run, 'warn', 'model.fallback', { model_id: agent.runtime.fallback_model?.model_id });
+        });
+      }
+      const start = Date.now();
+      let result: unknown;
+      let error: unknown;
+      try {
+        result = await (headers ? withTraceHeaders(headers, () => next(input)) : next(input));
+        return result;
+      } catch (e) {
+        error = e;
+        throw e;
+      } finally {
+        const end = Date.now();
+        if (metered) this.guard(() => meterActivity(this.metrics, type as Spanned, agent, input.args[0], result, error, end - start));
+        if (logging && type === 'runGuardrails') this.guard(() => logGuardrails(this.logs, agent, run, input.args[0] as GuardrailArg, result as GuardrailResult | undefined));
+        if (setup) this.track(this.spans.record(type as Spanned, setup, input.args[0], result, error, start, end, callSpanId));
+      }
+    };
+    return { inbound, ...(temporal.outbound ? { outbound: temporal.outbound } : {}) };
   };
 
-  /** WorkerOptions.sinks entry: `agent.run` when a run ends (not called during replay). */
-  get sinks(): InjectedSinks<AgentloomTracingSinks> {
+  /** WorkerOptions.sinks entries: `agent.run` when a run ends, and Temporal's workflow spans (neither called during replay). */
+  get sinks(): InjectedSinks<AgentloomTracingSinks> & TemporalTracing['sinks'] {
     return {
+      ...this.temporal.sinks,
       agentloomTracing: {
-        runStarted: { fn: (info: WorkflowInfo, ev: RunStartedEvent) => this.track(this.runSinks.runStarted(info, ev)), callDuringReplay: false },
-        runEnded: { fn: (info: WorkflowInfo, ev: RunEndedEvent) => this.track(this.runSinks.runEnded(info, ev)), callDuringReplay: false },
+        runStarted: { fn: (info: WorkflowInfo, ev: JoinedRunStartedEvent) => this.track(this.runSinks.runStarted(info, ev)), callDuringReplay: false },
+        runEnded: { fn: (info: WorkflowInfo, ev: JoinedRunEndedEvent) => this.track(this.runSinks.runEnded(info, ev)), callDuringReplay: false },
         approvalDecided: { fn: (info: WorkflowInfo, ev: ApprovalDecidedEvent) => this.track(this.runSinks.approvalDecided(info, ev)), callDuringReplay: false },
       },
     };
@@ -181,6 +198,7 @@ export class AgentTracing {
   async forceFlush(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
     await this.exporters.forceFlush();
+    await this.temporal.forceFlush();
     await this.metrics.forceFlush();
     await this.logs.forceFlush();
   }
@@ -188,6 +206,7 @@ export class AgentTracing {
   async shutdown(): Promise<void> {
     await this.forceFlush();
     await this.exporters.shutdown();
+    await this.temporal.shutdown();
     await this.metrics.shutdown();
     await this.logs.shutdown();
   }

@@ -4,7 +4,9 @@
  * path, headers, protocol, service name and resource attributes, and the precedence between the
  * OTEL_* variables, the tenant and the agent.
  */
-import { destinationOf, logsConfigOf, metricsConfigOf, tracingConfigOf, type Platform } from '../../src/telemetry/config';
+import { destinationOf, logsConfigOf, metricsConfigOf, platformOf, tracingConfigOf, type Platform } from '../../src/telemetry/config';
+import { SpanExporters } from '../../src/telemetry/span-exporters';
+import { compileAgent, scripted } from '../helpers/definitions';
 import { agentEndpoint, parseKeyValues, readOtelEnv } from '../../src/telemetry/otel-env';
 
 const platform = (env: NodeJS.ProcessEnv, tenant?: Platform['tenant']): Platform => ({ env: readOtelEnv(env), ...(tenant ? { tenant } : {}) });
@@ -39,15 +41,23 @@ describe('readOtelEnv', () => {
     expect(readOtelEnv({ OTEL_SERVICE_NAME: 'loom-eu', OTEL_RESOURCE_ATTRIBUTES: 'service.name=x' }).resource).toEqual({ 'service.name': 'loom-eu' });
   });
 
-  it('speaks http/json; http/protobuf is sent as http/json with a warning; grpc is refused naming what is supported', () => {
+  it('speaks http/json, http/protobuf and grpc (per signal over the base variable); anything else is refused naming what is supported', () => {
     expect(readOtelEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).signals.traces).toMatchObject({ protocol: 'http/json' });
-    const pb = readOtelEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
-    expect(pb.signals.traces.protocol).toBe('http/json');
-    expect(pb.problems[0]).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=http\/protobuf: .*sent as http\/json/);
-    const g = readOtelEnv({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' });
-    expect(g.signals.traces.protocol).toBeUndefined();
-    expect(g.signals.traces.unsupported).toBe('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported by this worker (no OTLP gRPC exporter is installed); supported: http/json (http/protobuf is sent as http/json)');
-    expect(g.signals.metrics.unsupported).toBeUndefined();
+    const pb = readOtelEnv({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: 'grpc' });
+    expect(pb.signals.traces.protocol).toBe('http/protobuf');
+    expect(pb.signals.logs.protocol).toBe('grpc');
+    expect(pb.problems).toEqual([]);
+    const bad = readOtelEnv({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' });
+    expect(bad.signals.traces.protocol).toBeUndefined();
+    expect(bad.signals.traces.unsupported).toBe('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=thrift is not an OTLP protocol; supported: http/json, http/protobuf, grpc');
+    expect(bad.signals.metrics.unsupported).toBeUndefined();
+  });
+
+  it('over grpc the base endpoint is used as-is (no signal path); over http it gets /v1/<signal>', () => {
+    const e = readOtelEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' });
+    expect(e.signals.traces.endpoint).toBe('http://127.0.0.1:4317');
+    expect(e.signals.metrics.endpoint).toBe('http://127.0.0.1:4317/v1/metrics');
+    expect(tracingConfigOf(undefined, platform({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, { endpoint: 'http://collector:4317' }))).toMatchObject({ endpoint: 'http://collector:4317', protocol: 'grpc' });
   });
 
   it('reports a base endpoint that is not an http(s) URL and honours OTEL_SDK_DISABLED and OTEL_<SIGNAL>_EXPORTER=none', () => {
@@ -109,8 +119,44 @@ describe('precedence: OTEL_* variables, tenant telemetry, agent (decisions 402, 
   });
 
   it('an unsupported protocol leaves no protocol and says why', () => {
-    const cfg = tracingConfigOf(undefined, platform({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }));
+    const cfg = tracingConfigOf(undefined, platform({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'zipkin' }));
     expect(cfg?.protocol).toBeUndefined();
-    expect(cfg?.problem).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported by this worker/);
+    expect(cfg?.problem).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=zipkin is not an OTLP protocol/);
+  });
+});
+
+describe('telemetry under policies.data_residency', () => {
+  const tenant = { exporter: 'otlp', endpoint: 'https://otel.acme.internal:4318' };
+  const withResidency = (t: Platform['tenant'], residency = 'eu'): Platform => ({ env: readOtelEnv({}), ...(t ? { tenant: t } : {}), residency });
+
+  it('refuses a tenant collector declared outside the residency, for every signal, saying which region and why', () => {
+    const p = withResidency({ ...tenant, region: 'us-east-1' });
+    for (const cfg of [tracingConfigOf(undefined, p), metricsConfigOf(undefined, p), logsConfigOf(undefined, p)]) {
+      expect(cfg?.protocol).toBeUndefined();
+      expect(cfg?.problem).toMatch(/collector is in region 'us-east-1', outside policies\.data_residency 'eu': nothing is sent there/);
+    }
+  });
+
+  it('keeps a collector declared inside the residency (a sub-region too), and one that declares no region', () => {
+    expect(tracingConfigOf(undefined, withResidency({ ...tenant, region: 'eu-west-1' }))).toMatchObject({ protocol: 'http/json', endpoint: 'https://otel.acme.internal:4318/v1/traces' });
+    expect(tracingConfigOf(undefined, withResidency(tenant))?.protocol).toBe('http/json');
+    expect(tracingConfigOf(undefined, { ...withResidency({ ...tenant, region: 'us' }), residency: undefined })?.protocol).toBe('http/json');
+  });
+
+  it('reads an agent\'s own collector region from its signal section', () => {
+    const own = { tracing: { enabled: true, endpoint: 'http://agent:4318', region: 'ap-south-1' } };
+    expect(tracingConfigOf(own, withResidency(undefined))?.problem).toMatch(/traces collector is in region 'ap-south-1'/);
+    expect(tracingConfigOf({ tracing: { ...own.tracing, region: 'eu' } }, withResidency(undefined))?.protocol).toBe('http/json');
+  });
+
+  it('an agent with data_residency and a tenant collector elsewhere exports no span: the exporter says why once', () => {
+    const { agent } = compileAgent({ agent_id: 'resident', model: scripted({ turns: [{ content: 'ok' }] }), front: { policies: { data_residency: 'eu' } } });
+    const resident = { ...agent, tenant: { ...(agent.tenant ?? {}), telemetry: { ...tenant, region: 'us-east-1' } } } as typeof agent;
+    const p = platformOf(resident, readOtelEnv({}));
+    expect(p.residency).toBe('eu');
+    const said: string[] = [];
+    const exporters = new SpanExporters({ resource: {}, log: (m) => said.push(m), logOnce: (m) => said.push(m) });
+    expect(exporters.for(resident, tracingConfigOf(resident.observability, p)!)).toBeUndefined();
+    expect(said).toEqual([expect.stringMatching(/^tracing: agent resident: the traces collector is in region 'us-east-1', outside policies\.data_residency 'eu'.*; no spans are sent$/)]);
   });
 });

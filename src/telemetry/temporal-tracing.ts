@@ -1,0 +1,156 @@
+/**
+ * Temporal's own spans, from `@temporalio/interceptors-opentelemetry`: the client's
+ * `StartWorkflow:<type>` (and signal, query, update) spans, the workflow's `RunWorkflow:<type>`,
+ * `StartActivity:<type>` and `StartChildWorkflow:<type>` spans (made in the workflow sandbox and
+ * exported through the SDK's `exporter` sink, which is not called during replay) and the worker's
+ * `RunActivity:<type>` spans. The W3C trace context travels in the `_tracer-data` header of every
+ * start, so one trace holds a client's start, the run and its activities; the `agent.*` spans join
+ * it (tracing.ts, run-sinks.ts).
+ *
+ * Where they go: the process's OTEL_* trace destination (otel-env.ts), with the protocol it names.
+ * Without one, spans are still made (their ids carry the trace to the worker) and not exported.
+ * The OpenTelemetry API needs a context manager and a propagator in this process for the SDK's
+ * interceptors to parent and propagate: the first TemporalTracing registers W3C trace context and
+ * an AsyncLocalStorage context manager unless the process already registered its own.
+ */
+import { AsyncLocalStorage } from 'async_hooks';
+import { ROOT_CONTEXT, context, propagation, type Context, type ContextManager, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { Resource } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+import { readOtelEnv, type OtelEnv } from './otel-env';
+import { otlpSpanExporter } from './otlp-exporters';
+
+/** How long one export of Temporal's spans may take. */
+const EXPORT_TIMEOUT_MS = 5000;
+
+/** The OpenTelemetry context manager of Node's AsyncLocalStorage: the active span follows async calls. */
+class AsyncLocalContextManager implements ContextManager {
+  private readonly store = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.store.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    return this.store.run(ctx, () => fn.apply(thisArg, args));
+  }
+  bind<T>(ctx: Context, target: T): T {
+    if (typeof target !== 'function') return target;
+    const run = (self: unknown, args: unknown[]) => this.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(self, args));
+    return function bound(this: unknown, ...args: unknown[]) {
+      return run(this, args);
+    } as T;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.store.disable();
+    return this;
+  }
+}
+
+let registered = false;
+/** W3C trace context and an async context manager, once per process (a process's own registration wins). */
+function registerGlobals(): void {
+  if (registered) return;
+  registered = true;
+  context.setGlobalContextManager(new AsyncLocalContextManager());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+}
+
+export interface TemporalTracingOptions {
+  /** The OTEL_* variables (default: read from `env`, else process.env). */
+  otel?: OtelEnv;
+  env?: NodeJS.ProcessEnv;
+  /** Export problems (a collector down); default stderr. */
+  log?: (message: string) => void;
+  /** Batch delay before spans are exported (default 1000 ms). */
+  scheduledDelayMillis?: number;
+}
+
+export class TemporalTracing {
+  readonly provider: BasicTracerProvider;
+  readonly tracer: Tracer;
+  /** Where the workflow sandbox's spans go (the SDK's `exporter` sink). */
+  private readonly processor: SpanProcessor;
+  private readonly resource: Resource;
+
+  constructor(opts: TemporalTracingOptions = {}) {
+    registerGlobals();
+    const otel = opts.otel ?? readOtelEnv(opts.env ?? process.env);
+    const t = otel.signals.traces;
+    const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+    this.resource = new Resource(otel.resource);
+    const endpoint = !otel.disabled && !t.off && !t.unsupported ? t.endpoint : undefined;
+    this.processor = endpoint
+      ? new BatchSpanProcessor(loggedExporter(otlpSpanExporter({ protocol: t.protocol ?? 'http/json', url: endpoint, headers: t.headers, timeoutMillis: EXPORT_TIMEOUT_MS }), endpoint, log), {
+        scheduledDelayMillis: opts.scheduledDelayMillis ?? 1000,
+        exportTimeoutMillis: EXPORT_TIMEOUT_MS,
+      })
+      : new NoopSpanProcessor();
+    this.provider = new BasicTracerProvider({ resource: this.resource, spanProcessors: [this.processor] });
+    this.tracer = this.provider.getTracer('@temporalio/interceptors-opentelemetry');
+  }
+
+  /** ClientOptions.interceptors.workflow entry: StartWorkflow, signal, query and update spans, the context sent in headers. */
+  clientInterceptor(): OpenTelemetryWorkflowClientInterceptor {
+    return new OpenTelemetryWorkflowClientInterceptor({ tracer: this.tracer });
+  }
+
+  /** WorkerOptions.interceptors.activity entry: a `RunActivity` span around each activity, its context active inside. */
+  readonly activityInterceptor: ActivityInterceptorsFactory = (ctx) => ({
+    inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer: this.tracer }),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+  });
+
+  /** WorkerOptions.sinks entry: the workflow sandbox's spans (not called during replay). */
+  get sinks(): InjectedSinks<{ exporter: { export(spans: unknown[]): void } }> {
+    return { exporter: makeWorkflowExporter(this.processor, this.resource) } as unknown as InjectedSinks<{ exporter: { export(spans: unknown[]): void } }>;
+  }
+
+  forceFlush(): Promise<void> {
+    return this.provider.forceFlush().catch(() => undefined);
+  }
+
+  shutdown(): Promise<void> {
+    return this.provider.shutdown().catch(() => undefined);
+  }
+}
+
+function loggedExporter(inner: ReturnType<typeof otlpSpanExporter>, where: string, log: (m: string) => void): ReturnType<typeof otlpSpanExporter> {
+  return {
+    export: (spans, done) => inner.export(spans, (r) => {
+      if (r.code !== 0) log(`tracing: exporting ${spans.length} Temporal span(s) to ${where} failed: ${r.error?.message ?? 'unknown error'}`);
+      done(r);
+    }),
+    shutdown: () => inner.shutdown(),
+    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+  };
+}
+
+let clientTracing: TemporalTracing | undefined;
+
+/**
+ * The client interceptors every Temporal client Agentloom makes carries (the CLI, AgentloomClient):
+ * one TemporalTracing per process from its OTEL_* variables, flushed before the process exits.
+ */
+export function temporalClientInterceptors(): { workflow: OpenTelemetryWorkflowClientInterceptor[] } {
+  if (!clientTracing) {
+    const made = new TemporalTracing({ scheduledDelayMillis: 200 });
+    clientTracing = made;
+    process.once('beforeExit', () => void made.shutdown());
+  }
+  return { workflow: [clientTracing.clientInterceptor()] };
+}
+
+/** Export the client spans made so far (tests; a process about to exit). */
+export function flushClientTracing(): Promise<void> {
+  return clientTracing?.forceFlush() ?? Promise.resolve();
+}
