@@ -11,6 +11,16 @@ export function withinResidency(region: string, residency: string): boolean {
   return r === want || r.startsWith(`${want}-`);
 }
 
+/**
+ * Why a resource (a model, tool, collection backend, artifact store) hosted in `region` breaks
+ * `residency`, or undefined when it does not (no residency or no region declared: nothing to
+ * check). `what` names the resource, `fix` says where to change it.
+ */
+export function residencyBreach(what: string, region: string | undefined, residency: string | undefined, fix: string): string | undefined {
+  if (!residency || !region || withinResidency(region, residency)) return undefined;
+  return `${what} is in region \`${region}\`, outside \`policies.data_residency: ${residency}\`; ${fix}`;
+}
+
 export interface GatePolicies {
   allowed_connectors: readonly string[];
   data_residency?: string;
