@@ -20,6 +20,7 @@ import type { BundleCache } from './agent-loader';
 import type { BlobStore } from './blob-store';
 import { MessageStore } from './message-store';
 import { collectionStore } from '../store/collection-backend';
+import { collectionRefusal } from '../governance/residency';
 import type { SecretRef } from '../compiled/types';
 
 /** An entry whose id is its content address (text + source): a retried writeback stores it once. */
@@ -134,7 +135,10 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
   const messages = new MessageStore(deps.store);
   const agentOf = async (s: MemoryScope) => (await deps.bundles.agent(s.bundle, s.agent_id)).agent;
   /** The entries of collection `c` (its backend's store; a definition it cannot open is not retried). */
-  const memOf = (c: CompiledCollection, secrets: Record<string, SecretRef> | undefined): MemoryStore => {
+  const memOf = (c: CompiledCollection, secrets: Record<string, SecretRef> | undefined, residency?: string): MemoryStore => {
+    // policies.data_residency: a backend hosted outside it is never opened (the compiler refuses it too: AGF562).
+    const refused = collectionRefusal(residency, c);
+    if (refused) throw ApplicationFailure.nonRetryable(refused, 'PolicyViolation');
     let store: BlobStore;
     try {
       store = collectionStore(c, secrets, deps.store, deps.env);
@@ -152,7 +156,7 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
       const m = memoryOf(agent);
       if (m.mode === 'none') return { block: '', found: {} };
       const piiRedaction = agent.policies?.pii_redaction === true;
-      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await memOf(c, agent.tenant?.secrets).list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store, { piiRedaction }) })));
+      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await memOf(c, agent.tenant?.secrets, agent.policies?.data_residency).list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store, { piiRedaction }) })));
       return { block: memoryBlock(found), found: Object.fromEntries(found.map((f) => [f.collection_id, f.entries.length])) };
     },
 
@@ -174,7 +178,7 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
         const extracted = definitionError(() => writebackText(c.writeback.strategy, text, inp.answer));
         const entry = memoryEntry(redact ? redactText(extracted).text : extracted, { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
         const namespace = namespaceOf(c, inp);
-        const mem = memOf(c, agent.tenant?.secrets);
+        const mem = memOf(c, agent.tenant?.secrets, agent.policies?.data_residency);
         if (c.writeback.approval_required === true) {
           const w: PendingWriteback = { collection_id: c.collection_id, namespace, entry };
           if (mem !== shared) await deps.store.setRecord(PENDING_ROUTE_KIND, pendingKey(w), JSON.stringify({ collection: c, secrets: agent.tenant?.secrets } satisfies PendingRoute));

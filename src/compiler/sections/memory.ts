@@ -3,7 +3,7 @@ import type { CompiledCollection } from '../../compiled/types';
 import type { PathPart } from '../source';
 import { compileCollection } from '../compiled-entries';
 import { asArr, asObj, asStr, statusOf } from '../values';
-import { collectionBackendProblem } from '../../store/collection-backend';
+import { collectionBackendProblem } from '../../store/collection-types';
 import { residencyBreach } from '../../governance/residency';
 import type { AgentBuild, Ctx, MemoryMode } from './context';
 
