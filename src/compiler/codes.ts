@@ -135,7 +135,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGL050: { severity: 'warning', title: '`artifacts.retention_class: ephemeral`: what it keeps out of durable storage and what it does not' },
   AGL051: { severity: 'warning', title: '`artifacts.retention_class: ephemeral` with memory collections or child runs (delegation, agent tools, escalation agents) that it cannot keep out of the store' },
   AGF560: { severity: 'error', title: 'An llm guardrail\'s judge model (`provider.config.model`) is not registered or is disabled' },
-  AGF561: { severity: 'error', title: 'Collection `backend.type` has no backend in this runtime (supported: store, memory, postgres), or a postgres backend without a usable `url`' },
+  AGF561: { severity: 'error', title: 'Collection `backend.type` has no backend in this runtime (supported: store, memory, postgres, file), or a postgres/file backend without a usable `url` (a postgres url with a password)' },
   AGF562: { severity: 'error', title: 'A collection backend or the tenant artifact store declares a `region` outside `policies.data_residency`', seed: 'any referenced resource ... provisioned in a non-compliant region' },
   AGL560: { severity: 'warning', title: 'Data residency unconstrained (no `policies.data_residency`, no tenant default) for an agent in a regulated context (audit_level full, pii_redaction, or restricted artifacts)', seed: 'If no tenant default is configured, data residency is unconstrained' },
 };
