@@ -110,7 +110,8 @@ export async function llmJudge(g: CompiledGuardrail, text: string, ctx: JudgeCon
     input: content,
   });
   const v = parseJudgeReply(reply.content ?? '', g.ref);
-  return { score: v.score, failed: v.score > 0, findings: [`${check ?? 'llm'} judge (${model.model_id}): score ${v.score}${v.reason ? `, ${v.reason}` : ''}`] };
+  // The reason reaches the failure message and the audit record: under pii_redaction, redacted like the texts.
+  return { score: v.score, failed: v.score > 0, findings: [`${check ?? 'llm'} judge (${model.model_id}): score ${v.score}${v.reason ? `, ${out(v.reason)}` : ''}`] };
 }
 
 // ---------------------------------------------------------------------------------------------

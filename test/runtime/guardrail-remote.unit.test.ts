@@ -7,7 +7,8 @@
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { ApplicationFailure } from '@temporalio/common';
-import { httpGuard, judgeInstructions, parseJudgeReply, replaceEntities } from '../../src/activities/guardrail-remote';
+import { httpGuard, judgeInstructions, llmJudge, parseJudgeReply, replaceEntities } from '../../src/activities/guardrail-remote';
+import type { ProviderRequest } from '../../src/activities/provider';
 import { evaluateGuardrailsAsync } from '../../src/activities/guardrails';
 import type { CompiledAgent, CompiledGuardrail, JsonObject } from '../../src/compiled/types';
 
@@ -123,5 +124,29 @@ describe('the http provider against a local moderation endpoint (127.0.0.1)', ()
     await expect(httpGuard(guard(allowed), 'x', { agent, env: { MOD_KEY: 'k' } })).rejects.toMatchObject({ nonRetryable: true, message: expect.stringMatching(/HTTP 400/) });
     status = 200;
     await expect(httpGuard(guard(allowed), 'x', { agent, env: {} })).rejects.toThrow('credentials_ref `mod-key`: the environment variable MOD_KEY is not set on this worker');
+  });
+});
+
+describe('the llm provider call', () => {
+  const judged = (pii: boolean) => ({ policies: { pii_redaction: pii } }) as unknown as CompiledAgent;
+  const g: CompiledGuardrail = {
+    ref: 'ground', version: '1', status: 'active', result_type: 'score', on_fail: 'block',
+    provider: { type: 'llm', config: { model: 'judge', check: 'hallucination' }, model: { model_id: 'judge', provider: 'fake' } } as CompiledGuardrail['provider'],
+  };
+  test('the judge gets the text and the sources (grounding), no tools; under pii_redaction both and its reason are redacted', async () => {
+    const asked: ProviderRequest[] = [];
+    const models = { fake: async (req: ProviderRequest) => (asked.push(req), { content: '{"score": 8, "reason": "jane@example.com is not in the sources"}', usage: { prompt_tokens: 1, completion_tokens: 1 } }) };
+    const sources = async () => ['Contact: support@acme.test'];
+    const plain = await llmJudge(g, 'Write to jane@example.com', { agent: judged(false), models, sources });
+    expect(plain).toEqual({ score: 8, failed: true, findings: ['hallucination judge (judge): score 8, jane@example.com is not in the sources'] });
+    expect(asked[0]).toMatchObject({ tools: [], prefs: { tool_choice: 'none' }, conversation: [{ role: 'user', content: 'TEXT:\nWrite to jane@example.com\n\nSOURCES:\n[1] Contact: support@acme.test' }] });
+    const redacted = await llmJudge(g, 'Write to jane@example.com', { agent: judged(true), models, sources });
+    expect(asked[1].conversation[0].content).toBe('TEXT:\nWrite to [EMAIL]\n\nSOURCES:\n[1] Contact: [EMAIL]');
+    expect(redacted.findings).toEqual(['hallucination judge (judge): score 8, [EMAIL] is not in the sources']);
+  });
+  test('a judge whose provider the worker lacks is UnknownGuardrailProvider; a guardrail compiled without its model says to recompile', async () => {
+    await expect(llmJudge(g, 'x', { agent: judged(false), models: {}, sources: async () => [] })).rejects.toMatchObject({ type: 'UnknownGuardrailProvider', message: expect.stringMatching(/model provider 'fake' \(judge model judge\) is not available/) });
+    const bare = { ...g, provider: { type: 'llm', config: { model: 'judge', check: 'jailbreak' } } };
+    await expect(llmJudge(bare, 'x', { agent: judged(false), models: {}, sources: async () => [] })).rejects.toThrow(/without a compiled judge model \(recompile/);
   });
 });
