@@ -21,6 +21,10 @@
  *  - `blocked-content`: the policies.blocked_content classifier (src/governance/content.ts) as a score
  *    guardrail: a match scores 10 with its category; config `categories` (default: all six).
  *
+ * Remote providers (src/activities/guardrail-remote.ts): `llm` (a registry model judges: jailbreak,
+ * language, grounding / hallucination, topic) and `http` (a Presidio-like analyzer or a moderation
+ * endpoint, behind the network policy).
+ *
  * on_fail per result_type: score → block | warn | log | escalate | retry (output only; elsewhere
  * as block); transform → apply | redact (replace the text; a provider that cannot transform but
  * fails blocks) | reject (content the guardrail would have to change is refused); annotate /
@@ -38,6 +42,8 @@ import { openBlobStore } from './blob-store';
 import { blockedContentProvider } from '../governance/content';
 import { PII_RULES, redactJsonWith, redactWith, selectRules, type PiiRule } from '../governance/pii';
 import { isPiiConfigKind, PII_CONFIG_KINDS } from '../governance/pii-kinds';
+import { httpGuard, llmJudge } from './guardrail-remote';
+import type { Provider } from './provider';
 
 // ---------------------------------------------------------------------------------------------
 // Providers (pure)
@@ -294,16 +300,22 @@ function providerOf(g: CompiledGuardrail, providers: Record<string, GuardrailPro
 
 const preview = (v: JsonValue): string => subjectText(v).slice(0, 200);
 
+/** One provider call the chain asks its driver for: this guardrail on this (possibly transformed) subject. */
+interface ChainStep {
+  g: CompiledGuardrail;
+  subject: JsonValue;
+}
+/** What the driver answers: the provider's evaluation, or what it threw. */
+type StepAnswer = { ev: ProviderEval } | { error: unknown };
+
 /**
- * Evaluate `guardrails` (declaration order) on `subject` at `position`. Throws a non-retryable
- * ApplicationFailure for an unknown provider or a configuration error.
+ * The chain itself, without its provider calls: it yields each guardrail with the subject it sees
+ * and applies the answer, so one rule set serves builtin (synchronous) and remote (llm, http)
+ * providers. A retryable failure of a remote provider (a service down) goes up unchanged, so the
+ * activity is retried; any other provider error is a GuardrailConfigError, or a warning / block
+ * for annotate and enrich guardrails as their on_fail says.
  */
-export function evaluateGuardrails(
-  guardrails: CompiledGuardrail[],
-  subject: JsonValue,
-  position: GuardrailPosition,
-  providers: Record<string, GuardrailProvider> = BUILTIN_GUARDRAIL_PROVIDERS,
-): ChainOutcome {
+function* chainSteps(guardrails: CompiledGuardrail[], subject: JsonValue, position: GuardrailPosition): Generator<ChainStep, ChainOutcome, StepAnswer> {
   let cur = subject;
   let changed = false;
   const results: GuardrailResult[] = [];
@@ -321,14 +333,15 @@ export function evaluateGuardrails(
     first_triggered: firstTriggered ?? g.ref,
   });
   for (const g of guardrails) {
-    const provider = providerOf(g, providers);
     const label = `${position} guardrail '${g.ref}'`;
+    const answer = yield { g, subject: cur };
     let ev: ProviderEval | undefined;
     let providerError: string | undefined;
-    try {
-      ev = provider(cur, (g.provider.config ?? {}) as JsonObject);
-    } catch (e) {
+    if ('ev' in answer) ev = answer.ev;
+    else {
+      const e = answer.error;
       if (g.result_type === 'annotate' || g.result_type === 'enrich') providerError = (e as Error)?.message ?? String(e);
+      else if (e instanceof ApplicationFailure && (!e.nonRetryable || e.type === 'UnknownGuardrailProvider')) throw e;
       else throw ApplicationFailure.nonRetryable(`guardrail '${g.ref}' (${g.provider.name ?? g.provider.type}): ${(e as Error)?.message ?? String(e)}`, 'GuardrailConfigError');
     }
     if (g.result_type === 'annotate' || g.result_type === 'enrich') {
@@ -408,6 +421,52 @@ export function evaluateGuardrails(
   };
 }
 
+/**
+ * Evaluate `guardrails` (declaration order) on `subject` at `position` with synchronous (builtin)
+ * providers. Throws a non-retryable ApplicationFailure for an unknown provider or a configuration error.
+ */
+export function evaluateGuardrails(
+  guardrails: CompiledGuardrail[],
+  subject: JsonValue,
+  position: GuardrailPosition,
+  providers: Record<string, GuardrailProvider> = BUILTIN_GUARDRAIL_PROVIDERS,
+): ChainOutcome {
+  const it = chainSteps(guardrails, subject, position);
+  let r = it.next();
+  while (!r.done) {
+    const { g, subject: cur } = r.value;
+    const provider = providerOf(g, providers);
+    let answer: StepAnswer;
+    try {
+      answer = { ev: provider(cur, (g.provider.config ?? {}) as JsonObject) };
+    } catch (error) {
+      answer = { error };
+    }
+    r = it.next(answer);
+  }
+  return r.value;
+}
+
+/** A provider call that may go out of the worker (an llm judge, an http service). */
+export type AsyncGuardrailProvider = (g: CompiledGuardrail, subject: JsonValue) => Promise<ProviderEval>;
+
+/** The same chain as evaluateGuardrails, each provider call awaited (`evaluate` picks builtin, llm or http). */
+export async function evaluateGuardrailsAsync(guardrails: CompiledGuardrail[], subject: JsonValue, position: GuardrailPosition, evaluate: AsyncGuardrailProvider): Promise<ChainOutcome> {
+  const it = chainSteps(guardrails, subject, position);
+  let r = it.next();
+  while (!r.done) {
+    const { g, subject: cur } = r.value;
+    let answer: StepAnswer;
+    try {
+      answer = { ev: await evaluate(g, cur) };
+    } catch (error) {
+      answer = { error };
+    }
+    r = it.next(answer);
+  }
+  return r.value;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The activity
 // ---------------------------------------------------------------------------------------------
@@ -478,10 +537,30 @@ function logInfo(message: string, attrs: Record<string, unknown>): void {
   }
 }
 
-export function createGuardrailActivities(opts: { bundles?: BundleCache; messages?: MessageStore; providers?: Record<string, GuardrailProvider> } = {}) {
+/** A remote provider's evaluation of a JSON subject: each string in it, the results combined (highest score, every finding). */
+async function eachString(subject: JsonValue, fn: (text: string) => Promise<ProviderEval>): Promise<ProviderEval> {
+  if (typeof subject === 'string') return fn(subject);
+  const texts: string[] = [];
+  mapStrings(subject, (t) => (texts.push(t), t));
+  const evs: ProviderEval[] = [];
+  for (const t of texts) evs.push(await fn(t));
+  let i = 0;
+  const transformable = evs.every((e) => e.transformed !== undefined);
+  return {
+    score: Math.max(0, ...evs.map((e) => e.score)),
+    failed: evs.some((e) => e.failed),
+    findings: evs.flatMap((e) => e.findings),
+    ...(transformable ? { transformed: mapStrings(subject, () => evs[i++].transformed as string) } : {}),
+  };
+}
+
+export function createGuardrailActivities(
+  opts: { bundles?: BundleCache; messages?: MessageStore; providers?: Record<string, GuardrailProvider>; models?: Record<string, Provider>; env?: NodeJS.ProcessEnv } = {},
+) {
   const blobs = opts.bundles?.blobs ?? opts.messages?.blobs ?? openBlobStore();
   const deps = { bundles: opts.bundles ?? new BundleCache(blobs), messages: opts.messages ?? new MessageStore(blobs), providers: opts.providers };
   const providers = { ...BUILTIN_GUARDRAIL_PROVIDERS, ...(deps.providers ?? {}) };
+  const models = opts.models ?? {};
   return {
     async runGuardrails(inp: RunGuardrailsInput): Promise<RunGuardrailsOutput> {
       const { agent } = await deps.bundles.agent(inp.bundle, inp.agent_id);
@@ -508,7 +587,13 @@ export function createGuardrailActivities(opts: { bundles?: BundleCache; message
         }
       } else subject = inp.text ?? '';
 
-      const out = evaluateGuardrails(list, subject, inp.position, providers);
+      // The grounding check's sources: what the run retrieved (tool and knowledge results) up to the answer.
+      const sources = async (): Promise<string[]> => (inp.head ? (await deps.messages.conversation(inp.head)).filter((m) => m.role === 'tool').map((m) => m.content) : []);
+      const out = await evaluateGuardrailsAsync(list, subject, inp.position, async (g, cur) => {
+        if (g.provider.type === 'llm') return llmJudge(g, subjectText(cur), { agent, models, sources });
+        if (g.provider.type === 'http') return eachString(cur, (t) => httpGuard(g, t, { agent, env: opts.env }));
+        return providerOf(g, providers)(cur, (g.provider.config ?? {}) as JsonObject);
+      });
       const verdict: GuardrailVerdict = { kind: out.kind };
       if (out.guardrail) verdict.guardrail = out.guardrail;
       if (out.reason) verdict.reason = out.reason;

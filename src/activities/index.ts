@@ -89,7 +89,7 @@ export function createActivities(deps: ActivityDeps = {}) {
     modelTurn: createModelActivity({ bundles, messages, providers }),
     ...createReactToolActivities({ bundles, messages, executor }),
     ...createTransformActivities(),
-    ...createGuardrailActivities({ bundles, messages }),
+    ...createGuardrailActivities({ bundles, messages, models: providers }),
     ...createPolicyActivities({ bundles, messages, classifier: deps.contentClassifier }),
     ...createAuditActivities({ bundles, messages }),
     ...createEvidenceActivities(),

@@ -1,6 +1,7 @@
 /**
- * Memory collections at run time (the Agent Definition Specification's "memory"): entries live in the shared
- * store, one record per entry (`memory-entry`/`<collection_id>/<namespace>/<entry id>`: a folder
+ * Memory collections at run time (the Agent Definition Specification's "memory"): entries live in
+ * the collection's backend (src/store/collection-backend.ts: the shared store, or a PostgreSQL
+ * database or folder of its own, its password read from the secret store here), one record per entry (`memory-entry`/`<collection_id>/<namespace>/<entry id>`: a folder
  * file or a loom_records row in PostgreSQL, whichever LOOM_STORE_URL names; namespaces written
  * before keep one `memory`/`<collection_id>/<namespace>` record, still read). Read before a chat turn
  * (keyword search against the message, `{actorId}`/`{sessionId}` substituted into the
@@ -18,6 +19,9 @@ import { redactText } from '../governance/pii';
 import type { BundleCache } from './agent-loader';
 import type { BlobStore } from './blob-store';
 import { MessageStore } from './message-store';
+import { collectionStore } from '../store/collection-backend';
+import { collectionRefusal } from '../governance/residency';
+import type { SecretRef } from '../compiled/types';
 
 /** An entry whose id is its content address (text + source): a retried writeback stores it once. */
 export function memoryEntry(text: string, source: MemoryEntry['source'], at: string): MemoryEntry {
@@ -115,10 +119,35 @@ function memoryOf(agent: CompiledAgent): CompiledAgent['memory'] {
   return agent.memory ?? { mode: 'none', read_collections: [], write_collections: [] };
 }
 
-export function createMemoryActivities(deps: { bundles: BundleCache; store: BlobStore }) {
-  const mem = new MemoryStore(deps.store);
+/**
+ * Where an approved writeback goes: the approval's activity input names the collection and
+ * namespace only, so a writeback waiting for a human to a collection with a store of its own
+ * leaves a record in the shared store (kind `memory-pending-route`, keyed by collection, namespace
+ * and entry id) saying where it goes: the collection's url and where its password is read, never
+ * the password, as an artifact route does.
+ */
+const PENDING_ROUTE_KIND = 'memory-pending-route';
+interface PendingRoute { collection: CompiledCollection; secrets?: Record<string, SecretRef> }
+const pendingKey = (w: PendingWriteback): string => `${w.collection_id}/${w.namespace}/${w.entry.id}`;
+
+export function createMemoryActivities(deps: { bundles: BundleCache; store: BlobStore; env?: NodeJS.ProcessEnv }) {
+  const shared = new MemoryStore(deps.store);
   const messages = new MessageStore(deps.store);
   const agentOf = async (s: MemoryScope) => (await deps.bundles.agent(s.bundle, s.agent_id)).agent;
+  /** The entries of collection `c` (its backend's store; a definition it cannot open is not retried). */
+  const memOf = (c: CompiledCollection, secrets: Record<string, SecretRef> | undefined, residency?: string): MemoryStore => {
+    // policies.data_residency: a backend hosted outside it is never opened (the compiler refuses it too: AGF562).
+    const refused = collectionRefusal(residency, c);
+    if (refused) throw ApplicationFailure.nonRetryable(refused, 'PolicyViolation');
+    let store: BlobStore;
+    try {
+      store = collectionStore(c, secrets, deps.store, deps.env);
+    } catch (e) {
+      if (e instanceof ApplicationFailure) throw e;
+      throw ApplicationFailure.nonRetryable(`collection ${c.collection_id}: ${(e as Error).message}`, 'MemoryDefinition');
+    }
+    return store === deps.store ? shared : new MemoryStore(store);
+  };
 
   const acts = {
     /** The `# Memory` block for this message from every read collection ('' when nothing matched). */
@@ -127,7 +156,7 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
       const m = memoryOf(agent);
       if (m.mode === 'none') return { block: '', found: {} };
       const piiRedaction = agent.policies?.pii_redaction === true;
-      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await mem.list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store, { piiRedaction }) })));
+      const found = await Promise.all(m.read_collections.map(async (c) => ({ collection_id: c.collection_id, entries: await searchCollection(c, await memOf(c, agent.tenant?.secrets, agent.policies?.data_residency).list(c.collection_id, namespaceOf(c, inp)), inp.query, deps.store, { piiRedaction }) })));
       return { block: memoryBlock(found), found: Object.fromEntries(found.map((f) => [f.collection_id, f.entries.length])) };
     },
 
@@ -149,27 +178,35 @@ export function createMemoryActivities(deps: { bundles: BundleCache; store: Blob
         const extracted = definitionError(() => writebackText(c.writeback.strategy, text, inp.answer));
         const entry = memoryEntry(redact ? redactText(extracted).text : extracted, { session_id: inp.session_id, message: inp.message, agent_id: inp.agent_id }, inp.at);
         const namespace = namespaceOf(c, inp);
-        if (c.writeback.approval_required === true) pending.push({ collection_id: c.collection_id, namespace, entry });
-        else { await mem.add(c.collection_id, namespace, entry); written.push(c.collection_id); }
+        const mem = memOf(c, agent.tenant?.secrets, agent.policies?.data_residency);
+        if (c.writeback.approval_required === true) {
+          const w: PendingWriteback = { collection_id: c.collection_id, namespace, entry };
+          if (mem !== shared) await deps.store.setRecord(PENDING_ROUTE_KIND, pendingKey(w), JSON.stringify({ collection: c, secrets: agent.tenant?.secrets } satisfies PendingRoute));
+          pending.push(w);
+        } else { await mem.add(c.collection_id, namespace, entry); written.push(c.collection_id); }
       }
       return { written, pending };
     },
 
     /** An approved writeback. */
     async memoryWrite(inp: PendingWriteback): Promise<void> {
-      await mem.add(inp.collection_id, inp.namespace, inp.entry);
+      const route = await deps.store.getRecord(PENDING_ROUTE_KIND, pendingKey(inp));
+      const r = route ? (JSON.parse(route) as PendingRoute) : undefined;
+      await (r ? memOf(r.collection, r.secrets) : shared).add(inp.collection_id, inp.namespace, inp.entry);
+      if (route) await deps.store.deleteRecord(PENDING_ROUTE_KIND, pendingKey(inp));
     },
 
     /** Session end: collections with `scope: session` are deleted (the Agent Definition Specification: "Deleted at session end"). */
     async memoryEndSession(inp: MemoryScope): Promise<string[]> {
-      const m = memoryOf(await agentOf(inp));
+      const agent = await agentOf(inp);
+      const m = memoryOf(agent);
       const session = [...m.read_collections, ...m.write_collections].filter((c) => c.scope === 'session');
       const done = new Set<string>();
       for (const c of session) {
         const ns = namespaceOf(c, inp);
         if (done.has(`${c.collection_id}/${ns}`)) continue;
         done.add(`${c.collection_id}/${ns}`);
-        await mem.clear(c.collection_id, ns);
+        await memOf(c, agent.tenant?.secrets).clear(c.collection_id, ns);
       }
       return [...done];
     },

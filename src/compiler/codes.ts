@@ -24,7 +24,7 @@ export const CODES: Record<string, CodeInfo> = {
   REG007: { severity: 'error', title: '`shell` builtin tool config invalid: no `allowed_commands`, a bad pattern, timeout/output cap out of range, an unknown field or a bad env name' },
   REG008: { severity: 'error', title: '`tenant.md` invalid: unknown field, missing tenant_id, a secret that is not `{env}`/`{file}`, a queue without description, an undeclared credentials_ref' },
   REG009: { severity: 'error', title: 'Collection `writeback.strategy` not one the runtime applies (output, summary, exchange), or a `backend.namespace` placeholder other than {actorId}/{sessionId}' },
-  REG011: { severity: 'error', title: 'Builtin guardrail provider config invalid: json-schema without `config.schema` (or not a JSON Schema), an unknown builtin name, a bad pattern, kind or category' },
+  REG011: { severity: 'error', title: 'Guardrail provider invalid: a `type` other than builtin, llm or http; a builtin config (json-schema without `config.schema` or not a JSON Schema, an unknown builtin name, a bad pattern, kind or category); an llm config without `model` or a known `check`; an http config without a `url`' },
   // agent: hard validation failures (the Agent Definition Specification's "Validation rules")
   AGF001: { severity: 'error', title: 'Missing required top-level field', seed: 'Missing any required top-level field' },
   AGF002: { severity: 'error', title: 'Unknown or unsupported spec_version', seed: 'Unknown or unsupported spec_version' },
@@ -38,7 +38,7 @@ export const CODES: Record<string, CodeInfo> = {
   AGF010: { severity: 'error', title: 'Disabled tool/KB referenced by an active agent', seed: 'A tool or KB with status: disabled referenced by an active agent' },
   AGF011: { severity: 'error', title: 'Unknown guardrail id', seed: 'Unknown guardrail IDs' },
   AGF012: { severity: 'error', title: 'Unknown policy key', seed: 'Unknown policy keys' },
-  AGF013: { severity: 'error', title: 'Connector identifier is not a lowercase identifier (no connector registry exists, so an unknown but well-formed name is not detected)', seed: 'Unknown connector identifiers' },
+  AGF013: { severity: 'error', title: 'Connector identifier not in the tenant\'s connector registry (tenant.md `connectors`), or not a lowercase identifier when the tenant declares none', seed: 'Unknown connector identifiers' },
   AGF014: { severity: 'error', title: 'Model not registered (disallowed model)', seed: 'Prohibited runtime values: disallowed models' },
   AGF015: { severity: 'error', title: 'Temperature outside the model/platform range', seed: 'temperature outside the platform-allowed range' },
   AGF016: { severity: 'error', title: 'Missing required Markdown body section', seed: 'Missing required Markdown body sections' },
@@ -137,4 +137,8 @@ export const CODES: Record<string, CodeInfo> = {
   AGF063: { severity: 'error', title: 'A graph node\'s nested pattern declaration (`agent_ref: {type: …}`) is not a graph, swarm or workflow', seed: 'Must resolve to a registered .agent.md file or a nested pattern declaration' },
   AGF190: { severity: 'error', title: 'A setting of its own model turn (`tools.tool_choice` none/required, `knowledge.retrieval`, `runtime.temperature`/`top_p`/`reasoning_effort`/`max_output_tokens`) on an orchestrator whose own model turn never runs (agf.sequential/parallel/loop/conditional/batch, a workflow, steps or strategies pattern)' },
   AGL052: { severity: 'warning', title: 'A grant its own model turn would use (`tools.refs`, `knowledge.refs`, `orchestration.can_delegate: true`, `allowed_delegates`) on an orchestrator whose own model turn never runs: never used' },
+  AGF560: { severity: 'error', title: 'An llm guardrail\'s judge model (`provider.config.model`) is not registered or is disabled' },
+  AGF561: { severity: 'error', title: 'Collection `backend.type` has no backend in this runtime (supported: store, memory, postgres, file), or a postgres/file backend without a usable `url` (a postgres url with a password)' },
+  AGF562: { severity: 'error', title: 'A collection backend or the tenant artifact store declares a `region` outside `policies.data_residency`', seed: 'any referenced resource ... provisioned in a non-compliant region' },
+  AGL560: { severity: 'warning', title: 'Data residency unconstrained (no `policies.data_residency`, no tenant default) for an agent in a regulated context (audit_level full, pii_redaction, or restricted artifacts)', seed: 'If no tenant default is configured, data residency is unconstrained' },
 };

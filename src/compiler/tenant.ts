@@ -9,13 +9,15 @@
  *   telemetry: {exporter: otlp, endpoint: "https://otel.acme.internal:4318", credentials_ref: otel-collector-token}
  *   human_queues:                      # the human-in-the-loop routing registry
  *     billing-disputes: {description: "Disputed charges", answered_by: "Billing team"}
+ *   connectors:                        # the connector registry policies.allowed_connectors names resolve to
+ *     sharepoint: {description: "Company SharePoint", region: eu-west-1}
  *   secrets:                           # the secret store: where each credentials_ref is read from
  *     otel-collector-token: {env: OTEL_COLLECTOR_TOKEN}
  *     artifact-store-key: {file: /run/secrets/artifact-store-key}
  *
  * The compiler validates it, resolves every `credentials_ref` against `secrets` (an unresolved
  * reference is a hard error in that specification), checks `human_queue` escalation targets against
- * `human_queues`, and injects the tenant's artifact store, telemetry defaults and residency into
+ * `human_queues` and `allowed_connectors` names against `connectors`, and injects the tenant's artifact store, telemetry defaults and residency into
  * each compiled agent. Secrets are injected as *references* (env var name or file path), never
  * values: a deliberate deviation from the specification's "resolved secret is injected into the compiled
  * payload" (docs/spec-decisions.md), since payloads land in workflow histories.
@@ -44,6 +46,8 @@ export interface TenantConfig {
   telemetry?: JsonObject;
   /** Undefined when the tenant declares no queue registry (then any queue name is only a warning). */
   human_queues?: Record<string, HumanQueue>;
+  /** The connector registry: connector name → where it is hosted (undefined when the tenant declares none: names are then checked for their form only). */
+  connectors?: Record<string, { description?: string; region?: string }>;
   secrets: Record<string, SecretRef>;
 }
 
@@ -98,7 +102,8 @@ function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], messag
     return;
   }
   const s3Fields: readonly string[] = S3_STORE_FIELDS;
-  const known = ['type', 'url', 'credentials_ref', 'encryption', ...(type === 's3' ? s3Fields : [])];
+  // `region`: where the store is hosted, checked against policies.data_residency (for s3 also the bucket's AWS region).
+  const known = ['type', 'url', 'credentials_ref', 'encryption', ...(type === 's3' ? s3Fields : ['region'])];
   for (const k of Object.keys(o)) {
     if (!known.includes(k)) {
       const by = type === 's3' ? `\`bucket\` (with \`prefix\`, \`endpoint\`, \`region\`) or \`url\`` : '`url` only';
@@ -155,7 +160,7 @@ function checkArtifactStore(o: Obj, src: SourceFile, err: (p: PathPart[], messag
   }
 }
 
-const TOP = ['tenant_id', 'data_residency', 'artifact_store', 'telemetry', 'human_queues', 'secrets'];
+const TOP = ['tenant_id', 'data_residency', 'artifact_store', 'telemetry', 'human_queues', 'connectors', 'secrets'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ID = /^[a-z0-9][a-z0-9._-]*$/;
 
@@ -195,6 +200,19 @@ export function loadTenant(root: string, diags: Diagnostic[]): TenantConfig | un
       queues[name] = { description: q.description as string, ...(isStr(q.answered_by) ? { answered_by: q.answered_by } : {}) };
     }
   }
+  let connectors: TenantConfig['connectors'];
+  if (d.connectors !== undefined) {
+    connectors = {};
+    if (!isObj(d.connectors)) err(['connectors'], '`connectors` maps a connector name to `{description, region}`, e.g. `connectors: {sharepoint: {description: "Company SharePoint", region: eu}}`');
+    else for (const [name, c] of Object.entries(d.connectors)) {
+      if (!/^[a-z0-9][a-z0-9_-]{1,63}$/.test(name)) { err(['connectors', name], `connector name \`${name}\` must be a lowercase identifier (letters, digits, \`_\`, \`-\`)`, true); continue; }
+      if (c !== null && !isObj(c)) { err(['connectors', name], `connector \`${name}\` is \`{description, region}\` (both optional)`, true); continue; }
+      const o = (c ?? {}) as Obj;
+      for (const k of Object.keys(o)) if (k !== 'description' && k !== 'region') err(['connectors', name, k], `unknown connector field \`${k}\`; a connector has description and region`, true);
+      if (o.region !== undefined && !isStr(o.region)) err(['connectors', name, 'region'], '`region` must be a region string, e.g. `eu-west-1`');
+      connectors[name] = { ...(isStr(o.description) ? { description: o.description } : {}), ...(isStr(o.region) ? { region: o.region } : {}) };
+    }
+  }
   const secrets: Record<string, SecretRef> = {};
   if (d.secrets !== undefined) {
     if (!isObj(d.secrets)) err(['secrets'], '`secrets` maps a credentials_ref name to `{env: VAR}` or `{file: PATH}`');
@@ -219,6 +237,7 @@ export function loadTenant(root: string, diags: Diagnostic[]): TenantConfig | un
     ...(isObj(d.artifact_store) ? { artifact_store: d.artifact_store as JsonObject } : {}),
     ...(isObj(d.telemetry) ? { telemetry: d.telemetry as JsonObject } : {}),
     ...(queues ? { human_queues: queues } : {}),
+    ...(connectors ? { connectors } : {}),
     secrets,
   };
 }

@@ -142,7 +142,7 @@ test('artifact_store problems are REG008 on their lines; fields it does not read
     '5 REG008 artifact_store.url `artifact_store.url` does not go with `type: store` (the shared LOOM_STORE_URL store); use `type: file` or `type: postgres` with a url',
   ]);
   expect(check(['artifact_store:', '  type: postgres', '  url: "postgres://loom@db/art"', '  bucket: b', '  encryption: "aws:kms"'])).toEqual([
-    '6 AGL030 artifact_store.bucket `artifact_store.bucket` is compiled but not used at run time: a postgres artifact store is located by `url` only (fields read: type, url, credentials_ref, encryption)',
+    '6 AGL030 artifact_store.bucket `artifact_store.bucket` is compiled but not used at run time: a postgres artifact store is located by `url` only (fields read: type, url, credentials_ref, encryption, region)',
     '7 AGL030 artifact_store.encryption `artifact_store.encryption: aws:kms` is compiled but not used at run time: only `aes-256-gcm` (every artifact sealed with the codec key) is applied; otherwise only `restricted` artifacts are sealed',
   ]);
 });

@@ -27,10 +27,10 @@ describe('builtin guardrail provider config', () => {
       .toEqual([expect.stringMatching(/^config.keywords.2: /), expect.stringMatching(/^config.default_weight: /), expect.stringMatching(/^config.include_defaults: /)]);
     expect(problems({ type: 'builtin', name: 'keyword-score', config: { phrases: { 'act as': 4 } } })).toEqual([]);
   });
-  test('blocked-content: the seed categories only; unknown builtin names refused; other providers not checked here', () => {
+  test('blocked-content: the seed categories only; unknown builtin names refused', () => {
     expect(problems({ type: 'builtin', name: 'blocked-content', config: { categories: ['violence', 'gossip'] } })).toEqual([expect.stringMatching(/^config.categories.1: `gossip`/)]);
     expect(problems({ type: 'builtin', name: 'regex-magic' })).toEqual([expect.stringMatching(/^name: `regex-magic` is not a builtin guardrail provider; write one of: pii-regex, keyword-score, json-schema, blocked-content/)]);
-    expect(problems({ type: 'http', url: 'http://x' })).toEqual([]);
+    expect(problems({ type: 'http', config: { url: 'http://127.0.0.1:5002/analyze' } })).toEqual([]);
   });
 });
 
@@ -46,4 +46,26 @@ test('an agent referencing a json-schema guardrail without config.schema does no
   expect(hit?.file).toMatch(/guardrails[\\/]unsafe-content-check\.guardrail\.md$/);
   expect(hit?.message).toMatch(/needs `config.schema`/);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('guardrail provider types', () => {
+  test('a type other than builtin, llm or http is refused, naming the supported ones', () => {
+    expect(problems({ type: 'bedrock', name: 'gr-123' })).toEqual(['type: guardrail provider type `bedrock` is not supported; write one of: builtin, llm, http']);
+    expect(problems({ name: 'pii-regex' })).toEqual(['type: guardrail provider type `undefined` is not supported; write one of: builtin, llm, http']);
+  });
+  test('llm: a judge model and a known check; language and topic checks need their lists', () => {
+    expect(problems({ type: 'llm', config: { model: 'judge', check: 'jailbreak' } })).toEqual([]);
+    expect(problems({ type: 'llm', config: { model: 'judge', check: 'hallucination' } })).toEqual([]);
+    expect(problems({ type: 'llm' })).toEqual([expect.stringMatching(/^config: an llm guardrail needs `config.model`/), expect.stringMatching(/^config: an llm guardrail needs `config.check`, one of: jailbreak, language, grounding, hallucination, topic/)]);
+    expect(problems({ type: 'llm', config: { model: 'judge', check: 'toxicity' } })).toEqual([expect.stringMatching(/^config.check: .*one of: jailbreak/)]);
+    expect(problems({ type: 'llm', config: { model: 'judge', check: 'language' } })).toEqual([expect.stringMatching(/^config: the language check needs `config.languages`/)]);
+    expect(problems({ type: 'llm', config: { model: 'judge', check: 'topic', topics: [] } })).toEqual([expect.stringMatching(/^config.topics: config.topics must be a non-empty list/)]);
+  });
+  test('http: an http(s) url without credentials, a known format, typed options', () => {
+    expect(problems({ type: 'http' })).toEqual([expect.stringMatching(/^config: an http guardrail needs `config.url`/)]);
+    expect(problems({ type: 'http', config: { url: 'ftp://x/analyze' } })).toEqual([expect.stringMatching(/^config.url: /)]);
+    expect(problems({ type: 'http', config: { url: 'https://u:p@x/analyze' } })).toEqual([expect.stringMatching(/^config.url: config.url must not hold credentials/)]);
+    expect(problems({ type: 'http', config: { url: 'https://x/analyze', format: 'soap', score_threshold: 3, allowed_hosts: 'x' } }))
+      .toEqual([expect.stringMatching(/^config.format: .*presidio, moderation/), expect.stringMatching(/^config.allowed_hosts: /), expect.stringMatching(/^config.score_threshold: /)]);
+  });
 });

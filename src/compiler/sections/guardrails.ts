@@ -3,11 +3,31 @@
  * and severity threshold checked against its result type; then `tool_calls`, whose confirmation
  * list names declared tools only (an orchestrator that runs no model turn: registered tools its members call).
  */
-import type { CompiledGuardrail, GuardrailResultType } from '../../compiled/types';
+import type { CompiledGuardrail, CompiledModel, GuardrailResultType } from '../../compiled/types';
 import type { PathPart } from '../source';
+import { compileModel } from '../compiled-entries';
+import { withinResidency } from '../../governance/residency';
 import { asArr, asNum, asObj, asStr, isObj, jsonObj, statusOf, strip, type Obj } from '../values';
 import type { AgentBuild, Ctx } from './context';
 import { membersOnly } from './orchestrator-fields';
+
+/**
+ * An llm guardrail's judge: the registry model `config.model` names, compiled into the guardrail
+ * (a bundle carries agents only, so the model travels with the guardrail that calls it); an
+ * unknown or disabled model is an error at the agent's use of the guardrail (AGF560), a model
+ * outside the agent's data_residency too (AGF140: the judge reads the agent's texts).
+ */
+function judgeModel(ctx: Ctx, b: AgentBuild, ref: string, prov: Obj, at: PathPart[]): CompiledModel | undefined {
+  const id = asStr(asObj(prov.config).model);
+  if (prov.type !== 'llm' || !id) return undefined;
+  const e = ctx.get('model', id);
+  if (!e) { ctx.err(at, 'AGF560', `guardrail \`${ref}\` judges with model \`${id}\`, which is not registered; create models/${id}.model.md or set its provider.config.model to one of: ${ctx.known('model')}`); return undefined; }
+  if (statusOf(e.data) === 'disabled') ctx.err(at, 'AGF560', `guardrail \`${ref}\` judges with model \`${id}\`, which is disabled; set its provider.config.model to an active model`);
+  const m = compileModel(e);
+  const residency = asStr(asObj(b.d.policies).data_residency);
+  if (residency && m.region && !withinResidency(m.region, residency)) ctx.err(at, 'AGF140', `guardrail \`${ref}\` judges with model \`${id}\` in region \`${m.region}\`, outside \`policies.data_residency: ${residency}\`; use a judge model whose \`region\` is in \`${residency}\``);
+  return m;
+}
 
 const ON_FAIL: Record<GuardrailResultType, string[]> = {
   score: ['block', 'warn', 'log', 'escalate', 'retry'],
@@ -41,9 +61,10 @@ export function compileGuardrails(ctx: Ctx, b: AgentBuild): void {
       const thr = asNum(go.severity_threshold) ?? asNum(gd.default_severity_threshold);
       if (rtype === 'score' && thr === undefined) ctx.err(p, 'AGF029', `\`${ref}\` is a score guardrail; add \`severity_threshold: <0-10>\``);
       const prov = asObj(gd.provider);
+      const model = judgeModel(ctx, b, ref, prov, [...p, 'ref']);
       b.guardrails[position].push(strip({
         ref, version: asStr(gd.version) ?? '0.0.0', status: gs, result_type: rtype,
-        provider: strip({ type: asStr(prov.type) ?? 'builtin', name: asStr(prov.name), config: isObj(prov.config) ? jsonObj(prov.config) : undefined, credentials_ref: asStr(prov.credentials_ref) }),
+        provider: strip({ type: asStr(prov.type) ?? 'builtin', name: asStr(prov.name), config: isObj(prov.config) ? jsonObj(prov.config) : undefined, credentials_ref: asStr(prov.credentials_ref), model }),
         severity_threshold: thr,
         on_fail: (onFail ?? 'block') as CompiledGuardrail['on_fail'],
       } as CompiledGuardrail & Obj));
