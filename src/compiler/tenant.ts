@@ -53,13 +53,14 @@ export interface TenantConfig {
 
 
 /** The fields of tenant.md `telemetry` the worker reads (src/telemetry/config.ts: tenant, then agent, then OTEL_*). */
-const TELEMETRY_FIELDS = ['exporter', 'endpoint', 'credentials_ref', 'sampling_rate'];
+const TELEMETRY_FIELDS = ['exporter', 'endpoint', 'credentials_ref', 'sampling_rate', 'region'];
 
 /**
  * tenant.md `telemetry` (agents narrow it, never redirect it): where every agent's spans, metrics and log records go.
  * `exporter` otlp (OTLP/HTTP), console or none; `endpoint` the collector's OTLP/HTTP base URL (the
  * worker appends /v1/traces, /v1/metrics, /v1/logs), required for otlp; `credentials_ref` sent as
- * `Authorization: Bearer`; `sampling_rate` (0..1) the highest rate an agent may trace at.
+ * `Authorization: Bearer`; `sampling_rate` (0..1) the highest rate an agent may trace at; `region`
+ * where the collector is hosted, checked against an agent's `data_residency` when the run exports.
  */
 function checkTelemetry(o: Obj, src: SourceFile, err: (p: PathPart[], message: string, key?: boolean) => void, diags: Diagnostic[]): void {
   if (isStr(o.exporter) && !['otlp', 'console', 'none'].includes(o.exporter)) err(['telemetry', 'exporter'], `\`telemetry.exporter\` must be otlp, console or none (got \`${o.exporter}\`)`);
@@ -75,6 +76,7 @@ function checkTelemetry(o: Obj, src: SourceFile, err: (p: PathPart[], message: s
     }
   }
   if (o.sampling_rate !== undefined && (typeof o.sampling_rate !== 'number' || o.sampling_rate < 0 || o.sampling_rate > 1)) err(['telemetry', 'sampling_rate'], '`telemetry.sampling_rate` must be a number from 0 to 1');
+  if (o.region !== undefined && !isStr(o.region)) err(['telemetry', 'region'], '`telemetry.region` must be a region string, e.g. `eu-west-1`');
   for (const k of Object.keys(o)) {
     if (TELEMETRY_FIELDS.includes(k)) continue;
     const at = posOf(src, ['telemetry', k], true);
