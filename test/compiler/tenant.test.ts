@@ -67,9 +67,9 @@ test('tenant defaults the runtime does not read yet are AGL030 warnings on their
   const ws = validatePaths([reg]).filter((d) => d.code === 'AGL030' && path.basename(d.file) === 'tenant.md');
   expect(ws.map((d) => `${d.line} ${d.severity} ${d.field}`)).toEqual(['3 warning artifact_store', '4 warning telemetry.compression']);
   expect(ws[0].message).toBe('`artifact_store.type: gcs` is compiled but not used at run time: this runtime writes artifacts to `store`, `file`, `postgres`, `s3` stores only, so they go to the store every worker shares (LOOM_STORE_URL)');
-  expect(ws[1].message).toBe('`telemetry.compression` is compiled but not used at run time (fields read: exporter, endpoint, credentials_ref, sampling_rate; headers, protocol and resource attributes come from the worker\'s OTEL_* variables)');
+  expect(ws[1].message).toBe('`telemetry.compression` is compiled but not used at run time (fields read: exporter, endpoint, credentials_ref, sampling_rate, region; headers, protocol and resource attributes come from the worker\'s OTEL_* variables)');
   // the telemetry the worker reads at run time (decision 403) warns about nothing
-  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\ntelemetry: { exporter: otlp, endpoint: "http://127.0.0.1:4318", sampling_rate: 0.5 }\n---\n');
+  fs.writeFileSync(path.join(reg, 'tenant.md'), '---\ntenant_id: acme\ndata_residency: eu\ntelemetry: { exporter: otlp, endpoint: "http://127.0.0.1:4318", sampling_rate: 0.5, region: eu-west-1 }\n---\n');
   expect(validatePaths([reg]).filter((d) => path.basename(d.file) === 'tenant.md')).toEqual([]);
 });
 
