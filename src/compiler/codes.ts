@@ -134,4 +134,8 @@ export const CODES: Record<string, CodeInfo> = {
   AGL044: { severity: 'warning', title: 'All three observability signals disabled on an active agent', seed: 'Disabling all three signal types for a production agent' },
   AGL050: { severity: 'warning', title: '`artifacts.retention_class: ephemeral`: what it keeps out of durable storage and what it does not' },
   AGL051: { severity: 'warning', title: '`artifacts.retention_class: ephemeral` with memory collections or child runs (delegation, agent tools, escalation agents) that it cannot keep out of the store' },
+  AGF190: { severity: 'error', title: 'A `kind: code` tool names a tool the worker does not register in code (defineTool given to AgentloomPlugin)' },
+  AGL060: { severity: 'warning', title: 'A `kind: code` tool cannot be checked here (the worker\'s tools are not known): checked when the worker runs it' },
+  AGF191: { severity: 'error', title: 'An `x-<vendor>` execution policy the worker does not register (registerPolicy or AgentloomPlugin `policies`)' },
+  AGL061: { severity: 'warning', title: 'An `x-<vendor>` execution policy cannot be checked here (the worker\'s policies are not known): checked when the run starts' },
 };

@@ -1,6 +1,6 @@
 /**
- * A tool written in code: the registry's tools/lookup_order.tool.md declares it (`kind: builtin`,
- * `builtin: { name: lookup_order }`) and the worker runs it through AgentloomPlugin's `tools`.
+ * A tool written in code: the registry's tools/lookup_order.tool.md declares it (`kind: code`,
+ * `code: { name: lookup_order }`) and the worker runs it through AgentloomPlugin's `tools`.
  * The zod schema parses the model's arguments before `execute` sees them; it is the declaration's
  * `input_schema` (strict: `additionalProperties: false`), which the Agentloom test checks.
  */
