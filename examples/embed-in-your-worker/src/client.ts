@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     console.log(`refund-desk approved: ${call.tool}`);
     const result = await loom.result(id);
     await streaming;
-    console.log(`refund-desk streamed: ${streamed}`);
+    console.log(`refund-desk streamed: ${streamed.trimEnd()}`);
     console.log(`refund-desk: ${typeof result === 'string' ? result : JSON.stringify(result)}`);
   } finally {
     await loom.close();
