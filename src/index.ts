@@ -10,7 +10,7 @@ export {
   compileBundle, compileFromRegistry, loadRegistry, validatePaths, validateRegistry, formatDiagnostic,
   sortDiagnostics, publishBundle, compareSemver, canonicalJson, sha256, BUNDLE_FORMAT, CODES, KIND_SCHEMAS,
 } from './compiler';
-export type { Registry, Entry, Kind } from './compiler';
+export type { Registry, Entry, Kind, CodeRegistry } from './compiler';
 export type { CompiledBundle, CompiledAgent, Diagnostic, JsonValue, JsonObject } from './compiled/types';
 export { loadTemporalConfig, describeConnection } from './connection/config';
 export type { ConnectionOverrides, TemporalConnectConfig } from './connection/config';

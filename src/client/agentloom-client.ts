@@ -33,6 +33,12 @@ export interface AgentloomClientOptions {
   taskQueue?: string;
   /** Who answers decisions (`by` of approve/reject/respond); default $USER. */
   by?: string;
+  /**
+   * What the worker registers in code: its defineTool tools (or their names) and `x-<vendor>` policy
+   * ids (AgentloomPlugin's `code`). Given, `start` compiles with them known, so an agent naming a
+   * code tool or policy the worker lacks is refused before anything starts.
+   */
+  code?: { tools?: readonly (string | { name: string })[]; policies?: readonly string[] };
 }
 
 export interface StartOptions extends RunOptions {
@@ -58,6 +64,7 @@ export class AgentloomClient {
   private readonly registry: string;
   private readonly taskQueue?: string;
   private readonly by?: string;
+  private readonly code?: { tools?: string[]; policies?: string[] };
   private connection?: Connection;
 
   constructor(opts: AgentloomClientOptions) {
@@ -65,6 +72,7 @@ export class AgentloomClient {
     this.registry = opts.registry ?? process.env.LOOM_REGISTRY ?? process.cwd();
     this.taskQueue = opts.taskQueue;
     this.by = opts.by ?? process.env.USER;
+    if (opts.code) this.code = { tools: opts.code.tools?.map((t) => (typeof t === 'string' ? t : t.name)), policies: opts.code.policies ? [...opts.code.policies] : undefined };
   }
 
   /**
@@ -97,12 +105,24 @@ export class AgentloomClient {
   async start(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<string> {
     const { registry, stream, ...rest } = options;
     const runOptions = Object.keys(rest).length ? rest : undefined;
-    const prepared = typeof agent === 'string'
-      ? await prepareRun(agent, registry ?? this.registry, input === undefined ? undefined : JSON.stringify(input), runOptions)
-      : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions);
+    const prepared = typeof agent === 'string' && this.code
+      ? await prepareCompiled(await this.compileWithCode(agent, registry ?? this.registry), agent, () => input, runOptions)
+      : typeof agent === 'string'
+        ? await prepareRun(agent, registry ?? this.registry, input === undefined ? undefined : JSON.stringify(input), runOptions)
+        : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions);
     if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
     const handle = await startPrepared(this.client, prepared, this.taskQueue);
     return handle.workflowId;
+  }
+
+  /** The agent compiled with the worker's code tools and policies known (`code`); a RunError lists the errors. */
+  private async compileWithCode(agentId: string, registry: string): Promise<CompiledBundle> {
+    const { compileBundle, formatDiagnostic } = await import('../compiler');
+    await (await import('../mcp/discover')).pinMcpServers(registry); // as prepareRun: MCP tool schemas pinned into the bundle
+    const { bundle, diagnostics } = compileBundle(registry, agentId, { code: this.code });
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    if (!bundle || errors.length) throw new RunError(`${agentId} does not compile:\n${(errors.length ? errors : diagnostics).map((d) => formatDiagnostic(d)).join('\n')}`);
+    return bundle;
   }
 
   /** `start` then `result`: the run's output. */

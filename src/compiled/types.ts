@@ -206,7 +206,7 @@ export interface CompiledTool {
   version: string;
   status: Status;
   description: string;
-  kind: 'builtin' | 'http' | 'agent' | 'mcp';
+  kind: 'builtin' | 'http' | 'agent' | 'mcp' | 'code';
   input_schema: JsonSchema;
   output_schema?: JsonSchema;
   /** Effective (registry default tightened by the agent's override). */
@@ -222,6 +222,8 @@ export interface CompiledTool {
   http?: HttpToolConfig;
   /** Agent-as-tool: the agent_id run as a child workflow. */
   agent?: { agent_id: string };
+  /** A tool written in code (defineTool): the name the worker registers it under. */
+  code?: { name: string };
   /** The named integration connector the tool reaches (checked against policies.allowed_connectors). */
   connector?: string;
   /** Where the tool's backend is hosted: checked against policies.data_residency. */

@@ -141,4 +141,8 @@ export const CODES: Record<string, CodeInfo> = {
   AGF561: { severity: 'error', title: 'Collection `backend.type` has no backend in this runtime (supported: store, memory, postgres, file), or a postgres/file backend without a usable `url` (a postgres url with a password)' },
   AGF562: { severity: 'error', title: 'A collection backend or the tenant artifact store declares a `region` outside `policies.data_residency`', seed: 'any referenced resource ... provisioned in a non-compliant region' },
   AGL560: { severity: 'warning', title: 'Data residency unconstrained (no `policies.data_residency`, no tenant default) for an agent in a regulated context (audit_level full, pii_redaction, or restricted artifacts)', seed: 'If no tenant default is configured, data residency is unconstrained' },
+  AGF192: { severity: 'error', title: 'A `kind: code` tool names a tool the worker does not register in code (defineTool given to AgentloomPlugin)' },
+  AGL060: { severity: 'warning', title: 'A `kind: code` tool cannot be checked here (the worker\'s tools are not known): checked when the worker runs it' },
+  AGF193: { severity: 'error', title: 'An `x-<vendor>` execution policy the worker does not register (registerPolicy or AgentloomPlugin `policies`)' },
+  AGL061: { severity: 'warning', title: 'An `x-<vendor>` execution policy cannot be checked here (the worker\'s policies are not known): checked when the run starts' },
 };

@@ -52,7 +52,7 @@ export function compileTool(e: Entry): CompiledTool {
 }
 function compileToolUncached(e: Entry): CompiledTool {
   const d = asObj(e.data);
-  const kind = d.kind === 'http' || d.kind === 'agent' || d.kind === 'mcp' ? d.kind : 'builtin';
+  const kind = d.kind === 'http' || d.kind === 'agent' || d.kind === 'mcp' || d.kind === 'code' ? d.kind : 'builtin';
   return strip({
     tool_id: e.id,
     version: asStr(d.version) ?? '0.0.0',
@@ -68,6 +68,7 @@ function compileToolUncached(e: Entry): CompiledTool {
     builtin: kind === 'builtin' && isObj(d.builtin) ? (json(d.builtin) as unknown as CompiledTool['builtin']) : undefined,
     http: kind === 'http' && isObj(d.http) ? (json(d.http) as unknown as CompiledTool['http']) : undefined,
     agent: kind === 'agent' && isObj(d.agent) ? { agent_id: String((d.agent as Obj).agent_id) } : undefined,
+    code: kind === 'code' && isObj(d.code) ? { name: String((d.code as Obj).name) } : undefined,
     connector: asStr(d.connector),
     region: asStr(d.region),
   } as CompiledTool & Obj);

@@ -13,11 +13,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { CompiledAgent, CompiledBundle, Diagnostic } from '../compiled/types';
 import { compileAgentEntry, type AgentResult } from './compile';
-import { emptyRegistry, KINDS, kindOfFile, loadEntry, loadRegistryDir, type Entry, type Kind, type Registry } from './registry';
+import { emptyRegistry, KINDS, kindOfFile, loadEntry, loadRegistryDir, type CodeRegistry, type Entry, type Kind, type Registry } from './registry';
 import { diag } from './source';
 import { applyInheritance } from './inheritance';
 
-export type { Registry, Entry, Kind } from './registry';
+export type { Registry, Entry, Kind, CodeRegistry } from './registry';
 export { CODES } from './codes';
 export { warmUpValidators } from './validate';
 export { KIND_SCHEMAS } from './schemas';
@@ -66,12 +66,13 @@ export function sortDiagnostics(ds: Diagnostic[]): Diagnostic[] {
   return out.sort(byPosition);
 }
 
-/** Loads a registry folder. Never throws. */
-export function loadRegistry(dir: string): Registry {
+/** Loads a registry folder (`code`: what the worker registers in code, checked by the compile). Never throws. */
+export function loadRegistry(dir: string, code?: CodeRegistry): Registry {
   try {
-    return loadRegistryDir(dir);
+    return loadRegistryDir(dir, code);
   } catch (e) {
     const r = emptyRegistry(path.resolve(dir));
+    if (code) r.code = code;
     r.diags.push(diag(dir, 1, 1, 'error', 'LOOM001', '', `cannot read registry folder: ${(e as Error).message}`));
     return r;
   }
@@ -170,10 +171,14 @@ export function compileFromRegistry(reg: Registry, agentId: string): { bundle?: 
   return { bundle, diagnostics: sorted };
 }
 
-/** Compiles `agentId` from the registry folder `registryDir`. Never throws. */
-export function compileBundle(registryDir: string, agentId: string): { bundle?: CompiledBundle; diagnostics: Diagnostic[] } {
+/**
+ * Compiles `agentId` from the registry folder `registryDir`. `opts.code`: the tools and vendor
+ * policies the worker registers in code (a `kind: code` tool or `x-<vendor>` policy not among them
+ * is an error; without it, a warning defers the check to the run). Never throws.
+ */
+export function compileBundle(registryDir: string, agentId: string, opts: { code?: CodeRegistry } = {}): { bundle?: CompiledBundle; diagnostics: Diagnostic[] } {
   try {
-    return compileFromRegistry(loadRegistry(registryDir), agentId);
+    return compileFromRegistry(loadRegistry(registryDir, opts.code), agentId);
   } catch (e) {
     return { diagnostics: [diag(registryDir, 1, 1, 'error', 'LOOM005', '', `internal compiler error: ${(e as Error).message}`)] };
   }

@@ -41,6 +41,18 @@ export interface Registry {
   cache: Map<string, unknown>;
   /** `tenant.md` at the registry root: secrets, human queues, artifact store, telemetry, residency. */
   tenant?: TenantConfig;
+  /** What the worker registers in code, when the compile knows it: else `kind: code` tools and vendor policies are checked at run time. */
+  code?: CodeRegistry;
+}
+
+/**
+ * The tools (defineTool names) and `x-<vendor>` policy ids a worker registers in code. Given to the
+ * compiler (AgentloomPlugin.compile, AgentloomClient's `code`, compileBundle's option), a name not
+ * listed is a compile error; without it the check is deferred to the run (a warning says so).
+ */
+export interface CodeRegistry {
+  tools?: readonly string[];
+  policies?: readonly string[];
 }
 
 export function kindOfFile(file: string): Kind | undefined {
@@ -211,7 +223,7 @@ function kindChecks(kind: Kind, src: SourceFile, data: Record<string, unknown>, 
         diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG007', fieldPath(at), p.message));
       }
     }
-    for (const other of ['builtin', 'http', 'agent']) {
+    for (const other of ['builtin', 'http', 'agent', 'code']) {
       if (other !== k && data[other] !== undefined) {
         const pos = posOf(src, [other], true);
         diags.push(diag(src.file, pos.line, pos.column, 'error', 'REG004', other, `\`${other}\` block given but kind is \`${String(k)}\`; remove it or set \`kind: ${other}\``));
@@ -259,9 +271,10 @@ export function emptyRegistry(root: string): Registry {
   };
 }
 
-export function loadRegistryDir(dir: string): Registry {
+export function loadRegistryDir(dir: string, code?: CodeRegistry): Registry {
   const root = path.resolve(dir);
   const reg = emptyRegistry(root);
+  if (code) reg.code = code;
   reg.tenant = loadTenant(root, reg.diags);
   for (const kind of Object.keys(KINDS) as Kind[]) {
     const sub = path.join(root, KINDS[kind].dir);

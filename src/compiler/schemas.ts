@@ -260,7 +260,7 @@ export const TOOL_SCHEMA: S = {
   required: ['tool_id', 'version', 'status', 'description', 'kind'],
   properties: {
     tool_id: refId, ...common,
-    kind: { enum: ['builtin', 'http', 'agent', 'mcp'] },
+    kind: { enum: ['builtin', 'http', 'agent', 'mcp', 'code'] },
     input_schema: obj, output_schema: obj,
     approval_required: bool, max_calls_per_run: int0, side_effects: bool,
     connector: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{1,63}$' }, region: nonEmpty,
@@ -271,6 +271,8 @@ export const TOOL_SCHEMA: S = {
       body: { enum: ['json', 'none'] }, timeout_seconds: { type: 'number', exclusiveMinimum: 0 }, allowed_hosts: strArr, allow_private_network: bool,
     }, ['method', 'url']),
     agent: closed({ agent_id: nonEmpty }, ['agent_id']),
+    // A tool written in code (defineTool) that the worker registers by this name.
+    code: closed({ name: { type: 'string', pattern: '^[A-Za-z][\\w.-]{0,127}$' } }, ['name']),
     // An MCP server (stdio `command` or streamable HTTP `url`); its tools are pinned into the bundle.
     mcp: {
       ...closed({
@@ -285,7 +287,7 @@ export const TOOL_SCHEMA: S = {
     },
   },
   allOf: [
-    ...['builtin', 'http', 'agent', 'mcp'].map((k) => ({ if: { properties: { kind: { const: k } }, required: ['kind'] }, then: { required: [k] } })),
+    ...['builtin', 'http', 'agent', 'mcp', 'code'].map((k) => ({ if: { properties: { kind: { const: k } }, required: ['kind'] }, then: { required: [k] } })),
     // An MCP tool's input schemas come from its server (pinned at compile time), not from the file.
     { if: { properties: { kind: { not: { const: 'mcp' } } } }, then: { required: ['input_schema'] } },
   ],

@@ -10,6 +10,12 @@
  *    none runs Agentloom's (a prebuilt bundle when there is one: src/plugin/workflow-source.ts); a
  *    user's prebuilt `workflowBundle` is kept as given — build it with `bundleWorkflowCode({
  *    workflowsPath, plugins: [plugin] })`, which adds Agentloom's workflows the same way;
+ *  - `policies` (`{ 'x-<vendor>.<name>': modulePath }`): vendor execution policies written in code,
+ *    bundled with the workflows and registered under their ids (the module exports `policy`, or a
+ *    default export); a worker without its own workflowsPath then bundles Agentloom's workflows with
+ *    them instead of using a prebuilt bundle;
+ *  - `compile(registry, agentId)`: the compiler with this worker's code tools and policies known, so
+ *    a `kind: code` tool or `x-<vendor>` policy it does not register is a compile error;
  *  - the telemetry sinks the workflows call (agent.run spans), merged into the worker's sinks;
  *  - the worker's client given to the tracing (sub-agent runs join their caller's trace).
  */
@@ -28,6 +34,13 @@ import { executorWithTools, type AgentloomTool } from './define-tool';
 import { executeTool } from '../activities/tools';
 import { AgentTracing, TRACING_WORKFLOW_MODULE } from '../telemetry/tracing';
 import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from './workflow-source';
+import { compileBundle, type CodeRegistry } from '../compiler';
+import type { CompiledBundle, Diagnostic } from '../compiled/types';
+
+/** Vendor policies written in code: `x-<vendor>.<name>` -> the path of a workflow module exporting `policy` (or a default export). */
+export type PolicyModules = Record<string, string>;
+
+const VENDOR_POLICY_ID = /^x-[a-z0-9][a-z0-9-]*\.[A-Za-z0-9_.-]+$/;
 
 /**
  * `codec` / `dataConverter`: the data converter of worker and client (default: the AES-256-GCM codec
@@ -38,6 +51,8 @@ import { AGENTLOOM_WORKFLOWS_PATH, workflowSource } from './workflow-source';
 export interface AgentloomPluginOptions extends ActivityDeps, DataConverterChoice {
   /** Tools defined in code (defineTool): a registry's `kind: builtin` tool with their name runs them (toolFile writes its declaration). */
   tools?: AgentloomTool[];
+  /** Vendor policies written in code: `{ 'x-acme.fallback': require.resolve('./fallback-policy') }`, bundled and registered under their ids. */
+  policies?: PolicyModules;
   /** Extra activities, merged over Agentloom's. */
   activities?: Record<string, (...args: any[]) => any>;
   /** OpenTelemetry spans and metrics of the agents' `observability`; else the plugin makes one, flushed before the process exits. */
@@ -48,14 +63,23 @@ export class AgentloomPlugin extends SimplePlugin {
   readonly tracing: AgentTracing;
   private readonly ownTracing: boolean;
   private readonly converter: DataConverter | undefined;
+  private readonly policyModules: PolicyModules;
+  /** The tool names and policy ids this worker registers in code, as the compiler checks them. */
+  readonly code: Required<CodeRegistry>;
 
   constructor(options: AgentloomPluginOptions = {}) {
+    const policies = options.policies ?? {};
+    for (const [id, file] of Object.entries(policies)) {
+      if (!VENDOR_POLICY_ID.test(id)) throw new Error(`AgentloomPlugin policies: '${id}' is not a vendor policy id; write x-<vendor>.<name>, e.g. x-acme.fallback`);
+      if (typeof file !== 'string' || !path.isAbsolute(file)) throw new Error(`AgentloomPlugin policies['${id}']: give the module's absolute path, e.g. require.resolve('./my-policy') (got ${JSON.stringify(file)})`);
+    }
     const converter = options.dataConverter === null
       ? undefined
       : options.dataConverter ?? (options.codec ? { payloadCodecs: [new DecodeGuardCodec([options.codec])], failureConverterPath: FAILURE_CONVERTER_PATH } : loomWorkerDataConverter());
     const tracing = options.tracing ?? new AgentTracing({ store: options.store });
-    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, tools, ...deps } = options;
-    if (tools?.length) deps.toolExecutor = executorWithTools(tools, deps.toolExecutor ?? executeTool);
+    const { codec: _codec, dataConverter: _dc, activities, tracing: _t, tools, policies: _p, ...deps } = options;
+    // Always wrapped: a `kind: code` tool the worker lacks fails naming it (define-tool.ts).
+    deps.toolExecutor = executorWithTools(tools ?? [], deps.toolExecutor ?? executeTool);
     super({
       name: 'agentloom.AgentloomPlugin',
       activities: { ...(createActivities(deps) as Record<string, unknown>), ...(activities ?? {}) },
@@ -69,6 +93,17 @@ export class AgentloomPlugin extends SimplePlugin {
     this.tracing = tracing;
     this.ownTracing = options.tracing === undefined;
     this.converter = converter;
+    this.policyModules = policies;
+    this.code = { tools: (tools ?? []).map((t) => t.name), policies: Object.keys(policies).sort() };
+  }
+
+  /**
+   * Compile `agentId` of the registry folder `registry` with this worker's code tools and policies
+   * known: a `kind: code` tool or an `x-<vendor>` policy the worker does not register is an error
+   * (AGF192, AGF193) naming the registered ones. Never throws; `bundle` is undefined on any error.
+   */
+  compile(registry: string, agentId: string): { bundle?: CompiledBundle; diagnostics: Diagnostic[] } {
+    return compileBundle(registry, agentId, { code: this.code });
   }
 
   /** The data converter this plugin sets (undefined: Temporal's default). */
@@ -93,7 +128,7 @@ export class AgentloomPlugin extends SimplePlugin {
   }
 
   configureBundler(options: BundleOptions): BundleOptions {
-    return super.configureBundler({ ...options, workflowsPath: withAgentloomWorkflows(options.workflowsPath) });
+    return super.configureBundler({ ...options, workflowsPath: withAgentloomWorkflows(options.workflowsPath, this.policyModules) });
   }
 
   runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
@@ -106,25 +141,40 @@ export class AgentloomPlugin extends SimplePlugin {
 
   private workflows(options: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>, sealed: boolean): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
     if (options.workflowBundle) return {};
-    if (options.workflowsPath) return { workflowsPath: withAgentloomWorkflows(options.workflowsPath) };
+    if (options.workflowsPath) return { workflowsPath: withAgentloomWorkflows(options.workflowsPath, this.policyModules) };
+    if (Object.keys(this.policyModules).length) return { workflowsPath: withAgentloomWorkflows(undefined, this.policyModules) };
     return workflowSource(sealed);
   }
 }
 
 /**
- * A workflows module that re-exports the user's workflows and Agentloom's, written once per user
- * module (named by both paths, atomically) under `node_modules/.cache/agentloom-workflows/` of the
+ * A workflows module that re-exports the user's workflows (if any) and Agentloom's and registers
+ * the vendor policies of `policies`, written once per content (named by its hash, atomically) under `node_modules/.cache/agentloom-workflows/` of the
  * node_modules that resolves `@temporalio/workflow` for the user's module: the bundler resolves
  * the SDK from the entry's folder, so the module cannot live in an unrelated temporary folder
  * (a read-only node_modules is refused with what to do instead). Agentloom's own module and a
  * module already combined are returned as they are.
  */
-export function withAgentloomWorkflows(userPath: string): string {
-  const user = path.resolve(userPath);
-  if (user === AGENTLOOM_WORKFLOWS_PATH || path.basename(path.dirname(path.dirname(user))) === 'agentloom-workflows') return user;
-  const hash = createHash('sha256').update(`${user}\n${AGENTLOOM_WORKFLOWS_PATH}`).digest('hex').slice(0, 16);
-  const code = `// Written by AgentloomPlugin: the worker's workflows and Agentloom's.\nexport * from ${JSON.stringify(user)};\nexport * from ${JSON.stringify(AGENTLOOM_WORKFLOWS_PATH)};\n`;
-  const sdk = require.resolve('@temporalio/workflow', { paths: [path.dirname(user)] });
+export function withAgentloomWorkflows(userPath: string | undefined, policies: PolicyModules = {}): string {
+  const user = userPath === undefined ? undefined : path.resolve(userPath);
+  const entries = Object.entries(policies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (user !== undefined && !entries.length && (user === AGENTLOOM_WORKFLOWS_PATH || path.basename(path.dirname(path.dirname(user))) === 'agentloom-workflows')) return user;
+  const ours = JSON.stringify(AGENTLOOM_WORKFLOWS_PATH);
+  const lines = ['// Written by AgentloomPlugin: the worker\'s workflows, Agentloom\'s, and the vendor policies it registers.'];
+  if (user !== undefined) lines.push(`export * from ${JSON.stringify(user)};`);
+  lines.push(`export * from ${ours};`);
+  if (entries.length) {
+    lines.push(`import { registerPolicy as __loomRegisterPolicy } from ${ours};`);
+    entries.forEach(([id, file], i) => {
+      lines.push(`import * as __loomPolicy${i} from ${JSON.stringify(path.resolve(file))};`);
+      lines.push(`__loomRegisterPolicy(${JSON.stringify(id)}, __loomPolicyOf(__loomPolicy${i}, ${JSON.stringify(id)}, ${JSON.stringify(path.resolve(file))}));`);
+    });
+    lines.push('function __loomPolicyOf(m, id, file) {', "  const fn = typeof m.policy === 'function' ? m.policy : typeof m.default === 'function' ? m.default : undefined;", "  if (!fn) throw new Error(`AgentloomPlugin policies['${id}']: ${file} exports no function named policy (nor a default export)`);", '  return fn;', '}');
+  }
+  const code = `${lines.join('\n')}\n`;
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  const anchor = user ?? path.resolve(entries[0]?.[1] ?? AGENTLOOM_WORKFLOWS_PATH);
+  const sdk = require.resolve('@temporalio/workflow', { paths: [path.dirname(anchor)] });
   const nodeModules = sdk.slice(0, sdk.lastIndexOf(`${path.sep}node_modules${path.sep}`) + `${path.sep}node_modules`.length);
   const file = path.join(nodeModules, '.cache', 'agentloom-workflows', hash, 'index.js');
   try {

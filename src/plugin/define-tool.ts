@@ -3,12 +3,17 @@
  * `defineTool({ name, description, input, execute(args, ctx) })`, given to AgentloomPlugin's
  * `tools`. `input` is a JSON Schema or a zod v4 schema (`import { z } from 'zod/v4'`), converted
  * with zod's own `toJSONSchema`. The compiled bundle stays the contract a run is pinned to: a
- * registry still declares the tool (`kind: builtin`, `builtin: { name }`), and `toolFile(tool)`
- * writes that declaration from the definition, so the schema the model sees is the definition's.
+ * registry still declares the tool (`kind: code`, `code: { name }`), and `toolFile(tool)` writes
+ * that declaration from the definition, so the schema the model sees is the definition's. A
+ * compile that knows the worker's tools (AgentloomPlugin.compile, AgentloomClient's `code`) refuses
+ * a name no tool has; at run time a `kind: code` tool the worker does not register fails the call
+ * with a non-retryable `CodeToolNotRegistered` naming it and the registered ones. (A `kind:
+ * builtin` declaration naming a defineTool tool still runs it, as before `kind: code` existed.)
  * At run time the activity checks the arguments against the compiled schema, then a zod `input`
  * parses them again (its transforms and refinements apply); a thrown error is the model's tool
  * error result, as for any builtin.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import { toJSONSchema } from 'zod/v4';
 import type { JsonObject } from '../compiled/types';
 import type { ExternalToolContext, ExternalToolExecutor } from '../activities/react-tools';
@@ -88,8 +93,8 @@ export function toolFile(tool: AgentloomTool, opts: { toolId?: string; version?:
     version: opts.version ?? '1.0.0',
     status: 'active',
     description: tool.description,
-    kind: 'builtin',
-    builtin: { name: tool.name },
+    kind: 'code',
+    code: { name: tool.name },
     input_schema: tool.inputSchema,
     side_effects: tool.sideEffects,
     approval_required: tool.approvalRequired,
@@ -99,8 +104,10 @@ export function toolFile(tool: AgentloomTool, opts: { toolId?: string; version?:
 }
 
 /**
- * The tool executor of a worker with code-defined tools: a `kind: builtin` tool whose builtin name
- * is one of `tools` runs it; every other tool goes to `fallback` (the builtin registry and http).
+ * The tool executor of a worker with code-defined tools: a `kind: code` tool runs the one of `tools`
+ * it names (none: a non-retryable CodeToolNotRegistered naming it and the registered ones); a `kind:
+ * builtin` tool whose builtin name is one of `tools` runs it; every other tool goes to `fallback`
+ * (the builtin registry and http).
  */
 export function executorWithTools(tools: AgentloomTool[], fallback: ExternalToolExecutor): ExternalToolExecutor {
   const byName = new Map<string, AgentloomTool>();
@@ -109,6 +116,15 @@ export function executorWithTools(tools: AgentloomTool[], fallback: ExternalTool
     byName.set(t.name, t);
   }
   return (ctx) => {
+    if (ctx.tool.kind === 'code') {
+      const wanted = ctx.tool.code?.name ?? ctx.tool.tool_id;
+      const tool = byName.get(wanted);
+      if (tool) return tool.run(ctx.args ?? {}, ctx);
+      return Promise.reject(ApplicationFailure.nonRetryable(
+        `tool ${ctx.tool.tool_id} runs '${wanted}', a tool written in code that this worker does not register (registered: ${[...byName.keys()].sort().join(', ') || 'none'}); give defineTool({ name: '${wanted}', … }) to AgentloomPlugin's tools`,
+        'CodeToolNotRegistered',
+      ));
+    }
     const name = ctx.tool.kind === 'builtin' ? ctx.tool.builtin?.name ?? ctx.tool.tool_id : undefined;
     const tool = name === undefined ? undefined : byName.get(name);
     return tool ? tool.run(ctx.args ?? {}, ctx) : fallback(ctx);

@@ -4,7 +4,7 @@
  * runs), the worker runtime's log level, the workflow bundles, and the connection settings.
  */
 export { AgentloomPlugin, withAgentloomWorkflows } from '../plugin/agentloom-plugin';
-export type { AgentloomPluginOptions } from '../plugin/agentloom-plugin';
+export type { AgentloomPluginOptions, PolicyModules } from '../plugin/agentloom-plugin';
 export { AgentloomClientPlugin, agentloomDataConverter } from '../plugin/client-plugin';
 export { defineTool, toolFile, executorWithTools } from '../plugin/define-tool';
 export type { AgentloomTool, ToolDefinition } from '../plugin/define-tool';

@@ -1,12 +1,16 @@
 /**
- * `x-<vendor>.*` execution policies (the Agent Format's "Registering Custom Policies"). A vendor calls
- * `registerPolicy(id, fn)` at module load in the workflows module its worker bundles (see
- * LOOM_WORKFLOWS_PATH in src/worker/create-worker.ts: a module that re-exports ours and registers
- * its own); `vendorPolicyWorkflow` dispatches on the agent's execution_policy.id. A policy the
- * worker does not know fails with an ApplicationFailure naming the policy id.
+ * `x-<vendor>.*` execution policies (the Agent Format's "Registering Custom Policies"). A vendor's
+ * policy is code its worker registers: AgentloomPlugin's `policies` option (`{ id: module }`: the
+ * plugin bundles the module and registers its exported function under the id), or `registerPolicy(id,
+ * fn)` at module load in the workflows module the worker bundles. `vendorPolicyWorkflow` dispatches
+ * on the agent's execution_policy.id; a policy the worker does not register fails the run with a
+ * non-retryable UnsupportedPolicy naming the id and the registered ones.
  *
- * The example vendor policy shipped here, `x-agentloom.fallback`, tries the agent's local_agents in
- * declaration order (config.order may reorder them by alias) and returns the first that succeeds.
+ * The core registers no vendor policy. The example one, `x-agentloom.fallback` (try local_agents in
+ * order, return the first that succeeds), lives in examples/orchestrators/vendor/fallback-policy.ts;
+ * a thin compat copy of it stays here, run only when the worker registers no `x-agentloom.fallback`
+ * of its own, so that runs started before it moved out (and their recorded histories) still finish
+ * and replay with the same commands.
  */
 import type { JsonObject } from '../compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
@@ -35,7 +39,7 @@ export async function vendorPolicyWorkflow(input: RunAgentInput): Promise<AgentR
   const agent = await run.init();
   const id = agent.execution_policy?.id ?? '(none)';
   run.status.pattern = id;
-  const fn = registry.get(id);
+  const fn = registry.get(id) ?? COMPAT_POLICIES.get(id);
   if (!fn) {
     throw run.fail(
       `execution policy '${id}' is not implemented by this worker (registered vendor policies: ${registeredPolicies().join(', ') || 'none'})`,
@@ -46,10 +50,14 @@ export async function vendorPolicyWorkflow(input: RunAgentInput): Promise<AgentR
 }
 
 // ---------------------------------------------------------------------------------------------
-// Example vendor policy: x-agentloom.fallback
+// Compat: the example policy x-agentloom.fallback, which the core registered until it moved to
+// examples/orchestrators/vendor/fallback-policy.ts. Kept with the same commands for runs started
+// before the move; not listed by registeredPolicies(), and a worker's own registration wins.
 // ---------------------------------------------------------------------------------------------
 
-registerPolicy('x-agentloom.fallback', async (input, { agent, config, run }) => {
+const COMPAT_POLICIES = new Map<string, VendorPolicyFn>();
+
+COMPAT_POLICIES.set('x-agentloom.fallback', async (input, { agent, config, run }) => {
   const aliases = Array.isArray(config.order) ? (config.order as string[]) : (agent.local_agents ?? []).map((l) => l.alias);
   if (!aliases.length) throw run.fail('x-agentloom.fallback needs local_agents (or config.order)', 'InvalidConfig');
   const errors: string[] = [];

@@ -58,6 +58,9 @@ export function writeOfflineLock(repoLock: string, projectDir: string, tarball: 
       if (packages[key]) continue;
       // Flags describe the repository's tree (its dev dependencies); npm works them out for this one.
       const { dev: _d, devOptional: _o, peer: _p, ...entry } = lock.packages[key];
+      // An entry the repository's lock keeps without `resolved` (npm writes some so): the registry's
+      // tarball address, which is the npm cache's key, so npm needs no metadata request to find it.
+      if (!entry.resolved && entry.version) entry.resolved = registryTarball(key, entry.version);
       packages[key] = entry;
       queue.push([key, { ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }]);
     }
@@ -67,6 +70,12 @@ export function writeOfflineLock(repoLock: string, projectDir: string, tarball: 
   if (required.length) throw new Error(`the repository's package-lock.json lacks ${required.join(', ')}: the offline install cannot resolve them`);
   fs.writeFileSync(path.join(projectDir, 'package-lock.json'), JSON.stringify({ name: app.name, version: app.version, lockfileVersion: 3, requires: true, packages }, null, 2) + '\n');
   return Object.keys(packages).length - 1;
+}
+
+/** The public registry's tarball address of the package at lock path `key` (…/node_modules/@scope/name). */
+function registryTarball(key: string, version: string): string {
+  const name = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  return `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${version}.tgz`;
 }
 
 function isOptionalOrPeer(packages: Record<string, LockEntry>, missing: string): boolean {

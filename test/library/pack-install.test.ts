@@ -4,27 +4,23 @@
  * tarball installed offline (`npm ci --offline` from the npm cache, with a lockfile written from the
  * repository's: test/library/offline-lock.ts) into a temporary copy of examples/embed-in-your-worker,
  * which has no path into this repository; the project type-checked and built by its own tsc; then
- * its worker (the user's workflow and activity, AgentloomPlugin, a defineTool tool) and its client
- * (the user's workflow, then an agent run through AgentloomClient) run against the suite's Temporal
- * dev server. Packed once for the file.
+ * its worker (the user's workflow and activity, AgentloomPlugin, two defineTool tools, one gated by
+ * approvalRequired) and its client (the user's workflow; an agent run through AgentloomClient; then
+ * a run whose gated call the client APPROVES, reading the model's streamed text and the result)
+ * run against the suite's Temporal dev server. Packed once for the file (test/library/pack.ts).
  */
-import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { promisify } from 'util';
 import * as yaml from 'js-yaml';
 import { connectTestTemporal, temporalAddress, type TestTemporal } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { spawnProcess, type LoomProcess } from '../cli/harness';
 import { writeOfflineLock } from './offline-lock';
+import { packAgentloom, ROOT, run, userEnv } from './pack';
 
 jest.setTimeout(600_000);
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '..', '..');
 const EXAMPLE = path.join(ROOT, 'examples', 'embed-in-your-worker');
-/** What `prepack` needs to build, and what the `files` list ships. */
-const SOURCES = ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'src', 'worker.ts', 'client.ts', 'bin', 'schemas', path.join('scripts', 'install-temporal.sh')];
 
 let tmp: string;
 let app: string;
@@ -32,13 +28,6 @@ let tarball: string;
 let t: TestTemporal;
 let worker: LoomProcess | undefined;
 const figures: string[] = [];
-
-/** The environment of a user's shell: no test-runner or repository settings. */
-function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...extra };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return env;
-}
 
 async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
   const start = Date.now();
@@ -50,15 +39,9 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-pack-install-'));
   const connecting = connectTestTemporal('pack-install');
-  const sources = path.join(tmp, 'agentloom');
-  for (const f of SOURCES) fs.cpSync(path.join(ROOT, f), path.join(sources, f), { recursive: true });
-  // prepack's tsc and the build's types: this checkout's node_modules, as a developer's clone has them.
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(sources, 'node_modules'), 'dir');
-  const { stdout } = await timed('npm pack (prepack build)', () => run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: sources, env: userEnv(), maxBuffer: 64 << 20 }));
-  const packed = (JSON.parse(stdout) as { filename: string; size: number; entryCount: number }[])[0];
-  tarball = path.join(tmp, packed.filename);
-  figures.push(`tarball ${packed.entryCount} files, ${(packed.size / 1024).toFixed(0)} KiB`);
-  fs.rmSync(sources, { recursive: true, force: true });
+  const packed = await timed('npm pack (prepack build)', () => packAgentloom(tmp));
+  tarball = packed.tarball;
+  figures.push(`tarball ${packed.entryCount} files, ${(packed.size / 1024).toFixed(0)} KiB (unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB)`);
 
   app = path.join(tmp, 'orders-app');
   fs.cpSync(EXAMPLE, app, { recursive: true, filter: (src) => !/[/\\](node_modules|dist|\.loom)$/.test(src) });
@@ -88,13 +71,17 @@ test('the packed tarball installs offline into a copy of the example, which type
   expect(JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).dependencies['@agentloom/core']).toMatch(/^file:\.\.\/agentloom-core-[\d.]+\.tgz$/);
   await timed('tsc', () => run(process.execPath, [path.join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app, env: userEnv() }));
   for (const f of ['worker', 'client', 'workflows', 'tools']) expect(fs.existsSync(path.join(app, 'dist', 'src', `${f}.js`))).toBe(true);
-  // The registry's declaration of the tool is the JSON Schema of the code's zod input (what the model is shown is what execute accepts).
-  const { stdout: schema } = await run(process.execPath, ['-e', "process.stdout.write(JSON.stringify(require('./dist/src/tools.js').lookupOrder.inputSchema))"], { cwd: app, env: userEnv() });
-  const declared = yaml.load(/^---\n([\s\S]*?)\n---/.exec(fs.readFileSync(path.join(app, 'tools', 'lookup_order.tool.md'), 'utf8'))![1]) as { input_schema: unknown };
-  expect(JSON.parse(schema)).toEqual(declared.input_schema);
+  // The registry's declarations of the tools are the JSON Schemas and settings of the code's tools (what the model is shown is what execute accepts).
+  const { stdout: tools } = await run(process.execPath, ['-e', "process.stdout.write(JSON.stringify(require('./dist/src/tools.js').TOOLS))"], { cwd: app, env: userEnv() });
+  const inCode = JSON.parse(tools) as { name: string; inputSchema: unknown; approvalRequired: boolean }[];
+  expect(inCode.map((t) => [t.name, t.approvalRequired])).toEqual([['lookup_order', false], ['refund_order', true]]);
+  for (const t of inCode) {
+    const declared = yaml.load(/^---\n([\s\S]*?)\n---/.exec(fs.readFileSync(path.join(app, 'tools', `${t.name}.tool.md`), 'utf8'))![1]) as { input_schema: unknown; kind: string; code: unknown; approval_required: boolean };
+    expect(declared).toMatchObject({ kind: 'code', code: { name: t.name }, input_schema: t.inputSchema, approval_required: t.approvalRequired });
+  }
 });
 
-test('its worker (own workflow + AgentloomPlugin + a defineTool tool) and its client run on one task queue of the dev server; the client prints the agent\'s answer', async () => {
+test('its worker (own workflow + AgentloomPlugin + defineTool tools) and its client run on one task queue of the dev server; the client prints the agent\'s answer, approves a gated call and reads the stream and the result', async () => {
   expect(fs.existsSync(path.join(app, 'dist', 'src', 'worker.js'))).toBe(true);
   const taskQueue = `orders-${path.basename(tmp)}`;
   const env = userEnv({ TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_NAMESPACE: 'default', ORDERS_TASK_QUEUE: taskQueue });
@@ -113,15 +100,30 @@ test('its worker (own workflow + AgentloomPlugin + a defineTool tool) and its cl
   // application's data after the application's own workflow had changed it in the same worker.
   expect(lines[1]).toMatch(/^order-desk: Order A-42: /);
   expect(JSON.parse(lines[1].replace(/^order-desk: Order A-42: /, ''))).toEqual({ order_id: 'A-42', item: 'a blue teapot', status: 'shipped', carrier: 'Parcelforce' });
-  expect(lines).toHaveLength(2);
+  // The gated call: the client approved refund_order, then the tool ran (the order is refunded), and
+  // the model's text the client read from the stream is the run's result.
+  expect(lines[2]).toBe('refund-desk approved: refund_order');
+  const refunded = `Refunded A-43: ${JSON.stringify({ order_id: 'A-43', item: 'two mugs', status: 'refunded' })}`;
+  expect(lines[3]).toBe(`refund-desk streamed: ${refunded}`);
+  expect(lines[4]).toBe(`refund-desk: ${refunded}`);
+  expect(lines).toHaveLength(5);
 
   // Both runs went to the application's one task queue.
   const types = await until(async () => {
     const seen: string[] = [];
     for await (const wf of t.client.workflow.list({ query: `TaskQueue = "${taskQueue}"` })) seen.push(`${wf.type}:${wf.status.name}`);
-    return seen.length >= 2 ? seen.sort() : undefined;
-  }, 'both runs in the visibility of the task queue');
-  expect(types).toEqual(['agfReactWorkflow:COMPLETED', 'shipOrderWorkflow:COMPLETED']);
+    return seen.length >= 3 ? seen.sort() : undefined;
+  }, 'the three runs in the visibility of the task queue');
+  expect(types).toEqual(['agfReactWorkflow:COMPLETED', 'agfReactWorkflow:COMPLETED', 'shipOrderWorkflow:COMPLETED']);
+  // The refund run's history holds the approval the client sent (an update naming the call).
+  const refundRun = await until(async () => {
+    for await (const wf of t.client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND WorkflowType = "agfReactWorkflow"` })) {
+      const history = await t.client.workflow.getHandle(wf.workflowId).fetchHistory();
+      if (history.events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'approveCall')) return wf.workflowId;
+    }
+    return undefined;
+  }, 'the refund run with its approval in the history');
+  expect(refundRun).toBeTruthy();
 
   // SIGTERM: the worker drains and exits 0.
   w.child.kill('SIGTERM');

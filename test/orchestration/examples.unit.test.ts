@@ -24,13 +24,20 @@ test.each(EXAMPLES)('examples/orchestrators/%s (%s) compiles and dispatches to %
   expect(workflowTypeFor(bundle!.agents[root])).toBe(type);
 });
 
-test('`loom validate examples` (a folder of registries) reports no error, and no warning but AGL030 (declared, not yet enforced)', async () => {
+test('`loom validate examples` (a folder of registries) reports no error, and no warning but AGL030 (declared, not yet enforced) and AGL060/AGL061 (code the worker registers, checked by it)', async () => {
   const { validatePaths } = await import('../../src/compiler');
   const examples = path.resolve(__dirname, '..', '..', 'examples');
   // AGL030 is the honest note on fields the examples show off before the runtime acts on them
   // (observability, memory, …); any other finding in an example is a mistake in the example.
+  // AGL060/AGL061: tools and vendor policies written in code, which a validate without the worker's
+  // code cannot check (the plugin's compile does): exactly the examples' code tools and policy.
   const all = validatePaths([examples]);
-  expect(all.filter((d) => d.code !== 'AGL030').map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual([]);
+  expect(all.filter((d) => !['AGL030', 'AGL060', 'AGL061'].includes(d.code)).map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`)).toEqual([]);
+  expect(all.filter((d) => d.code === 'AGL060' || d.code === 'AGL061').map((d) => `${path.basename(d.file)} ${d.code} ${/`([^`]+)`/.exec(d.message)?.[1]}`).sort()).toEqual([
+    'fallback-chain.agent.md AGL061 x-agentloom.fallback',
+    'order-desk.agent.md AGL060 lookup_order',
+    'refund-desk.agent.md AGL060 refund_order',
+  ]);
   expect(all.some((d) => d.code === 'AGL030')).toBe(true);
   // It does look inside every registry: a broken copy of the demo next to a good one is reported.
   const fs = await import('fs');

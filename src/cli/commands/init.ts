@@ -1,20 +1,68 @@
 /**
- * `loom init [DIR]`: the starter. Writes a registry that works before anything is configured — one
- * agent (`assistant`) calling the built-in calculator tool within its role, on a scripted model
- * (offline, deterministic replies; a real provider is one edit of the model file), and a README
- * that says how to validate, run and change it — into DIR
- * (default: the current folder, created when missing). It never overwrites: when any file it would
- * write exists, it writes nothing and names them (exit 1). The project passes `loom validate --strict`.
+ * `agentloom init [DIR]` (also `loom init`, and `npx @agentloom/core init DIR`): the starter. Writes a
+ * PROJECT that depends on the package and runs before anything is configured: package.json (the
+ * dependency on @agentloom/core; scripts `dev`, `start`, `client`, `test`, `validate`), tsconfig,
+ * a registry (one agent, `assistant`, calling `count_words` within its role, on a scripted model —
+ * offline, deterministic; a real provider is one commented edit of the model file), the tool
+ * written in code with defineTool (src/tools.ts, declared `kind: code` in tools/), a worker with
+ * AgentloomPlugin (src/worker.ts), `npm run dev` (a local Temporal dev server from the package, and
+ * the worker: src/dev.ts), a client script starting a run through AgentloomClient (src/client.ts),
+ * and one node:test test that runs the agent against a dev server (test/assistant.test.ts) — into
+ * DIR (default: the current folder, created when missing). It never overwrites: when any file it
+ * would write exists, it writes nothing and names them (exit 1).
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand } from '../args';
+import { PROJECT_ROOT } from '../../platform/temporal-dev-server';
 
 export const STARTER_AGENT = 'assistant';
+export const STARTER_TOOL = 'count_words';
 
-/** The starter's files, relative to DIR. */
-export function starterFiles(): Record<string, string> {
+/** This package's name, version and the version ranges the starter depends on (its own, so they install together). */
+function packageRanges(): { name: string; version: string; deps: Record<string, string>; dev: Record<string, string> } {
+  const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string>; devDependencies?: Record<string, string> };
+  const dev = pkg.devDependencies ?? {};
   return {
+    name: pkg.name,
+    version: pkg.version,
+    deps: { '@temporalio/worker': pkg.dependencies['@temporalio/worker'] },
+    dev: { '@types/node': dev['@types/node'] ?? '^20.0.0', typescript: dev.typescript ?? '~5.6' },
+  };
+}
+
+/** An npm package name from a folder name: lower case, letters, digits, '-', '.', '_'. */
+export function projectName(dir: string): string {
+  const name = path.basename(path.resolve(dir)).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+|-+$/g, '');
+  return name || 'my-agents';
+}
+
+/** The starter's files, relative to DIR (`name`: the project's package name). */
+export function starterFiles(name = 'my-agents'): Record<string, string> {
+  const core = packageRanges();
+  const pkg = {
+    name,
+    version: '0.1.0',
+    private: true,
+    description: 'Agentloom agents on my own Temporal worker.',
+    scripts: {
+      build: 'tsc -p tsconfig.json',
+      dev: 'npm run build && node dist/src/dev.js',
+      start: 'npm run build && node dist/src/worker.js',
+      client: 'npm run build && node dist/src/client.js',
+      validate: 'agentloom validate .',
+      test: 'npm run build && node --test dist/test/assistant.test.js',
+    },
+    dependencies: { [core.name]: `^${core.version}`, ...core.deps },
+    devDependencies: core.dev,
+  };
+  return {
+    'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
+    'tsconfig.json': `${JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'node16', moduleResolution: 'node16', strict: true, esModuleInterop: true, skipLibCheck: true, outDir: 'dist', rootDir: '.', types: ['node'] },
+      include: ['src/**/*.ts', 'test/**/*.ts'],
+    }, null, 2)}\n`,
+    '.gitignore': 'node_modules/\ndist/\n.loom/\n',
     [path.join('agents', `${STARTER_AGENT}.agent.md`)]: `---
 spec_version: '1.0'
 agent_id: ${STARTER_AGENT}
@@ -22,7 +70,7 @@ version: 0.1.0
 status: active
 meta:
   name: Assistant
-  description: Works out an arithmetic expression with the calculator tool and says the result.
+  description: Counts the words of a text with the ${STARTER_TOOL} tool and says how many.
   owner: me
 runtime:
   model: assistant-model
@@ -35,28 +83,28 @@ interface:
     schema:
       type: object
       properties:
-        expression: { type: string, minLength: 1, description: 'An arithmetic expression, e.g. "3 * 140 + 4 * 60".' }
-      required: [expression]
+        text: { type: string, minLength: 1, description: 'The text whose words are counted.' }
+      required: [text]
     examples:
-      - expression: 3 * 140 + 4 * 60
+      - text: the quick brown fox
   output:
     schema: { type: string }
 role: assistant-role
 tools:
   tool_choice: auto
   refs:
-    - ref: calculator
+    - ref: ${STARTER_TOOL}
 artifacts: { enabled: false }
 ---
 
 # Purpose
-Work out the user's arithmetic expression.
+Say how many words the user's text has.
 
 # System behavior
-Evaluate the expression with the calculator tool, then say the expression and its result.
+Count the words with the ${STARTER_TOOL} tool, then say the text and its number of words.
 
 # Rules
-- Never compute in your head: always call the calculator.
+- Never count in your head: always call ${STARTER_TOOL}.
 `,
     [path.join('models', 'assistant-model.model.md')]: `---
 model_id: assistant-model
@@ -69,34 +117,35 @@ status: active
 provider: scripted
 scripted:
   turns:
-    # turn 0: call the calculator with the input's expression
+    # turn 0: call the tool with the input's text
     - tool_calls:
-        - name: calculator
-          arguments: { expression: '{{input.expression}}' }
+        - name: ${STARTER_TOOL}
+          arguments: { text: '{{input.text}}' }
     # turn 1: the answer, from the tool's result
-    - content: '{{input.expression}} = {{last_tool_result}}'
+    - content: '"{{input.text}}" has {{last_tool_result}} words'
 ---
 
 The model of the starter's agent.
 `,
-    [path.join('tools', 'calculator.tool.md')]: `---
-tool_id: calculator
+    [path.join('tools', `${STARTER_TOOL}.tool.md`)]: `---
+tool_id: ${STARTER_TOOL}
 version: 1.0.0
 status: active
-description: Evaluate an arithmetic expression (+ - * / parentheses, decimals). Returns the number.
-kind: builtin
-builtin: { name: calculator }
+description: Count the words of a text. Returns the number.
+# Written in code (src/tools.ts, defineTool): the worker's AgentloomPlugin runs it. The schema is the code's.
+kind: code
+code: { name: ${STARTER_TOOL} }
 input_schema:
   type: object
   properties:
-    expression: { type: string, description: 'For example "3 * 140 + 4 * 60".' }
-  required: [expression]
+    text: { type: string, description: 'The text to count the words of.' }
+  required: [text]
   additionalProperties: false
 side_effects: false
 approval_required: false
 ---
 
-One of Agentloom's built-in tools: the worker runs it.
+The project's own tool.
 `,
     [path.join('roles', 'assistant-role.iam.md')]: `---
 role_id: assistant-role
@@ -104,27 +153,179 @@ version: 0.1.0
 status: active
 description: The tools the assistant may call, at most; an agent's tools must be within its role.
 tools:
-  - ref: calculator
+  - ref: ${STARTER_TOOL}
     max_calls_per_run: 2
 ---
 `,
-    'README.md': `# My Agentloom project
+    [path.join('src', 'settings.ts')]: `/** What the worker, the client and the test share: the task queue and the registry folder. */
+import * as path from 'path';
 
-Made by \`loom init\`: one agent, \`agents/${STARTER_AGENT}.agent.md\`, that calls the built-in
-\`calculator\` tool (\`tools/\`) within its role (\`roles/\`), on a scripted model
+export const TASK_QUEUE = process.env.AGENTS_TASK_QUEUE ?? '${name}';
+
+/** The project folder (agents/, models/, roles/, tools/): compiled code runs from dist/src/, two levels below it. */
+export const REGISTRY = process.env.LOOM_REGISTRY ?? path.resolve(__dirname, '..', '..');
+`,
+    [path.join('src', 'tools.ts')]: `/**
+ * The project's tool, written in code: tools/${STARTER_TOOL}.tool.md declares it (\`kind: code\`) for agents
+ * to use, and the worker runs it (src/worker.ts gives it to AgentloomPlugin). \`input\` is a JSON Schema
+ * (or a zod v4 schema); the arguments are checked against it before \`execute\` sees them.
+ */
+import { defineTool } from '${core.name}';
+
+export const countWords = defineTool({
+  name: '${STARTER_TOOL}',
+  description: 'Count the words of a text. Returns the number.',
+  input: {
+    type: 'object',
+    properties: { text: { type: 'string', description: 'The text to count the words of.' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  execute: ({ text }) => String(text).trim().split(/\\s+/).filter(Boolean).length,
+});
+
+/** Every tool the worker registers (the client and the test compile with the same list). */
+export const TOOLS = [countWords];
+`,
+    [path.join('src', 'worker.ts')]: `/**
+ * The worker: Temporal's own Worker with AgentloomPlugin, which adds Agentloom's workflows and
+ * activities and runs the tools written in code. Add your own workflows (\`workflowsPath\`) and
+ * activities beside them. The connection comes from Temporal's environment configuration
+ * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, a profile), else 127.0.0.1:7233.
+ */
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { AgentloomPlugin, loadTemporalConfig } from '${core.name}/worker';
+import { TOOLS } from './tools';
+import { TASK_QUEUE } from './settings';
+
+export function createWorker(connection: NativeConnection, namespace = 'default', taskQueue = TASK_QUEUE): Promise<Worker> {
+  return Worker.create({ connection, namespace, taskQueue, plugins: [new AgentloomPlugin({ tools: TOOLS })] });
+}
+
+/** Connect and run the worker until SIGINT or SIGTERM (then it finishes the tasks in hand). */
+export async function runWorker(address?: string): Promise<void> {
+  const config = loadTemporalConfig();
+  const connection = await NativeConnection.connect({ ...config.connectionOptions, address: address ?? config.address ?? '127.0.0.1:7233' });
+  try {
+    const worker = await createWorker(connection, config.namespace ?? 'default');
+    console.log(\`worker ready on task queue \${TASK_QUEUE}\`);
+    await worker.run();
+  } finally {
+    await connection.close();
+  }
+}
+
+if (require.main === module) {
+  runWorker().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+`,
+    [path.join('src', 'dev.ts')]: `/**
+ * \`npm run dev\`: a local Temporal dev server (the package's; runs kept in .loom/temporal.db, a Web
+ * UI) and the worker, in the foreground until Ctrl-C. With TEMPORAL_ADDRESS set, only the worker.
+ */
+import * as path from 'path';
+import { startDevServer } from '${core.name}/testing';
+import { runWorker } from './worker';
+import { REGISTRY } from './settings';
+
+async function main(): Promise<void> {
+  if (process.env.TEMPORAL_ADDRESS) return runWorker();
+  const server = await startDevServer({ dbFile: path.join(REGISTRY, '.loom', 'temporal.db'), logFile: path.join(REGISTRY, '.loom', 'temporal-dev.log') });
+  console.log(\`Temporal dev server at \${server.address}\${server.uiUrl ? \` (Web UI \${server.uiUrl})\` : ''}; in another terminal: TEMPORAL_ADDRESS=\${server.address} npm run client\`);
+  try {
+    await runWorker(server.address);
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
+`,
+    [path.join('src', 'client.ts')]: `/**
+ * \`npm run client -- "some text"\`: starts a run of the \`assistant\` agent through AgentloomClient
+ * (compiles the registry's agent with the worker's tools known, stores the bundle, starts the run on
+ * the worker's task queue) and prints its answer.
+ */
+import { AgentloomClient } from '${core.name}';
+import { TOOLS } from './tools';
+import { REGISTRY, TASK_QUEUE } from './settings';
+
+async function main(): Promise<void> {
+  const text = process.argv.slice(2).join(' ') || 'the quick brown fox';
+  const loom = await AgentloomClient.connect({ registry: REGISTRY, taskQueue: TASK_QUEUE, code: { tools: TOOLS } });
+  try {
+    console.log(await loom.run('${STARTER_AGENT}', { text }));
+  } finally {
+    await loom.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
+`,
+    [path.join('test', 'assistant.test.ts')]: `/**
+ * The agent runs end to end: a worker (src/worker.ts) on a task queue of its own, a run started
+ * through AgentloomClient, the answer checked. Against TEMPORAL_ADDRESS when set, else a dev server
+ * the test starts. node:test, no test framework to install.
+ */
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { NativeConnection } from '@temporalio/worker';
+import { AgentloomClient } from '${core.name}';
+import { startDevServer, type DevServer } from '${core.name}/testing';
+import { createWorker } from '../src/worker';
+import { TOOLS } from '../src/tools';
+import { REGISTRY } from '../src/settings';
+
+test('the assistant counts the words with the ${STARTER_TOOL} tool', async () => {
+  let server: DevServer | undefined;
+  const address = process.env.TEMPORAL_ADDRESS ?? (server = await startDevServer({ headless: true })).address;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const taskQueue = \`test-\${process.pid}-\${Date.now()}\`;
+  const connection = await NativeConnection.connect({ address });
+  const loom = await AgentloomClient.connect({ registry: REGISTRY, taskQueue, code: { tools: TOOLS }, connection: { address, namespace } });
+  try {
+    const worker = await createWorker(connection, namespace, taskQueue);
+    const answer = await worker.runUntil(loom.run('${STARTER_AGENT}', { text: 'the quick brown fox' }));
+    assert.equal(answer, '"the quick brown fox" has 4 words');
+  } finally {
+    await loom.close();
+    await connection.close();
+    await server?.stop();
+  }
+});
+`,
+    'README.md': `# ${name}
+
+Made by \`agentloom init\`: Agentloom agents on your own Temporal worker. One agent,
+\`agents/${STARTER_AGENT}.agent.md\`, calls \`${STARTER_TOOL}\` — a tool written in code (\`src/tools.ts\`,
+\`defineTool\`; declared \`kind: code\` in \`tools/\`) — within its role (\`roles/\`), on a scripted model
 (\`models/assistant-model.model.md\`: deterministic replies, no network, no API key).
 
 \`\`\`bash
-loom validate --strict                                          # check the definitions
-loom run ${STARTER_AGENT} --input '{"expression": "3 * 140 + 4 * 60"}'   # prints "3 * 140 + 4 * 60 = 660"
+npm install
+npm run dev                                   # a local Temporal dev server + the worker (Ctrl-C stops both)
+npm run client -- "the quick brown fox"       # in another terminal, with the TEMPORAL_ADDRESS dev prints: prints "the quick brown fox" has 4 words
+npm test                                      # the agent run end to end (TEMPORAL_ADDRESS, else its own dev server)
+npm run validate                              # check the definitions
 \`\`\`
 
-\`loom run\` starts a local Temporal dev server and a worker when no server is configured;
-\`loom dev\` runs them in the foreground; \`TEMPORAL_ADDRESS\` (or \`--address\`) points at a cluster.
+\`src/worker.ts\` is Temporal's own Worker with \`AgentloomPlugin({ tools })\`: add your workflows and
+activities beside Agentloom's. \`src/client.ts\` starts runs through \`AgentloomClient\`, compiling with
+the worker's tools known (a \`kind: code\` tool the worker lacks is refused before the run starts);
+\`npm run validate\` cannot see the worker's tools and says that check is deferred.
 
 Next steps:
 - Give the model a real provider: replace \`provider: scripted\` and its \`scripted:\` block (the model file shows how).
-- Add tools under \`tools/\` (and to the role), agents under \`agents/\`.
+- Add tools with \`defineTool\` in \`src/tools.ts\` (and their \`kind: code\` files under \`tools/\`, and the role), agents under \`agents/\`.
 `,
   };
 }
@@ -142,7 +343,7 @@ export const run = defineCommand(
       process.stderr.write(`loom init: ${dir} is not a folder\n`);
       return 1;
     }
-    const files = starterFiles();
+    const files = starterFiles(projectName(dir));
     const taken = Object.keys(files).filter((rel) => fs.existsSync(path.join(dir, rel)));
     if (taken.length) {
       process.stderr.write(`loom init: ${taken.join(', ')} already exist${taken.length === 1 ? 's' : ''} in ${dir}; nothing was written (loom init never overwrites: choose an empty folder or move them away)\n`);
@@ -156,7 +357,7 @@ export const run = defineCommand(
       process.stdout.write(`wrote ${path.join(path.relative(process.cwd(), dir) || '.', rel)}\n`);
     }
     const cd = path.relative(process.cwd(), dir);
-    process.stdout.write(`\nnext: ${cd ? `cd ${cd} && ` : ''}loom validate --strict && loom run ${STARTER_AGENT} --input '{"expression": "3 * 140 + 4 * 60"}'\n`);
+    process.stdout.write(`\nnext: ${cd ? `cd ${cd} && ` : ''}npm install && npm run dev   (then, in another terminal: npm run client -- "the quick brown fox")\n`);
     return 0;
   },
 );

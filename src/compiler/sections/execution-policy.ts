@@ -36,9 +36,23 @@ export function compileExecutionPolicy(ctx: Ctx, b: AgentBuild): void {
   if (id === undefined) return;
   if (id.startsWith('agf.') && !AGF_POLICIES.includes(id)) ctx.err(['execution_policy', 'id'], 'AGF040', `unknown standard policy \`${id}\`; use one of ${AGF_POLICIES.join(', ')} or a vendor id \`x-<vendor>.<name>\``);
   else if (!id.startsWith('agf.') && !VENDOR_POLICY_RE.test(id)) ctx.err(['execution_policy', 'id'], 'AGF041', `policy id \`${id}\` is neither agf.* nor a vendor id; vendor ids look like \`x-<vendor>.<name>\` (e.g. \`x-contoso.custom-react\`)`);
+  else if (!id.startsWith('agf.')) checkVendorPolicy(ctx, id);
   if (ep.config !== undefined && !isObj(ep.config)) ctx.err(['execution_policy', 'config'], 'AGF042', '`config` must be a mapping');
   b.executionPolicy = { id, config: jsonObj(ep.config) } as ExecutionPolicy;
   if (AGF_POLICIES.includes(id)) policySemantics(ctx, id, asObj(ep.config), b.aliases);
+}
+
+/**
+ * A vendor policy is code the worker registers: where the compile knows the worker's policies
+ * (ctx.reg.code) one it lacks is AGF193, naming the registered ones; elsewhere AGL061 defers the check to the run.
+ */
+function checkVendorPolicy(ctx: Ctx, id: string): void {
+  const known = ctx.reg.code?.policies;
+  if (!known) {
+    ctx.warn(['execution_policy', 'id'], 'AGL061', `\`${id}\` is a vendor policy, code the worker registers: the worker's policies are not known here, so the run checks it when it starts (compile with the worker's policies — AgentloomPlugin.compile or AgentloomClient's \`code\` — to check it now)`);
+    return;
+  }
+  if (!known.includes(id)) ctx.err(['execution_policy', 'id'], 'AGF193', `execution policy \`${id}\` is not registered by the worker; register it (AgentloomPlugin's \`policies\` or registerPolicy in the worker's workflows module) or use a standard agf.* policy (registered: ${[...known].sort().join(', ') || 'none'})`);
 }
 
 function policySemantics(ctx: Ctx, id: string, cfg: Obj, aliases: Map<string, string>): void {

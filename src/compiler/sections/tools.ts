@@ -30,6 +30,7 @@ export function compileTools(ctx: Ctx, b: AgentBuild): void {
     } else if (ts === 'deprecated' && !migration) ctx.warn(p, 'AGL008', `tool \`${ref}\` is deprecated; add \`notes.migration_notes\` explaining the replacement`);
     const ct = narrowTool(ctx, b, compileTool(e), ro, ref, i, p);
     if (ct.kind === 'agent' && ct.agent) checkAgentTool(ctx, ct.agent.agent_id, ref, p);
+    if (ct.kind === 'code' && ct.code) checkCodeTool(ctx, ct.code.name, ref, p);
     if (ct.kind === 'mcp') {
       // One definition = one MCP server: its (narrowed) tools, schemas pinned into the bundle.
       const mcp = expandMcpTools(ct, asObj(asObj(e.data).mcp), (s) => sensitiveFields(s), asObj(d.policies).allow_external_http === true);
@@ -74,4 +75,18 @@ function checkAgentTool(ctx: Ctx, agentId: string, ref: string, p: PathPart[]): 
     ctx.needs.add(agentId);
     ctx.disabledAgent(p, agentId, `run by tool \`${ref}\``);
   }
+}
+
+/**
+ * A `kind: code` tool names a tool the worker registers in code (defineTool): where the compile
+ * knows the worker's tools (ctx.reg.code) an unknown name is AGF192, naming the registered ones;
+ * elsewhere (plain `loom validate`) AGL060 says the check waits for the worker.
+ */
+function checkCodeTool(ctx: Ctx, name: string, ref: string, p: PathPart[]): void {
+  const known = ctx.reg.code?.tools;
+  if (!known) {
+    ctx.warn(p, 'AGL060', `tool \`${ref}\` runs \`${name}\`, a tool written in code: the worker's tools are not known here, so the worker checks the name when it runs it (compile with the worker's tools — AgentloomPlugin.compile or AgentloomClient's \`code\` — to check it now)`);
+    return;
+  }
+  if (!known.includes(name)) ctx.err(p, 'AGF192', `tool \`${ref}\` runs \`${name}\`, which the worker does not register in code; give a defineTool({ name: '${name}', … }) to AgentloomPlugin's tools or fix \`code.name\` (registered: ${[...known].sort().join(', ') || 'none'})`);
 }
