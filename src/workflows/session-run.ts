@@ -1,8 +1,8 @@
 /**
  * The steps of one session execution (src/workflows/session.ts): what it holds between messages
  * (the carried refs and counters, the plan, the writebacks waiting for a human) and the named steps
- * of a message turn (memory read, the trimmed first message, the turn's child run, recording it,
- * memory writeback), the idle timeout, continue-as-new and closing. sessionWorkflow registers the
+ * of a message turn (memory read, the trimmed first message, the turn inline or as a child run,
+ * recording it, memory writeback), the idle timeout, continue-as-new and closing. sessionWorkflow registers the
  * handlers and runs the loop. Every await stays where it was: a step without an await is
  * synchronous and one that only waits returns the promise it waits on, so the commands (and
  * their order, also between a turn and a writeback decided at the same time) are those the
