@@ -15,6 +15,7 @@ import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply
 import { storeTestBundle, testStore } from '../runtime/builders';
 import { compileAgent, scripted } from '../helpers/definitions';
 import { historyEvents, type HistoryEvent } from '../helpers/history';
+import { sendSessionMessage } from '../../src/operator/sessions';
 
 let t: TestTemporal;
 let h: Harness;
@@ -149,4 +150,26 @@ test('an empty message is refused by the update validator and the session goes o
   await expect(send(h, '   ')).rejects.toThrow(WorkflowUpdateFailedError);
   expect((await send(h, 'My name is Ada')).output).toBe('Nice to meet you');
   await h.terminate('test over');
+}, 120_000);
+
+test('update-with-start: the first message starts the session, the next one reaches the running session', async () => {
+  const b = chatAgent('chat-uws', { session_history: 'session' });
+  const bundle = await storeTestBundle(b);
+  const session = { root: b.agents[b.root], sessionId: `chat-uws-${Math.random().toString(36).slice(2, 10)}`, input: { bundle, agent_id: b.root, idle_timeout_seconds: 600 } };
+  const queue = process.env.LOOM_TASK_QUEUE;
+  process.env.LOOM_TASK_QUEUE = t.taskQueue;
+  try {
+    const r1 = await sendSessionMessage(t.client, session, 'My name is Ada');
+    const r2 = await sendSessionMessage(t.client, session, 'I like tea');
+    expect([r1.output, r2.output]).toEqual(['Nice to meet you', 'Noted: tea']);
+    expect([r1.message, r2.message, r2.kept]).toEqual([1, 2, 2]);
+    // One session: the second message joined the run the first one started.
+    const h = t.client.workflow.getHandle(session.sessionId);
+    const st: RunStatus = await h.query(statusQuery);
+    expect(st.progress).toMatchObject({ messages: 2, execution: 1 });
+    await h.terminate('test over');
+  } finally {
+    if (queue === undefined) delete process.env.LOOM_TASK_QUEUE;
+    else process.env.LOOM_TASK_QUEUE = queue;
+  }
 }, 120_000);
