@@ -4,11 +4,14 @@
  * `state.max_state_tokens`, stored so only a reference enters history), and recording a finished
  * turn (the exchange appended to the session's message chain, the turn's notes to the scratchpad).
  */
-import type { CompiledAgent } from '../compiled/types';
+import type { CompiledAgent, CompiledBundle } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import { workflowTypeFor, patternOf } from '../shared/dispatch';
 import type { Message } from '../runtime/messages';
 import type { BundleCache } from './agent-loader';
+import { agentView } from './agent-loader';
+import type { AgentView } from '../runtime/agent-view';
+import { inlineMemberBlocker } from '../runtime/inline-member';
 import type { MessageStore } from './message-store';
 import { CHARS_PER_TOKEN, DEFAULT_SESSION_CHARS, ScratchpadEntry, sessionTurnPrompt } from './session-history';
 import { memoryUse } from '../runtime/memory';
@@ -25,6 +28,12 @@ export interface SessionPlan {
   memory_reads: boolean;
   memory_writes: boolean;
   session_memory: boolean;
+  /**
+   * The agent as a turn inside the session needs it, when its turn is one model call with nothing
+   * that needs a run of its own (the inline fan-out members' rule, inlineMemberBlocker); absent
+   * otherwise, and in plans read before turns ran inline.
+   */
+  inline_agent?: AgentView;
 }
 
 export interface TurnInputRequest {
@@ -35,6 +44,8 @@ export interface TurnInputRequest {
   text: string;
   /** The `# Memory` block read for this message (memoryRead). */
   memory?: string;
+  /** The previous turn, recorded first (head and scratchpad are then those it produced): one store round trip per message. */
+  record?: TurnRecord;
 }
 
 export interface TurnInputResult {
@@ -43,13 +54,14 @@ export interface TurnInputResult {
   dropped: number;
   notes_kept: number;
   notes_dropped: number;
+  /** With `record`: the chain head and scratchpad after recording the previous turn. */
+  recorded?: RecordedTurn;
 }
 
-export interface RecordTurnRequest {
-  bundle: BlobRef;
-  agent_id: string;
-  head: BlobRef | null;
-  scratchpad: BlobRef | null;
+export interface RecordedTurn { head: BlobRef | null; scratchpad: BlobRef | null }
+
+/** One answered message as the session history and scratchpad keep it. */
+export interface TurnRecord {
   message: number;
   text: string;
   answer: string;
@@ -57,14 +69,24 @@ export interface RecordTurnRequest {
   note: string;
 }
 
+export interface RecordTurnRequest extends TurnRecord {
+  bundle: BlobRef;
+  agent_id: string;
+  head: BlobRef | null;
+  scratchpad: BlobRef | null;
+}
+
 interface StoredScratchpad { format: 'agentloom.scratchpad/v1'; entries: ScratchpadEntry[] }
 
-export function sessionPlan(agent: CompiledAgent): SessionPlan {
+/** `bundle` given: the plan says whether a turn may run inside the session (inline_agent). */
+export function sessionPlan(agent: CompiledAgent, bundle?: CompiledBundle): SessionPlan {
   const workflowType = workflowTypeFor(agent);
   if (!workflowType) throw new Error(`${agent.agent_id} uses ${patternOf(agent)}, which this runtime does not implement`);
   const s = agent.state ?? {};
   const m = memoryUse(agent.memory);
+  const view = bundle ? agentView(bundle, agent) : undefined;
   return {
+    ...(view && inlineMemberBlocker(view, { workflowType }) === undefined ? { inline_agent: view } : {}),
     memory_reads: m.reads,
     memory_writes: m.writes,
     session_memory: m.sessionScoped,
@@ -108,43 +130,52 @@ export function createSessionActivities(deps: { bundles: BundleCache; messages: 
     return s.entries;
   }
 
+  /** The exchange appended to the chain (session history), the turn's notes to the scratchpad (session working state). */
+  async function record(p: SessionPlan, head0: BlobRef | null, scratchpad0: BlobRef | null, r: TurnRecord): Promise<RecordedTurn> {
+    let head = head0;
+    if (p.session_history === 'session') {
+      head = await messages.append(head, { role: 'user', content: r.text });
+      head = await messages.append(head, { role: 'assistant', content: r.answer });
+    }
+    let scratchpad: BlobRef | null = null;
+    if (p.working_state === 'session') {
+      const entries = await notes(scratchpad0);
+      if (r.note) entries.push({ turn: r.message, note: r.note });
+      // Keep what could ever be shown (the newest entries within twice the budget): the scratchpad stays bounded.
+      let used = 0;
+      let from = entries.length;
+      while (from > 0 && used + entries[from - 1].note.length <= 2 * budgetChars(p)) used += entries[--from].note.length;
+      const kept = entries.slice(from);
+      scratchpad = kept.length ? await messages.blobs.putJson({ format: 'agentloom.scratchpad/v1', entries: kept } satisfies StoredScratchpad) : null;
+    }
+    return { head, scratchpad };
+  }
+
   return {
+    /** The plan of the session's execution, with inline_agent when the agent's turn may run inside the session. */
     async sessionPlan(inp: { bundle: BlobRef; agent_id: string }): Promise<SessionPlan> {
-      return plan(inp.bundle, inp.agent_id);
+      const a = await bundles.agent(inp.bundle, inp.agent_id);
+      return sessionPlan(a.agent, a.bundle);
     },
 
     /** The turn's first message, stored: state trimmed to the budget, then the user's text. */
     async sessionTurnInput(inp: TurnInputRequest): Promise<TurnInputResult> {
       const p = await plan(inp.bundle, inp.agent_id);
+      const recorded = inp.record ? await record(p, inp.head, inp.scratchpad, inp.record) : undefined;
+      const head = recorded ? recorded.head : inp.head;
+      const scratchpad = recorded ? recorded.scratchpad : inp.scratchpad;
       // Only the newest messages can fit: the chain is walked back no further than the budget.
-      const { msgs, older } = p.session_history === 'session' ? await recent(inp.head, budgetChars(p)) : { msgs: [], older: 0 };
-      const sp = sessionTurnPrompt(msgs, await notes(inp.scratchpad), inp.text, {
+      const { msgs, older } = p.session_history === 'session' ? await recent(head, budgetChars(p)) : { msgs: [], older: 0 };
+      const sp = sessionTurnPrompt(msgs, await notes(scratchpad), inp.text, {
         history: p.session_history, scratchpadVisible: p.scratchpad_visible_to_model, maxStateTokens: p.max_state_tokens, memory: inp.memory,
       });
       const input_ref = await messages.putLoose({ role: 'user', content: sp.text });
-      return { input_ref, kept: sp.kept, dropped: sp.dropped + older, notes_kept: sp.notesKept, notes_dropped: sp.notesDropped };
+      return { input_ref, kept: sp.kept, dropped: sp.dropped + older, notes_kept: sp.notesKept, notes_dropped: sp.notesDropped, ...(recorded ? { recorded } : {}) };
     },
 
     /** After a turn: the exchange joins the chain (session history) and its notes the scratchpad (session working state). */
-    async sessionRecordTurn(inp: RecordTurnRequest): Promise<{ head: BlobRef | null; scratchpad: BlobRef | null }> {
-      const p = await plan(inp.bundle, inp.agent_id);
-      let head = inp.head;
-      if (p.session_history === 'session') {
-        head = await messages.append(head, { role: 'user', content: inp.text });
-        head = await messages.append(head, { role: 'assistant', content: inp.answer });
-      }
-      let scratchpad: BlobRef | null = null;
-      if (p.working_state === 'session') {
-        const entries = await notes(inp.scratchpad);
-        if (inp.note) entries.push({ turn: inp.message, note: inp.note });
-        // Keep what could ever be shown (the newest entries within twice the budget): the scratchpad stays bounded.
-        let used = 0;
-        let from = entries.length;
-        while (from > 0 && used + entries[from - 1].note.length <= 2 * budgetChars(p)) used += entries[--from].note.length;
-        const kept = entries.slice(from);
-        scratchpad = kept.length ? await messages.blobs.putJson({ format: 'agentloom.scratchpad/v1', entries: kept } satisfies StoredScratchpad) : null;
-      }
-      return { head, scratchpad };
+    async sessionRecordTurn(inp: RecordTurnRequest): Promise<RecordedTurn> {
+      return record(await plan(inp.bundle, inp.agent_id), inp.head, inp.scratchpad, inp);
     },
   };
 }

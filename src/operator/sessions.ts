@@ -1,10 +1,14 @@
-/** `loom chat`: compile the agent, store the bundle, and start its session workflow (or join a running one). */
+/**
+ * `loom chat`: compile the agent, store the bundle, and start its session workflow (or join a
+ * running one); a message is sent with update-with-start, so the first one starts the session.
+ */
 import { randomBytes } from 'crypto';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import type { CompiledAgent, Diagnostic } from '../compiled/types';
 import { DEFAULT_TASK_QUEUE, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_WORKFLOW_TYPE, SessionInput } from '../shared/session';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_WORKFLOW_TYPE, sessionMessageUpdate } from '../shared/session';
+import type { SessionInput, SessionReply } from '../shared/session';
 import { SESSION_ID } from '../activities/session-history';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
 
@@ -35,22 +39,38 @@ export async function prepareSession(agentId: string, registry: string, o: { ses
   };
 }
 
+/** How the session workflow is started under the session id. */
+function startOptions(p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>): WorkflowStartOptions & { args: [SessionInput] } {
+  return {
+    taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    workflowId: p.sessionId,
+    args: [p.input],
+    staticSummary: `chat session with ${p.root.agent_id} v${p.root.version}`,
+    searchAttributes: {
+      [SEARCH_ATTRIBUTES.agentId]: [p.root.agent_id],
+      [SEARCH_ATTRIBUTES.agentVersion]: [p.root.version],
+      [SEARCH_ATTRIBUTES.pattern]: ['session'],
+      [SEARCH_ATTRIBUTES.status]: ['running'],
+    },
+  };
+}
+
+/**
+ * Send one message with update-with-start: one request that starts the session when none runs
+ * under its id (the first message starts it) and otherwise delivers the message to the running one
+ * (workflowIdConflictPolicy USE_EXISTING). Returns the reply.
+ */
+export async function sendSessionMessage(client: Client, p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>, text: string): Promise<SessionReply> {
+  const { WithStartWorkflowOperation } = await import('@temporalio/client');
+  const startWorkflowOperation = new WithStartWorkflowOperation(SESSION_WORKFLOW_TYPE, { ...startOptions(p), workflowIdConflictPolicy: 'USE_EXISTING' });
+  return client.workflow.executeUpdateWithStart(sessionMessageUpdate, { args: [{ text }], startWorkflowOperation });
+}
+
 /** Start the session workflow under the session id; a session already running under it is joined. */
 export async function startOrJoinSession(client: Client, p: PreparedSession): Promise<{ handle: WorkflowHandle; joined: boolean }> {
   const { WorkflowExecutionAlreadyStartedError } = await import('@temporalio/client');
   try {
-    const handle = await client.workflow.start(SESSION_WORKFLOW_TYPE, {
-      taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
-      workflowId: p.sessionId,
-      args: [p.input],
-      staticSummary: `chat session with ${p.root.agent_id} v${p.root.version}`,
-      searchAttributes: {
-        [SEARCH_ATTRIBUTES.agentId]: [p.root.agent_id],
-        [SEARCH_ATTRIBUTES.agentVersion]: [p.root.version],
-        [SEARCH_ATTRIBUTES.pattern]: ['session'],
-        [SEARCH_ATTRIBUTES.status]: ['running'],
-      },
-    });
+    const handle = await client.workflow.start(SESSION_WORKFLOW_TYPE, startOptions(p));
     return { handle, joined: false };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { JsonValue } from '../compiled/types';
 import type { BlobRef, RunOptions, TokenUsage } from './contract';
 
-/** Workflow type of a chat session (not an agent pattern: it runs the agent's own workflow once per message). */
+/** Workflow type of a chat session (not an agent pattern: it answers each message inside itself or with the agent's own workflow). */
 export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
 /** An idle session ends after this long without a message unless the session input says otherwise. */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
@@ -72,7 +72,7 @@ export interface SessionReply {
   notes_dropped: number;
   /** Which execution of the session answered (grows with continue-as-new). */
   execution: number;
-  /** The turn's run (a child workflow of the session). */
+  /** The run the turn ran in: the session itself for a turn that is one model call, else its child workflow `SESSION/message-N`. */
   workflow_id: string;
   /** Memory: entries read per collection, collections written, writebacks waiting for approval (call ids). */
   memory?: { read: Record<string, number>; written: string[]; pending: string[] };

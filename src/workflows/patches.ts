@@ -82,6 +82,8 @@ export const PATCHES = {
   transformFailureStatus: { id: 'transform-failure-status', since: '2faefc6', date: '2026-11-23' },
   /** members report their pending decisions to their parent. */
   treePendingDecisions: { id: 'tree-pending-decisions', since: '422f8d1', date: '2026-11-23' },
+  /** a chat message's turn runs inside the session when it is one model call, and the exchange is recorded by the next turn's input activity. */
+  sessionTurnsInline: { id: 'session-turns-inline', since: 'dbc0719', date: '2026-11-26' },
   /** a signal payload that does not fit its schema becomes a run warning. */
   validatedSignalPayloads: { id: 'validated-signal-payloads', since: '64eee47', date: '2026-11-26' },
 } as const satisfies Record<string, PatchEntry>;

@@ -1,14 +1,14 @@
 /**
  * The steps of one session execution (src/workflows/session.ts): what it holds between messages
  * (the carried refs and counters, the plan, the writebacks waiting for a human) and the named steps
- * of a message turn (memory read, the trimmed first message, the turn's child run, recording it,
- * memory writeback), the idle timeout, continue-as-new and closing. sessionWorkflow registers the
+ * of a message turn (memory read, the trimmed first message, the turn inline or as a child run,
+ * recording it, memory writeback), the idle timeout, continue-as-new and closing. sessionWorkflow registers the
  * handlers and runs the loop. Every await stays where it was: a step without an await is
  * synchronous and one that only waits returns the promise it waits on, so the commands (and
  * their order, also between a turn and a writeback decided at the same time) are those the
  * one-function workflow issued.
  */
-import { allHandlersFinished, condition, proxyActivities, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched, proxyActivities, upsertSearchAttributes, workflowInfo, ApplicationFailure } from '@temporalio/workflow';
 import { STORE_ACTIVITY } from './activity-options';
 import type { AgentRunResult, ApproveArgs, PendingApproval, PendingDecision, RejectArgs, RunStatus, TokenUsage } from '../shared/contract';
 import { ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, SEARCH_ATTRIBUTES } from '../shared/contract';
@@ -19,6 +19,10 @@ import type { Activities } from '../activities';
 import type { SessionPlan } from '../activities/session-turns';
 import { writebackApproval, writebackCallId, writebackNotWritten, WRITEBACK_AS_EXTRACTED } from '../runtime/memory';
 import { runChildAgent } from './child';
+import { PATCHES } from './patches';
+import { NEEDS_CHILD, runInlineMember } from './shell/inline-member';
+import { inlineMemberBlocker } from '../runtime/inline-member';
+import type { TurnRecord } from '../activities/session-turns';
 import { HISTORY_EVENTS_LIMIT, historyFull } from './shell/continue-as-new';
 
 const acts = proxyActivities<Activities>(STORE_ACTIVITY);
@@ -69,6 +73,11 @@ export class SessionRun {
   private readonly waiting: Map<string, PendingMemoryWrite>;
   private readonly answers = new Map<string, { approved: boolean; reason?: string; by?: string }>();
   private published = 'running';
+  /**
+   * Patch `session-turns-inline`: the last answered exchange, recorded by the next message's
+   * turn-input activity (one store round trip per message), or before continue-as-new.
+   */
+  private unrecorded: TurnRecord | undefined;
 
   constructor(private readonly input: SessionInput) {
     refuseUndecodableInput(input);
@@ -140,19 +149,24 @@ export class SessionRun {
     try {
       const n = this.carry.messages + 1;
       const read = this.plan!.memory_reads ? await this.readMemory(msg.text) : undefined;
-      const turn = await this.firstMessage(msg.text, read);
+      // Patch `session-turns-inline`: the previous exchange is recorded by this turn's input activity, and
+      // a turn that is one model call runs inside the session (no child run).
+      const lean = patched(PATCHES.sessionTurnsInline.id);
+      const turn = await this.firstMessage(msg.text, read, lean);
       const role = `message-${n}`;
       let result: AgentRunResult;
+      let ranIn: string;
       try {
-        result = await this.runTurn(n, role, workflow_type, msg.text, turn);
+        ({ result, ranIn } = await this.runTurn(n, role, workflow_type, msg.text, turn, lean));
       } catch (e) {
         // The session goes on; the sender learns why this message got no reply.
         throw ApplicationFailure.nonRetryable(`message ${n} was not answered: ${(e as { cause?: Error }).cause?.message ?? (e as Error).message}`, 'SessionTurnFailed');
       }
-      const rec = await this.recordTurn(n, msg.text, result);
+      // The turn before a continue-as-new records its exchange at once: the next execution starts from a complete chain.
+      const rec = lean && !this.continuesAfterThisTurn() ? this.recordLater(n, msg.text, result) : await this.recordTurn(n, msg.text, result);
       const last = this.turnRecorded(n, result, turn, rec);
       const memory = this.plan!.memory_reads || this.plan!.memory_writes ? await this.writeBack(n, msg.text, answerText(result.output), read?.found ?? {}) : undefined;
-      return { output: result.output, message: n, ...last, execution: this.carry.executions, workflow_id: `${this.sessionId}/${role}`, ...(memory ? { memory } : {}) };
+      return { output: result.output, message: n, ...last, execution: this.carry.executions, workflow_id: ranIn, ...(memory ? { memory } : {}) };
     } finally {
       this.busy = false;
     }
@@ -167,26 +181,53 @@ export class SessionRun {
    * Trimming: the turn's first message, stored (only its ref enters history): session history and
    * scratchpad trimmed to max_state_tokens, oldest first, then the memory block and the user's text.
    */
-  private firstMessage(text: string, read: MemoryRead | undefined): Promise<TurnInput> {
+  private async firstMessage(text: string, read: MemoryRead | undefined, lean: boolean): Promise<TurnInput> {
     const { input, carry } = this;
-    return acts.sessionTurnInput({ bundle: input.bundle, agent_id: input.agent_id, head: carry.head, scratchpad: carry.scratchpad, text, ...(read?.block ? { memory: read.block } : {}) });
+    const record = lean ? this.unrecorded : undefined;
+    const turn = await acts.sessionTurnInput({
+      bundle: input.bundle, agent_id: input.agent_id, head: carry.head, scratchpad: carry.scratchpad, text,
+      ...(read?.block ? { memory: read.block } : {}), ...(record ? { record } : {}),
+    });
+    if (record && turn.recorded) {
+      carry.head = turn.recorded.head;
+      carry.scratchpad = turn.recorded.scratchpad;
+      this.unrecorded = undefined;
+    }
+    return turn;
   }
 
-  /** The turn itself: the agent's own workflow as a child, from the stored first message. */
-  private runTurn(n: number, role: string, workflowType: string, text: string, turn: TurnInput): Promise<AgentRunResult> {
+  /**
+   * The turn itself, from the stored first message: inside the session as model-turn activities
+   * when `lean` and the agent's turn is one model call (the inline fan-out members' rule), else the
+   * agent's own workflow as a child. Returns the result and the workflow the turn ran in.
+   */
+  private async runTurn(n: number, role: string, workflowType: string, text: string, turn: TurnInput, lean: boolean): Promise<{ result: AgentRunResult; ranIn: string }> {
     const { input } = this;
-    return runChildAgent({
+    const view = lean ? this.plan!.inline_agent : undefined;
+    if (view && inlineMemberBlocker(view, { workflowType, options: input.options }) === undefined) {
+      const res = await runInlineMember(input.bundle, view, { agent_id: input.agent_id, input: text, role, input_ref: turn.input_ref });
+      if (res !== NEEDS_CHILD) return { result: res, ranIn: this.sessionId };
+    }
+    const result = await runChildAgent({
       bundle: input.bundle, agent_id: input.agent_id, workflowType, input: text, role,
       options: { ...input.options, input_ref: turn.input_ref }, summary: `session message ${n}`,
     });
+    return { result, ranIn: `${this.sessionId}/${role}` };
+  }
+
+  /** Patch `session-turns-inline`: the exchange is kept for the next turn-input activity to record; the refs stay as they are. */
+  private recordLater(n: number, text: string, result: AgentRunResult): RecordedTurn {
+    this.unrecorded = { message: n, text, answer: answerText(result.output), note: turnNote(result) };
+    return { head: this.carry.head, scratchpad: this.carry.scratchpad };
   }
 
   /** The exchange appended to the session history, the turn's notes to the scratchpad. */
-  private recordTurn(n: number, text: string, result: AgentRunResult): Promise<RecordedTurn> {
+  private recordTurn(n: number, text: string, result: AgentRunResult | Pick<TurnRecord, 'answer' | 'note'>): Promise<RecordedTurn> {
     const { input, carry } = this;
+    const done = 'answer' in result ? result : { answer: answerText(result.output), note: turnNote(result) };
     return acts.sessionRecordTurn({
       bundle: input.bundle, agent_id: input.agent_id, head: carry.head, scratchpad: carry.scratchpad,
-      message: n, text, answer: answerText(result.output), note: turnNote(result),
+      message: n, text, answer: done.answer, note: done.note,
     });
   }
 
@@ -285,14 +326,38 @@ export class SessionRun {
     return condition(() => !this.busy);
   }
 
+  /** timeToContinue as it will read once the current turn is counted. */
+  private continuesAfterThisTurn(): boolean {
+    return historyFull(HISTORY_EVENTS_LIMIT) ||
+      (this.input.continue_as_new_every !== undefined && this.inThisExecution + 1 >= this.input.continue_as_new_every);
+  }
+
   timeToContinue(): boolean {
     return historyFull(HISTORY_EVENTS_LIMIT) ||
       (this.input.continue_as_new_every !== undefined && this.inThisExecution >= this.input.continue_as_new_every);
   }
 
-  /** Before continuing as new: every handler finished and every answered writeback written. */
-  answeredWritebacksWritten(): Promise<void> {
-    return condition(() => allHandlersFinished() && [...this.waiting.keys()].every((k) => !this.answers.has(k)));
+  /**
+   * Before continuing as new: every handler finished, every answered writeback written, the last
+   * exchange recorded. Patch `session-turns-inline`: the turn that makes the session continue
+   * records its own exchange, so this only records one when the history filled up after that turn
+   * decided (a message that arrives meanwhile waits for the record, then runs and is recorded in turn).
+   */
+  async answeredWritebacksWritten(): Promise<void> {
+    for (;;) {
+      await condition(() => (allHandlersFinished() || (this.unrecorded !== undefined && !this.busy)) && [...this.waiting.keys()].every((k) => !this.answers.has(k)));
+      const r = this.unrecorded;
+      if (!r) return;
+      this.busy = true;
+      try {
+        const rec = await this.recordTurn(r.message, r.text, r);
+        this.carry.head = rec.head;
+        this.carry.scratchpad = rec.scratchpad;
+        this.unrecorded = undefined;
+      } finally {
+        this.busy = false;
+      }
+    }
   }
 
   /** The next execution's input: refs, counters and the undecided writebacks. */

@@ -1,8 +1,9 @@
 /**
  * A chat session (the Agent Definition Specification's "state"): a long-lived workflow that takes user messages
- * through the `sessionMessage` update and returns each reply. Every message runs the agent's own
- * workflow (agf.react or its pattern) as a child, so tools, approvals, guardrails and limits are
- * the agent's usual ones; the session adds what lives between messages:
+ * through the `sessionMessage` update and returns each reply. A message whose turn is one model call
+ * runs inside the session (the inline fan-out members' runInlineMember, patch `session-turns-inline`);
+ * any other runs the agent's own workflow (agf.react or its pattern) as a child, so tools, approvals,
+ * guardrails and limits are the agent's usual ones; the session adds what lives between messages:
  *
  *   session_history   the exchanges, in the store's message chain (only the head ref is here)
  *   working_state     the scratchpad of each turn's notes (run State, warnings), stored by ref

@@ -1,8 +1,10 @@
 /**
- * Compat scenario for chat sessions (src/workflows/session.ts and session-run.ts; no patch yet): a
- * session that answered its first message on the recording version waits for the next one with its
- * idle timer armed. The new code replays that history, answers the second message from the
- * conversation the old code stored (the first exchange is carried), and the check ends the session.
+ * Compat scenario for chat sessions (src/workflows/session.ts and session-run.ts; patch
+ * `session-turns-inline`): a session that answered its first message on the recording version
+ * waits for the next one with its idle timer armed. The new code replays that history, answers the
+ * second message from the conversation the recording version stored (the first exchange is
+ * carried; recorded before the patch it is already in the chain, after it the second message's turn
+ * input records it), and the check ends the session.
  */
 import { sessionMessageUpdate, SESSION_WORKFLOW_TYPE, type SessionReply } from '../../src/shared/session';
 import { bundle } from '../orchestration/builders';
@@ -19,7 +21,7 @@ export function sessionScenarios(): Scenario[] {
   return [{
     name: 'session-between-messages',
     waitsAt: 'a chat session that answered its first message, waiting for the next one (idle timer armed)',
-    patches: [],
+    patches: ['session-turns-inline'],
     workflowType: SESSION_WORKFLOW_TYPE,
     bundle: () => bundle('c-chat', [reactAgent({ agent_id: 'c-chat', model: remembering })]),
     input: null,

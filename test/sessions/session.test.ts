@@ -1,6 +1,7 @@
 /**
  * Chat sessions on the dev server (src/workflows/session.ts): messages sent through the
- * sessionMessage update, each answered by the agent's own agf.react run as a child; history
+ * sessionMessage update, each answered inside the session when the agent's turn is one model call
+ * (else by the agent's own agf.react run as a child); history
  * carried between messages, trimmed to state.max_state_tokens, kept across continue-as-new; the
  * session ends after its idle timeout.
  */
@@ -13,7 +14,8 @@ import { statusQuery } from '../../src/shared/definitions';
 import { SESSION_WORKFLOW_TYPE, sessionMessageUpdate, SessionInput, SessionReply } from '../../src/shared/session';
 import { storeTestBundle, testStore } from '../runtime/builders';
 import { compileAgent, scripted } from '../helpers/definitions';
-import { historyEvents } from '../helpers/history';
+import { historyEvents, type HistoryEvent } from '../helpers/history';
+import { sendSessionMessage } from '../../src/operator/sessions';
 
 let t: TestTemporal;
 let h: Harness;
@@ -36,8 +38,18 @@ const remembering = scripted({
 });
 
 /** A chat agent compiled from its definition; `state` is its front matter's state block. */
-function chatAgent(id: string, state?: CompiledAgent['state']): CompiledBundle {
-  return compileAgent({ agent_id: id, model: remembering, front: state ? { state } : {} }).bundle;
+function chatAgent(id: string, state?: CompiledAgent['state'], front: Record<string, unknown> = {}): CompiledBundle {
+  return compileAgent({ agent_id: id, model: remembering, front: { ...front, ...(state ? { state } : {}) } }).bundle;
+}
+
+/** Activities scheduled in the session's history, by type (how many of each). */
+async function activityCounts(h: { fetchHistory(): Promise<{ events?: unknown[] | null }> }): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const e of (await h.fetchHistory()).events as HistoryEvent[]) {
+    const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type) counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return counts;
 }
 
 async function startSession(b: CompiledBundle, extra: Partial<SessionInput> = {}) {
@@ -56,11 +68,26 @@ test('a 3-message conversation: each turn sees the earlier exchanges (state.sess
   const r3 = await send(h, 'What do you know about me?');
   expect([r1.output, r2.output, r3.output]).toEqual(['Nice to meet you', 'Noted: tea', 'You are Ada and you like tea']);
   expect([r1.kept, r2.kept, r3.kept]).toEqual([0, 2, 4]);
-  expect(r3).toMatchObject({ message: 3, dropped: 0, execution: 1, workflow_id: `${h.workflowId}/message-3` });
+  // A turn that is one model call runs inside the session: the reply names the session itself.
+  expect(r3).toMatchObject({ message: 3, dropped: 0, execution: 1, workflow_id: h.workflowId });
   const st: RunStatus = await h.query(statusQuery);
   expect(st).toMatchObject({ state: 'running', pattern: 'session', turn: 3 });
   expect(st.progress).toMatchObject({ messages: 3, session_history: 'session', agent_pattern: 'agf.react' });
   expect(st.token_usage.total_tokens).toBeGreaterThan(0);
+  // Per message one store round trip (the turn input, which records the previous exchange) and one model turn; no child run.
+  expect(await activityCounts(h)).toEqual({ sessionPlan: 1, sessionTurnInput: 3, modelTurn: 3 });
+  expect((await historyEvents(h)).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+  await h.terminate('test over');
+}, 120_000);
+
+test('an agent whose turn needs its own run (runtime.timeout_seconds) still answers through a child run', async () => {
+  const h = await startSession(chatAgent('chat-child', { session_history: 'session' }, { runtime: { timeout_seconds: 120 } }));
+  const r1 = await send(h, 'My name is Ada');
+  const r2 = await send(h, 'I like tea');
+  expect([r1.output, r2.output]).toEqual(['Nice to meet you', 'Noted: tea']);
+  expect(r2).toMatchObject({ message: 2, kept: 2, workflow_id: `${h.workflowId}/message-2` });
+  expect((await historyEvents(h)).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes).length).toBe(2);
+  expect(await activityCounts(h)).toEqual({ sessionPlan: 1, sessionTurnInput: 2 });
   await h.terminate('test over');
 }, 120_000);
 
@@ -123,4 +150,26 @@ test('an empty message is refused by the update validator and the session goes o
   await expect(send(h, '   ')).rejects.toThrow(WorkflowUpdateFailedError);
   expect((await send(h, 'My name is Ada')).output).toBe('Nice to meet you');
   await h.terminate('test over');
+}, 120_000);
+
+test('update-with-start: the first message starts the session, the next one reaches the running session', async () => {
+  const b = chatAgent('chat-uws', { session_history: 'session' });
+  const bundle = await storeTestBundle(b);
+  const session = { root: b.agents[b.root], sessionId: `chat-uws-${Math.random().toString(36).slice(2, 10)}`, input: { bundle, agent_id: b.root, idle_timeout_seconds: 600 } };
+  const queue = process.env.LOOM_TASK_QUEUE;
+  process.env.LOOM_TASK_QUEUE = t.taskQueue;
+  try {
+    const r1 = await sendSessionMessage(t.client, session, 'My name is Ada');
+    const r2 = await sendSessionMessage(t.client, session, 'I like tea');
+    expect([r1.output, r2.output]).toEqual(['Nice to meet you', 'Noted: tea']);
+    expect([r1.message, r2.message, r2.kept]).toEqual([1, 2, 2]);
+    // One session: the second message joined the run the first one started.
+    const h = t.client.workflow.getHandle(session.sessionId);
+    const st: RunStatus = await h.query(statusQuery);
+    expect(st.progress).toMatchObject({ messages: 2, execution: 1 });
+    await h.terminate('test over');
+  } finally {
+    if (queue === undefined) delete process.env.LOOM_TASK_QUEUE;
+    else process.env.LOOM_TASK_QUEUE = queue;
+  }
 }, 120_000);

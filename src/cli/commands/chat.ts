@@ -40,8 +40,7 @@ export const run = defineCommand(
     }
     const { connect } = await import('../../operator/connect');
     const { withEmbeddedWorker } = await import('../embedded');
-    const { startOrJoinSession } = await import('../../operator/sessions');
-    const { sessionMessageUpdate } = await import('../../shared/session');
+    const { sendSessionMessage, startOrJoinSession } = await import('../../operator/sessions');
     const { WorkflowUpdateFailedError } = await import('@temporalio/client');
     const conn = await connect({ embedded: withEmbeddedWorker });
     try {
@@ -54,7 +53,7 @@ export const run = defineCommand(
         const text = line.trim();
         if (text) {
           try {
-            const reply = await handle.executeUpdate(sessionMessageUpdate, { args: [{ text }] });
+            const reply = await sendSessionMessage(conn.client, prepared, text);
             process.stdout.write(replyText(reply) + '\n');
           } catch (err) {
             if (!(err instanceof WorkflowUpdateFailedError)) throw err;

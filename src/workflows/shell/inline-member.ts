@@ -33,7 +33,7 @@ function inputChars(input: JsonValue): number {
 export async function runInlineMember(
   bundle: BlobRef,
   agent: AgentView,
-  spec: { agent_id: string; input: JsonValue; role: string },
+  spec: { agent_id: string; input: JsonValue; role: string; input_ref?: BlobRef },
 ): Promise<AgentRunResult | typeof NEEDS_CHILD> {
   const cfg = reactConfig(agent);
   const maxChars = agent.runtime.max_input_chars;
@@ -48,7 +48,8 @@ export async function runInlineMember(
   const usage = emptyUsage();
   const warnings: string[] = [];
   let head: BlobRef | null = null;
-  let append: AppendItem[] = [{ message: { role: 'user', content: renderUserPrompt(spec.input, cfg.user_prompt_template) } }];
+  // A stored first message (a chat session's turn) replaces the rendered prompt, as options.input_ref does for agf.react.
+  let append: AppendItem[] = spec.input_ref ? [{ ref: spec.input_ref }] : [{ message: { role: 'user', content: renderUserPrompt(spec.input, cfg.user_prompt_template) } }];
   let corrected = false;
   for (;;) {
     const blocked = turnBlocked(counters, limits);
