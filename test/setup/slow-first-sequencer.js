@@ -20,7 +20,7 @@ const EXPECTED_S = {
   'test/store/scale-out.test.ts': 78,
   'test/cli/demo.test.ts': 78,
   'test/library/pack-install.test.ts': 75,
-  'test/library/package.unit.test.ts': 57,
+  'test/library/package.test.ts': 57,
   'test/deploy.test.ts': 55,
   'test/strategies/scale.test.ts': 50,
 };
