@@ -34,7 +34,7 @@ type Launch = { id: string; input: JsonValue; role: string; options?: RunOptions
  * run's execution timeout, which the server enforces without a timer of ours).
  */
 export function graphTimerSummary(executionTimeoutS: number, secondsLeft: number, running: string[], nodeTimeoutS: number): string {
-  const nodes = running.length ? ` while node ${running.join(', ')} run${running.length === 1 ? 's' : ''} (node_timeout ${nodeTimeoutS} s)` : '';
+  const nodes = running.length ? ` while node${running.length === 1 ? '' : 's'} ${running.join(', ')} run${running.length === 1 ? 's' : ''} (node_timeout ${nodeTimeoutS} s)` : '';
   return `graph execution_timeout (${executionTimeoutS} s, ${secondsLeft} s left)${nodes}`;
 }
 
