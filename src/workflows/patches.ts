@@ -85,7 +85,7 @@ export const PATCHES = {
   /** a signal payload that does not fit its schema becomes a run warning. */
   validatedSignalPayloads: { id: 'validated-signal-payloads', since: '64eee47', date: '2026-11-26' },
   /** the other timers an operator meets (run deadline, member execution_timeout, graph execution_timeout, the decide update's wait) carry a summary. */
-  waitTimerSummary: { id: 'wait-timer-summary', since: 'timers', date: '2026-11-26' },
+  waitTimerSummary: { id: 'wait-timer-summary', since: 'adacc45', date: '2026-11-26' },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchName = keyof typeof PATCHES;
