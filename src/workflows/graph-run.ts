@@ -28,6 +28,16 @@ export type Failure = { d: Extract<Done, { ok: false }>; what: string };
 /** A node launch waiting for its stored messages (launchByRef). */
 type Launch = { id: string; input: JsonValue; role: string; options?: RunOptions };
 
+/**
+ * The summary of the graph's wait for its next node to end: the execution_timeout it enforces, the
+ * time left, and the running nodes with their node_timeout (each node's own limit is its child
+ * run's execution timeout, which the server enforces without a timer of ours).
+ */
+export function graphTimerSummary(executionTimeoutS: number, secondsLeft: number, running: string[], nodeTimeoutS: number): string {
+  const nodes = running.length ? ` while node${running.length === 1 ? '' : 's'} ${running.join(', ')} run${running.length === 1 ? 's' : ''} (node_timeout ${nodeTimeoutS} s)` : '';
+  return `graph execution_timeout (${executionTimeoutS} s, ${secondsLeft} s left)${nodes}`;
+}
+
 export class GraphRun {
   /** Nodes that ended and are not handled yet, in the order they ended. */
   readonly done: Done[] = [];
@@ -93,9 +103,15 @@ export class GraphRun {
     return this.deadline - Date.now();
   }
 
-  /** True once a node ended, false when `ms` passed first (the condition's durable timer). */
+  /**
+   * True once a node ended, false when `ms` passed first (the condition's durable timer). The timer
+   * carries a summary for the Web UI naming the graph's execution_timeout and the nodes it waits on
+   * (patched: the timers of graphs recorded before had none).
+   */
   doneWithin(ms: number): Promise<boolean> {
-    return condition(() => this.done.length > 0, ms);
+    const until = () => this.done.length > 0;
+    if (!patched(PATCHES.waitTimerSummary.id)) return condition(until, ms);
+    return condition(until, ms, { summary: graphTimerSummary(this.pattern.execution_timeout ?? 900, Math.ceil(ms / 1000), this.g.running(), this.nodeTimeout) });
   }
 
   /** Start every ready node, or stop the run when max_node_executions is reached. */

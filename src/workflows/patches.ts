@@ -86,6 +86,8 @@ export const PATCHES = {
   sessionTurnsInline: { id: 'session-turns-inline', since: 'dbc0719', date: '2026-11-26' },
   /** a signal payload that does not fit its schema becomes a run warning. */
   validatedSignalPayloads: { id: 'validated-signal-payloads', since: '64eee47', date: '2026-11-26' },
+  /** the other timers an operator meets (run deadline, member execution_timeout, graph execution_timeout, the decide update's wait) carry a summary. */
+  waitTimerSummary: { id: 'wait-timer-summary', since: 'adacc45', date: '2026-11-26' },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchName = keyof typeof PATCHES;

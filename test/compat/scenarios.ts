@@ -270,7 +270,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'react-deadline-timer',
     waitsAt: 'tool approval while the run timeout (runtime.timeout_seconds) timer runs',
-    patches: [],
+    patches: ['wait-timer-summary'],
     workflowType: 'agfReactWorkflow',
     bundle: () =>
       single(
@@ -404,8 +404,8 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'graph-cycle-mid-node',
-    waitsAt: 'mid-graph: a node of a graph with a back-edge waits for approval',
-    patches: ['graph-back-edges', 'node-timeout-execution'],
+    waitsAt: 'mid-graph: a node of a graph with a back-edge waits for approval (the graph waits on its execution_timeout timer)',
+    patches: ['graph-back-edges', 'node-timeout-execution', 'wait-timer-summary'],
     workflowType: 'graphWorkflow',
     bundle: () => {
       const pattern: GraphPattern = {

@@ -10,27 +10,54 @@
  *             scheduled when `fn` wins, and `fn`'s own outcome wins unless it is the cancellation;
  *  - 'member' no timer for a deadline already past (times out at once), the timer is cancelled
  *             when `fn` wins (a `condition` with a timeout), and a fired timer always means timed out.
+ *
+ * The timer carries a summary the Temporal Web UI shows on its Timer Started event and in the
+ * timeline ("run deadline (runtime.timeout_seconds, 600 s left)") instead of an unlabelled timer;
+ * patched, since the timers of runs recorded before had none.
  */
-import { ApplicationFailure, CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { PATCHES } from '../patches';
 
 export type DeadlineOutcome<T> = { timedOut: false; value: T } | { timedOut: true };
 
-export async function withDeadline<T>(deadlineMs: number | undefined, fn: () => Promise<T>, shape: 'loop' | 'member'): Promise<DeadlineOutcome<T>> {
+/** Seconds from now to `deadlineMs`, rounded up (workflow time). */
+function secondsLeft(deadlineMs: number): number {
+  return Math.max(0, Math.ceil((deadlineMs - Date.now()) / 1000));
+}
+
+/**
+ * The summary of a deadline timer: which limit it enforces and how long it has to run. A react run
+ * is bounded by runtime.timeout_seconds; an orchestrator by its run timeout (runtime.timeout_seconds,
+ * or a swarm's execution_timeout) around the member it waits on.
+ */
+export function deadlineTimerSummary(shape: 'loop' | 'member', secondsLeftNow: number): string {
+  return shape === 'loop' ? `run deadline (runtime.timeout_seconds, ${secondsLeftNow} s left)` : `run deadline while a member runs (${secondsLeftNow} s left)`;
+}
+
+/** The TimerOptions of a deadline timer, or undefined on the old branch of patch wait-timer-summary. */
+function timerOptions(shape: 'loop' | 'member', deadlineMs: number, summary: string | undefined): { summary: string } | undefined {
+  if (!patched(PATCHES.waitTimerSummary.id)) return undefined;
+  return { summary: summary ?? deadlineTimerSummary(shape, secondsLeft(deadlineMs)) };
+}
+
+/** `summary` names the timer in the Web UI; without it, one built from the shape and time left. */
+export async function withDeadline<T>(deadlineMs: number | undefined, fn: () => Promise<T>, shape: 'loop' | 'member', summary?: string): Promise<DeadlineOutcome<T>> {
   if (deadlineMs === undefined) return { timedOut: false, value: await fn() };
-  return shape === 'loop' ? loopDeadline(deadlineMs, fn) : memberDeadline(deadlineMs, fn);
+  return shape === 'loop' ? loopDeadline(deadlineMs, fn, summary) : memberDeadline(deadlineMs, fn, summary);
 }
 
 /** `withDeadline` for a deadline that fails the run: a nonRetryable 'Timeout' failure with `message`. */
-export async function failAfterDeadline<T>(deadlineMs: number | undefined, fn: () => Promise<T>, message: () => string): Promise<T> {
-  const r = await withDeadline(deadlineMs, fn, 'loop');
+export async function failAfterDeadline<T>(deadlineMs: number | undefined, fn: () => Promise<T>, message: () => string, summary?: string): Promise<T> {
+  const r = await withDeadline(deadlineMs, fn, 'loop', summary);
   if (r.timedOut) throw ApplicationFailure.nonRetryable(message(), 'Timeout');
   return r.value;
 }
 
-async function loopDeadline<T>(deadlineMs: number, fn: () => Promise<T>): Promise<DeadlineOutcome<T>> {
+async function loopDeadline<T>(deadlineMs: number, fn: () => Promise<T>, summary: string | undefined): Promise<DeadlineOutcome<T>> {
   let timedOut = false;
   const scope = new CancellationScope();
-  sleep(Math.max(1, deadlineMs - Date.now()))
+  const timer = timerOptions('loop', deadlineMs, summary);
+  (timer ? sleep(Math.max(1, deadlineMs - Date.now()), timer) : sleep(Math.max(1, deadlineMs - Date.now())))
     .then(() => {
       timedOut = true;
       scope.cancel();
@@ -44,7 +71,7 @@ async function loopDeadline<T>(deadlineMs: number, fn: () => Promise<T>): Promis
   }
 }
 
-async function memberDeadline<T>(deadlineMs: number, fn: () => Promise<T>): Promise<DeadlineOutcome<T>> {
+async function memberDeadline<T>(deadlineMs: number, fn: () => Promise<T>, summary: string | undefined): Promise<DeadlineOutcome<T>> {
   const scope = new CancellationScope();
   let settled = false;
   let value: T | undefined;
@@ -55,7 +82,11 @@ async function memberDeadline<T>(deadlineMs: number, fn: () => Promise<T>): Prom
     (e) => { error = e; failed = true; settled = true; },
   );
   const remaining = deadlineMs - Date.now();
-  const inTime = remaining > 0 ? await condition(() => settled, remaining) : settled;
+  let inTime = settled;
+  if (remaining > 0) {
+    const timer = timerOptions('member', deadlineMs, summary);
+    inTime = timer ? await condition(() => settled, remaining, timer) : await condition(() => settled, remaining);
+  }
   if (!inTime) {
     scope.cancel();
     await p;

@@ -7,7 +7,7 @@
  * returns once the decision has left this run's list (the holder reported it answered) or after a
  * minute. New commands only when a `decide` arrives: no patch.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { STORE_ACTIVITY } from '../activity-options';
 import type { Decision } from '../../runtime/approvals';
 import type { Activities } from '../../activities';
@@ -16,6 +16,7 @@ import { DecideArgsSchema, PAYLOAD_SHAPES } from '../../shared/contract';
 import { approveSignal, decideUpdate, rejectSignal, respondSignal } from '../../shared/definitions';
 import { replacementProblem, resolveDecide } from '../../runtime/decisions';
 import { validatedPayload } from './payloads';
+import { PATCHES } from '../patches';
 
 // Checks for `decide` (corrected arguments against the holder's tool schema), as react's approveCall does.
 const checks = proxyActivities<Activities>(STORE_ACTIVITY);
@@ -74,7 +75,9 @@ async function decide(host: DecideHost, a: DecideArgs): Promise<string> {
     else await holder.signal(respondSignal, respond);
   }
   const same = (x: PendingDecision) => x.workflow_id === d.workflow_id && x.kind === d.kind && (x.call_id ?? x.queue) === id && x.requested_at === d.requested_at;
-  const gone = await condition(() => !host.decisions().some(same), '1 minute');
+  // The wait for the decision to leave the pending list is a timer the Web UI names (patched).
+  const left = () => !host.decisions().some(same);
+  const gone = patched(PATCHES.waitTimerSummary.id) ? await condition(left, '1 minute', { summary: `decision on ${id} to take effect (1 minute)` }) : await condition(left, '1 minute');
   const done = a.decision === 'approve' ? `approved ${id}${replace.tool !== undefined ? ` replaced by ${replace.tool}` : a.args ? ' with corrected arguments' : ''}` : a.decision === 'reject' ? `rejected ${id}` : a.close ? `closed the escalation on '${id}'` : `responded on '${id}'`;
   const where = d.workflow_id === workflowInfo().workflowId ? '' : ` in ${d.workflow_id}`;
   return `${done}${where}${gone ? '' : ' (sent; still listed as pending after a minute: see its status)'}`;
