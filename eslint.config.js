@@ -24,7 +24,7 @@ module.exports = tseslint.config(
   // examples/embed-in-your-worker is a user's project of its own (its tsconfig, @agentloom/core from the
   // packed tarball): test/library/pack-install.test.ts type-checks it with its own tsc. The example vendor
   // policy (examples/orchestrators/vendor/*.ts) imports the package by its name, as a user's workflows
-  // module does; the worker's bundler resolves it (test/orchestration/policies.test.ts runs it).
+  // module does; the worker's bundler resolves it (test/orchestration/policies.int.test.ts runs it).
   { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.loom/**', 'coverage/**', 'bin/**', '**/*.js', 'examples/embed-in-your-worker/**', 'examples/orchestrators/vendor/*.ts'] },
   {
     files: ['**/*.ts'],
