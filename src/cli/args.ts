@@ -73,6 +73,13 @@ export const CONNECTION_OPTIONS: Record<string, OptionSpec & { key: keyof Connec
   profile: { type: 'string', key: 'profile', value: 'NAME', help: 'the profile of the Temporal CLI config file to read (else TEMPORAL_PROFILE, default "default").' },
 };
 
+let lastOverrides: ConnectionOverrides = {};
+
+/** The connection options (--address, --tls, …) of the command line parsed last: what the command's AgentloomClient connects with. */
+export function connectionOverrides(): ConnectionOverrides {
+  return lastOverrides;
+}
+
 /** `--help`/`-h`, accepted by every command. */
 export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', help: 'print this help and exit.' };
 
@@ -127,7 +134,8 @@ export function parseCommand(argv: string[], spec: ParseSpec): ParsedArgs {
     else if (typeof v === 'string') flags[k] = v;
     else if (v === true) flags[k] = true;
   }
-  setConnectionOverrides(overrides as ConnectionOverrides);
+  lastOverrides = overrides as ConnectionOverrides;
+  setConnectionOverrides(lastOverrides);
   const positionals = parsed.positionals;
   if (flags.help !== true) {
     if (positionals.length < spec.positionals.min) {

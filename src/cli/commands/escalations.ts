@@ -3,7 +3,6 @@
  * `human_queue`), found through visibility: AgentStatus = 'waiting_for_human' (and EscalationQueue).
  */
 import { defineCommand, flagString } from '../args';
-import { connect } from '../../operator/connect';
 import { RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
 import { quote } from './list';
 
@@ -19,6 +18,7 @@ export const run = defineCommand(
   async (args) => {
     const queue = flagString(args, 'queue');
     const { statusQuery } = await import('../../shared/definitions');
+    const { connect } = await import('../../operator/connect');
     const s = await connect();
     try {
       const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];
