@@ -10,8 +10,6 @@ import { UsageError } from '../../operator/errors';
 import { openClient } from '../client-session';
 import type { RunSummary } from '../../client/agentloom-client';
 
-export { quote, listQuery } from '../../client/agentloom-client';
-
 export const run = defineCommand(
   'list',
   {
