@@ -3,7 +3,8 @@
  * user runs it — `node bin/loom.js …` on the compiled dist/ (built first when missing or older than
  * src/, as bin/loom.js decides). Per command, the best of BENCH_REPEATS (default 5) wall times from
  * spawn to the first byte on stdout and to the exit, beside `node -e ''` (and a node that writes one
- * byte), with the 1-minute load average; the `ratio:` line is the worst command's first byte over
+ * byte), with the CPU time each process used (user + system: what the load of a shared machine
+ * changes least) and the 1-minute load average; the `ratio:` line is the worst command's first byte over
  * the 300 ms target. `list`, `status` and `inbox` talk to an embedded Temporal dev server; `status`
  * reads a run that has finished (one scripted model turn, on a worker in this process).
  */
@@ -42,29 +43,33 @@ function ensureDist(): void {
   if (r.status !== 0) throw new Error('the build failed');
 }
 
-interface Timing { firstByteMs: number; exitMs: number; code: number | null; stderr: string }
+interface Timing { firstByteMs: number; exitMs: number; cpuMs: number; code: number | null; stderr: string }
+
+const CPU_PRELOAD = path.join(__dirname, 'cli-cpu.js');
 
 function once(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const ms = () => Number(process.hrtime.bigint() - start) / 1e6;
-    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', CPU_PRELOAD, ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let cpu = '';
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (d: string) => { cpu += d; });
     let firstByteMs = NaN;
     let stderr = '';
-    child.stdout.once('data', () => { firstByteMs = ms(); });
-    child.stdout.resume();
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout!.once('data', () => { firstByteMs = ms(); });
+    child.stdout!.resume();
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
     child.once('error', reject);
-    child.once('close', (code) => resolve({ firstByteMs, exitMs: ms(), code, stderr }));
+    child.once('close', (code) => resolve({ firstByteMs, exitMs: ms(), cpuMs: Number(cpu), code, stderr }));
   });
 }
 
-async function best(args: string[], env: NodeJS.ProcessEnv, repeats: number): Promise<{ firstByteMs: number; exitMs: number }> {
+async function best(args: string[], env: NodeJS.ProcessEnv, repeats: number): Promise<{ firstByteMs: number; exitMs: number; cpuMs: number }> {
   const runs: Timing[] = [];
   for (let i = 0; i < repeats; i++) runs.push(await once(args, env));
   const bad = runs.find((r) => r.code !== 0 || r.stderr.includes('dist/ is older'));
   if (bad) throw new Error(`node ${args.join(' ')} exited ${bad.code}: ${bad.stderr.trim()}`);
-  return { firstByteMs: Math.min(...runs.map((r) => r.firstByteMs)), exitMs: Math.min(...runs.map((r) => r.exitMs)) };
+  return { firstByteMs: Math.min(...runs.map((r) => r.firstByteMs)), exitMs: Math.min(...runs.map((r) => r.exitMs)), cpuMs: Math.min(...runs.map((r) => r.cpuMs)) };
 }
 
 async function main(): Promise<void> {
@@ -97,16 +102,16 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     const node = await best(['-e', ''], cliEnv, repeats);
     const nodeWrite = await best(['-e', 'process.stdout.write("x")'], cliEnv, repeats);
-    rows.push(`| \`node -e ''\` | – | ${node.exitMs.toFixed(0)} | ${loadAvg()} |`);
-    rows.push(`| \`node -e 'process.stdout.write("x")'\` | ${nodeWrite.firstByteMs.toFixed(0)} | ${nodeWrite.exitMs.toFixed(0)} | ${loadAvg()} |`);
+    rows.push(`| \`node -e ''\` | – | ${node.exitMs.toFixed(0)} | ${node.cpuMs.toFixed(0)} | ${loadAvg()} |`);
+    rows.push(`| \`node -e 'process.stdout.write("x")'\` | ${nodeWrite.firstByteMs.toFixed(0)} | ${nodeWrite.exitMs.toFixed(0)} | ${nodeWrite.cpuMs.toFixed(0)} | ${loadAvg()} |`);
     let worst = { name: '', ms: 0 };
     for (const [name, args] of commands) {
       const t = await best([LOOM, ...args], cliEnv, repeats);
       if (t.firstByteMs > worst.ms) worst = { name, ms: t.firstByteMs };
-      rows.push(`| \`loom ${name}\` | ${t.firstByteMs.toFixed(0)} | ${t.exitMs.toFixed(0)} | ${loadAvg()} |`);
+      rows.push(`| \`loom ${name}\` | ${t.firstByteMs.toFixed(0)} | ${t.exitMs.toFixed(0)} | ${t.cpuMs.toFixed(0)} | ${loadAvg()} |`);
     }
     process.stdout.write(`bench:cli — best of ${repeats}, ms from spawn (compiled dist/, ${os.cpus().length} cores)\n\n`);
-    process.stdout.write('| command | first stdout byte ms | exit ms | load (1 min) |\n|---|---:|---:|---:|\n');
+    process.stdout.write('| command | first stdout byte ms | exit ms | CPU ms (user+sys) | load (1 min) |\n|---|---:|---:|---:|---:|\n');
     process.stdout.write(rows.join('\n') + '\n\n');
     process.stdout.write(`ratio: ${(worst.ms / TARGET_MS).toFixed(2)} (worst first byte: loom ${worst.name}, ${worst.ms.toFixed(0)} ms / ${TARGET_MS} ms)\n`);
   } finally {
