@@ -7,7 +7,6 @@ import { parseArgs as nodeParseArgs } from 'util';
 import { damerauDistance } from '../shared/edit-distance';
 import type { ConnectionOverrides } from '../connection/config';
 import { UsageError } from '../operator/errors';
-import { setConnectionOverrides } from '../operator/connect';
 
 export type OptionType = 'string' | 'boolean';
 
@@ -59,7 +58,8 @@ function unknownOption(raw: string, known: string[]): UsageError {
 /**
  * The `temporal` CLI's connection options, accepted by every command beside its own: they override
  * TEMPORAL_* variables and the config file's profile (src/connection/config.ts). They are taken out
- * of a command's flags and kept for `connect()` (setConnectionOverrides in src/operator/connect.ts).
+ * of a command's flags and kept for the command's AgentloomClient (`connectionOverrides()`) and for
+ * `connect()` (setConnectionOverrides in src/operator/connect.ts).
  */
 export const CONNECTION_OPTIONS: Record<string, OptionSpec & { key: keyof ConnectionOverrides }> = {
   address: { type: 'string', key: 'address', value: 'HOST:PORT', help: 'the Temporal frontend to connect to (else TEMPORAL_ADDRESS, the profile, or the embedded dev server).' },
@@ -72,6 +72,27 @@ export const CONNECTION_OPTIONS: Record<string, OptionSpec & { key: keyof Connec
   'tls-server-name': { type: 'string', key: 'tlsServerName', value: 'NAME', help: 'the server name checked against the server certificate.' },
   profile: { type: 'string', key: 'profile', value: 'NAME', help: 'the profile of the Temporal CLI config file to read (else TEMPORAL_PROFILE, default "default").' },
 };
+
+let lastOverrides: ConnectionOverrides = {};
+let overridesApplied = false;
+
+/**
+ * Hands the command line's connection options to `connect()` (src/operator/connect.ts) for the
+ * commands that call it directly. Loaded only when there is something to hand over (or to clear, after
+ * an earlier command of this process handed some over): a command without connection options never
+ * loads the connection module before it needs it.
+ */
+async function applyConnectionOverrides(): Promise<void> {
+  if (!Object.keys(lastOverrides).length && !overridesApplied) return;
+  const { setConnectionOverrides } = await import('../operator/connect');
+  setConnectionOverrides(lastOverrides);
+  overridesApplied = Object.keys(lastOverrides).length > 0;
+}
+
+/** The connection options (--address, --tls, …) of the command line parsed last: what the command's AgentloomClient connects with. */
+export function connectionOverrides(): ConnectionOverrides {
+  return lastOverrides;
+}
 
 /** `--help`/`-h`, accepted by every command. */
 export const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', help: 'print this help and exit.' };
@@ -127,7 +148,7 @@ export function parseCommand(argv: string[], spec: ParseSpec): ParsedArgs {
     else if (typeof v === 'string') flags[k] = v;
     else if (v === true) flags[k] = true;
   }
-  setConnectionOverrides(overrides as ConnectionOverrides);
+  lastOverrides = overrides as ConnectionOverrides;
   const positionals = parsed.positionals;
   if (flags.help !== true) {
     if (positionals.length < spec.positionals.min) {
@@ -179,6 +200,7 @@ export function defineCommand(name: string, spec: CommandSpec, body: (args: Pars
       process.stderr.write(`loom ${name}: ${err.message}\nusage: ${spec.usage}\n`);
       return 2;
     }
+    await applyConnectionOverrides();
     if (args.flags.help === true) {
       const { COMMANDS } = await import('./command-table');
       process.stdout.write(commandHelp(name, spec, COMMANDS[name]?.summary) + '\n');

@@ -1,26 +1,25 @@
 /**
  * AgentloomClient: what the `loom` CLI does, for an application — start a run of an agent of a
- * registry folder, follow it, answer its pending decisions, pause, resume, cancel it and read its
- * result — over a Temporal `Client`. One implementation: every method calls the functions the CLI
- * commands call (src/operator/runs.ts, decisions.ts, run-status.ts, run-flow.ts, inbox, progress.ts);
- * only printing and exit codes stay in the CLI.
+ * registry folder, follow it, answer its pending decisions, pause, resume, cancel it, read its
+ * result, list runs and the inbox, talk to a chat session — over a Temporal `Client`. One
+ * implementation: the CLI's run-facing commands build an AgentloomClient and call these methods
+ * (src/cli/client-session.ts); only parsing, printing and exit codes stay in the CLI. Every
+ * implementation module is loaded by the method that needs it, so a command that prints a status
+ * never loads the compiler or the store.
  */
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 import type { CompiledBundle, JsonValue } from '../compiled/types';
 import type { ConnectionOverrides } from '../connection/config';
-import {
-  ApproveArgsSchema, PAYLOAD_SHAPES, RejectArgsSchema, RespondArgsSchema,
-  type RespondArgs, type RespondResult, type RunOptions, type RunStatus,
-} from '../shared/contract';
-import { approveUpdate, pauseSignal, rejectUpdate, respondEscalationUpdate, resumeSignal } from '../shared/definitions';
-import { prepareCompiled, prepareRun, startPrepared, RunError } from '../operator/runs';
-import { callTarget, escalationTarget } from '../operator/decisions';
-import { endedAs, RunEndedError } from '../operator/run-control';
-import { payloadToSend } from '../operator/payloads';
-import { readRunStatus } from '../operator/run-status';
+import type { RespondResult, RunOptions, RunStatus } from '../shared/contract';
+import type { SessionReply } from '../shared/session';
+import type { EmbeddedStarter, LoomSession } from '../operator/connect';
 import type { InboxEntry } from '../operator/inbox';
+import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import { RunEndedError } from '../operator/run-control';
 
 export type { InboxEntry } from '../operator/inbox';
+export type { SessionReply } from '../shared/session';
+export type { EmbeddedStarter } from '../operator/connect';
 
 export { RunEndedError };
 
@@ -41,11 +40,36 @@ export interface AgentloomClientOptions {
   code?: { tools?: readonly (string | { name: string })[]; policies?: readonly string[] };
 }
 
+/** How `AgentloomClient.connect` reaches Temporal. */
+export interface ConnectOptions extends Omit<AgentloomClientOptions, 'client'> {
+  /** Connection settings over the TEMPORAL_* variables and the Temporal config profile (address, namespace, TLS, API key…). */
+  connection?: ConnectionOverrides;
+  /**
+   * Where to go when no address is configured: `'default-address'` (the default) 127.0.0.1:7233;
+   * `'loom-dev'` the `loom dev` server running from this folder (.loom/dev.json), else an error that
+   * says how to get a server, as every `loom` command does; or a starter that runs an embedded dev
+   * server and worker for as long as the client is open (`loom run`).
+   */
+  local?: 'default-address' | 'loom-dev' | EmbeddedStarter;
+  /** Open the connection on the first call that needs the server, not in `connect()`: bad input is refused before any connection. */
+  lazy?: boolean;
+  /** With an embedded starter: the worker's INFO log. */
+  verbose?: boolean;
+}
+
+/** Where a connected client is: its server, namespace, Web UI and whether this client started it. */
+export interface ConnectionInfo { address: string; namespace: string; uiUrl?: string; embedded: boolean }
+
 export interface StartOptions extends RunOptions {
   /** The registry folder of this agent (else the client's). */
   registry?: string;
   /** Write the model's text to the store as it arrives, for `stream(id)` (RunOptions.stream_text). */
   stream?: boolean;
+  /**
+   * The input as `loom start --input` takes it: inline JSON or `@file.json` (instead of `input`);
+   * unreadable or invalid text is refused with what to write.
+   */
+  inputText?: string;
 }
 
 /** What a run starts from: an agent id of the registry folder, or a bundle already compiled (its root agent unless `agent` names another). */
@@ -59,16 +83,112 @@ export interface RunStatusReport extends Partial<RunStatus> {
   waiting_for?: string[];
 }
 
+/** `statusDetail`: the report and what it is made of. */
+export interface RunStatusDetail {
+  /** What `status(id)` returns (`loom status --json`). */
+  report: RunStatusReport;
+  /** The run's own answer to the status query; absent when it could not answer (see `queryError`). */
+  status?: RunStatus;
+  /** Why the status query had no answer (the run has not taken its first workflow task yet, no worker serves its queue…). */
+  queryError?: string;
+  /** What the run waits on besides a human (a store or model endpoint being retried), from its pending activities. */
+  waiting: string[];
+}
+
+/** Where a decision was delivered: the run of the tree that held it (a member's id, or the root's) and the update's answer. */
+export interface DecisionSent<R = string> {
+  workflowId: string;
+  /** The call answered (approve, reject) or the queue (respond). */
+  callId?: string;
+  queue?: string;
+  result: R;
+}
+
+/** Which runs `list` returns; the filters are ANDed. */
+export interface ListFilter {
+  /** AgentStatus (running, waiting_for_approval, completed, failed…). */
+  status?: string;
+  agent?: string;
+  pattern?: string;
+  /** Runs waiting on this human queue. */
+  queue?: string;
+  /** Member runs (child workflows) too; by default only roots. */
+  all?: boolean;
+  /** Each root with its member runs under `members`. */
+  tree?: boolean;
+  /** At most this many runs (default 50). */
+  limit?: number;
+}
+
+/** One run as `list` (and `loom list --json`) shows it. */
+export interface RunSummary {
+  workflow_id: string;
+  type: string;
+  temporal_status: string;
+  agent_id: string | null;
+  pattern: string | null;
+  agent_status: string | null;
+  escalation_queue: string | null;
+  started?: string;
+  closed: string | null;
+  /** With `tree`: the member runs of this root, by workflow id. */
+  members?: RunSummary[];
+}
+
+/** Which decisions `inbox` returns. */
+export interface InboxFilter {
+  agent?: string;
+  queue?: string;
+  /** Only decisions waiting at least this long. */
+  olderThanSeconds?: number;
+}
+
+/** `inboxSnapshot`: the entries and the run trees that did not answer in time (their decisions are missing). */
+export interface InboxSnapshot { entries: InboxEntry[]; unanswered: string[]; at: number }
+
+/** A quoted string of Temporal's visibility query language. */
+export function quote(v: string): string {
+  return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The visibility query of a list filter (search attributes AgentStatus, AgentId, AgentPattern, EscalationQueue). */
+export function listQuery(f: Pick<ListFilter, 'status' | 'agent' | 'pattern' | 'queue'>): string {
+  const parts: string[] = [];
+  if (f.status) parts.push(`${SEARCH_ATTRIBUTES.status} = ${quote(f.status)}`);
+  if (f.agent) parts.push(`${SEARCH_ATTRIBUTES.agentId} = ${quote(f.agent)}`);
+  if (f.pattern) parts.push(`${SEARCH_ATTRIBUTES.pattern} = ${quote(f.pattern)}`);
+  if (f.queue) parts.push(`${SEARCH_ATTRIBUTES.escalationQueue} = ${quote(f.queue)}`);
+  return parts.join(' AND ');
+}
+
+function summary(wf: WorkflowExecutionInfo): RunSummary {
+  const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
+  const one = (name: string) => (sa[name]?.[0] ?? null) as string | null;
+  return {
+    workflow_id: wf.workflowId,
+    type: wf.type,
+    temporal_status: wf.status.name,
+    agent_id: one(SEARCH_ATTRIBUTES.agentId),
+    pattern: one(SEARCH_ATTRIBUTES.pattern),
+    agent_status: one(SEARCH_ATTRIBUTES.status),
+    escalation_queue: one(SEARCH_ATTRIBUTES.escalationQueue),
+    started: wf.startTime?.toISOString(),
+    closed: wf.closeTime?.toISOString() ?? null,
+  };
+}
+
 export class AgentloomClient {
-  readonly client: Client;
+  private temporal?: Client;
+  private open?: () => Promise<LoomSession>;
+  private opening?: Promise<LoomSession>;
+  private session?: LoomSession;
   private readonly registry: string;
   private readonly taskQueue?: string;
   private readonly by?: string;
   private readonly code?: { tools?: string[]; policies?: string[] };
-  private connection?: Connection;
 
   constructor(opts: AgentloomClientOptions) {
-    this.client = opts.client;
+    this.temporal = opts.client;
     this.registry = opts.registry ?? process.env.LOOM_REGISTRY ?? process.cwd();
     this.taskQueue = opts.taskQueue;
     this.by = opts.by ?? process.env.USER;
@@ -77,47 +197,99 @@ export class AgentloomClient {
 
   /**
    * Connect with the project's connection settings (explicit overrides, then TEMPORAL_* variables,
-   * then the Temporal config profile) and the workers' data converter (LOOM_CODEC_KEY…). `close()` closes it.
+   * then the Temporal config profile) and the workers' data converter (LOOM_CODEC_KEY…); with no
+   * address configured, `local` says where to go. `close()` closes what it opened.
    */
-  static async connect(opts: Omit<AgentloomClientOptions, 'client'> & { connection?: ConnectionOverrides } = {}): Promise<AgentloomClient> {
-    const { Client, Connection } = await import('@temporalio/client');
-    const { loadTemporalConfig } = await import('../connection/config');
-    const { loomDataConverter } = await import('../codec/data-converter');
-    const { temporalClientInterceptors } = await import('../telemetry/temporal-tracing');
-    const cfg = loadTemporalConfig(opts.connection);
-    const connection = await Connection.connect({ ...cfg.connectionOptions, address: cfg.address ?? '127.0.0.1:7233' });
-    const c = new AgentloomClient({ ...opts, client: new Client({ connection, namespace: cfg.namespace, dataConverter: loomDataConverter(), interceptors: temporalClientInterceptors() }) });
-    c.connection = connection;
+  static async connect(opts: ConnectOptions = {}): Promise<AgentloomClient> {
+    const { connection, local, lazy, verbose, ...rest } = opts;
+    // No Client yet: `temporalClient()` awaits the connection opened below.
+    const c = new AgentloomClient({ ...rest, client: undefined as unknown as Client });
+    const open = async (): Promise<LoomSession> => {
+      const { connect, clientFor } = await import('../operator/connect');
+      if (local === 'loom-dev' || typeof local === 'function') return connect({ embedded: local === 'loom-dev' ? 'never' : local, verbose, overrides: connection });
+      const { loadTemporalConfig } = await import('../connection/config');
+      const cfg = loadTemporalConfig(connection);
+      const address = cfg.address ?? '127.0.0.1:7233';
+      const { client, connection: conn } = await clientFor(address, cfg.namespace, cfg);
+      return { client, address, namespace: cfg.namespace, embedded: false, close: () => conn.close() };
+    };
+    c.open = () => open().then((s) => { c.session = s; c.temporal = s.client; return s; });
+    // A lazy client connects on its first call that needs the server; an eager one here (and fails here).
+    if (!lazy) await c.connecting();
     return c;
   }
 
-  /** Closes the connection `connect()` opened (a client given to the constructor is the caller's). */
+  /** The Temporal client (connected by then); a lazy client connects on this first call. */
+  async temporalClient(): Promise<Client> {
+    if (this.temporal) return this.temporal;
+    return (await this.connecting()).client;
+  }
+
+  /** The connection of a client made by `connect()`, opened once. */
+  private connecting(): Promise<LoomSession> {
+    if (!this.open) throw new Error('AgentloomClient: closed');
+    this.opening ??= this.open();
+    return this.opening;
+  }
+
+  /** The Temporal client this AgentloomClient uses; for a lazy client, only once a call has connected it. */
+  get client(): Client {
+    if (!this.temporal) throw new Error('AgentloomClient: not connected yet (a lazy client connects on its first call)');
+    return this.temporal;
+  }
+
+  /** The server, namespace and Web UI of a client made by `connect()` (connecting a lazy one); undefined for a client given to the constructor. */
+  async connectionInfo(): Promise<ConnectionInfo | undefined> {
+    if (!this.open) return undefined;
+    const s = await this.connecting();
+    return { address: s.address, namespace: s.namespace, ...(s.uiUrl ? { uiUrl: s.uiUrl } : {}), embedded: s.embedded };
+  }
+
+  /** Closes what `connect()` opened (the connection; an embedded server and worker after it); a client given to the constructor is the caller's. */
   async close(): Promise<void> {
-    await this.connection?.close();
+    if (!this.open) return;
+    const opening = this.opening;
+    this.open = undefined;
+    this.opening = undefined;
+    const s = this.session ?? (await opening?.catch(() => undefined));
+    this.session = undefined;
+    this.temporal = undefined;
+    await s?.close();
   }
 
   /**
    * Compile `agent` from the registry (or take the compiled bundle given), check `input` (the
    * agent's first interface example when undefined), store the bundle and start the run on the
    * agent's workflow type, as `loom start` does. Returns the run's workflow id. Refusals are a
-   * RunError, before anything starts.
+   * RunError, before anything connects or starts.
    */
   async start(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<string> {
-    const { registry, stream, ...rest } = options;
+    return (await this.startRun(agent, input, options)).workflowId;
+  }
+
+  /**
+   * `start`, with what was started: the workflow id, the input (`inputFromExample` when it is the
+   * agent's first interface example) and the compiled root agent (its `interface.output.render`).
+   */
+  async startRun(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<{ workflowId: string; input: JsonValue; inputFromExample: boolean; agent: import('../compiled/types').CompiledAgent }> {
+    const { prepareCompiled, prepareRun, startPrepared } = await import('../operator/runs');
+    const { registry, stream, inputText, ...rest } = options;
     const runOptions = Object.keys(rest).length ? rest : undefined;
+    const text = inputText ?? (input === undefined ? undefined : JSON.stringify(input));
     const prepared = typeof agent === 'string' && this.code
-      ? await prepareCompiled(await this.compileWithCode(agent, registry ?? this.registry), agent, () => input, runOptions)
+      ? await prepareCompiled(await this.compileWithCode(agent, registry ?? this.registry), agent, () => (inputText !== undefined ? JSON.parse(inputText) as JsonValue : input), runOptions)
       : typeof agent === 'string'
-        ? await prepareRun(agent, registry ?? this.registry, input === undefined ? undefined : JSON.stringify(input), runOptions)
+        ? await prepareRun(agent, registry ?? this.registry, text, runOptions)
         : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions);
     if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
-    const handle = await startPrepared(this.client, prepared, this.taskQueue);
-    return handle.workflowId;
+    const handle = await startPrepared(await this.temporalClient(), prepared, this.taskQueue);
+    return { workflowId: handle.workflowId, input: prepared.input, inputFromExample: prepared.inputFromExample, agent: prepared.root };
   }
 
   /** The agent compiled with the worker's code tools and policies known (`code`); a RunError lists the errors. */
   private async compileWithCode(agentId: string, registry: string): Promise<CompiledBundle> {
     const { compileBundle, formatDiagnostic } = await import('../compiler');
+    const { RunError } = await import('../operator/runs');
     await (await import('../mcp/discover')).pinMcpServers(registry); // as prepareRun: MCP tool schemas pinned into the bundle
     const { bundle, diagnostics } = compileBundle(registry, agentId, { code: this.code });
     const errors = diagnostics.filter((d) => d.severity === 'error');
@@ -132,57 +304,144 @@ export class AgentloomClient {
 
   /** The run's status (`loom status --json`): Temporal's status, the run's state, pending approvals and decisions. */
   async status(id: string): Promise<RunStatusReport> {
-    return (await readRunStatus(this.client, id)).out as unknown as RunStatusReport;
+    return (await this.statusDetail(id)).report;
   }
 
-  /** Every decision waiting on a human in every open run tree (`loom inbox --json`). */
-  async inbox(): Promise<InboxEntry[]> {
+  /** `status` with what it is made of: the run's own status answer (or why there is none) and what it waits on. */
+  async statusDetail(id: string): Promise<RunStatusDetail> {
+    const { readRunStatus } = await import('../operator/run-status');
+    const v = await readRunStatus(await this.temporalClient(), id);
+    return { report: v.out as unknown as RunStatusReport, ...(v.status ? { status: v.status } : {}), ...(v.queryError !== undefined ? { queryError: v.queryError } : {}), waiting: v.waiting };
+  }
+
+  /** Every decision waiting on a human in every open run tree (`loom inbox --json`), oldest first. */
+  async inbox(filter: InboxFilter = {}): Promise<InboxEntry[]> {
+    return (await this.inboxSnapshot(filter)).entries;
+  }
+
+  /** `inbox`, with the run trees whose status query timed out (their decisions are not in `entries`). */
+  async inboxSnapshot(filter: InboxFilter = {}): Promise<InboxSnapshot> {
     const { collectInbox } = await import('../operator/inbox');
-    return collectInbox({ client: this.client }, Date.now());
+    const client = await this.temporalClient();
+    const at = Date.now();
+    const unanswered: string[] = [];
+    const min = filter.olderThanSeconds ?? 0;
+    const entries = (await collectInbox({ client }, at, unanswered))
+      .filter((e) => (!filter.agent || e.agent_id === filter.agent) && (!filter.queue || e.queue === filter.queue) && e.waited_seconds >= min);
+    return { entries, unanswered, at };
+  }
+
+  /** Runs from Temporal visibility, newest first: roots only unless `all`; with `tree`, each root's members under it. */
+  async list(filter: ListFilter = {}): Promise<RunSummary[]> {
+    const client = await this.temporalClient();
+    const limit = filter.limit ?? 50;
+    const query = listQuery(filter);
+    const rows: RunSummary[] = [];
+    if (limit <= 0) return rows;
+    for await (const wf of client.workflow.list(query ? { query } : {})) {
+      if (!filter.all && wf.parentExecution) continue;
+      rows.push(summary(wf));
+      if (rows.length >= limit) break;
+    }
+    if (filter.tree) {
+      for (const r of rows) {
+        const members: RunSummary[] = [];
+        for await (const m of client.workflow.list({ query: `WorkflowId STARTS_WITH ${quote(`${r.workflow_id}/`)}` })) members.push(summary(m));
+        r.members = members.sort((a, b) => a.workflow_id.localeCompare(b.workflow_id));
+      }
+    }
+    return rows;
   }
 
   /**
    * Approve pending call `callId` (or PATH:CALL_ID) anywhere in the tree of run `id`, optionally
    * with corrected arguments or another tool; refused (an Error with the run's reason) otherwise.
+   * Resolves to the run that held the call and the run's confirmation.
    */
-  async approve(id: string, callId: string, opts: { args?: Record<string, unknown>; tool?: string } = {}): Promise<string> {
-    await this.refuseEnded(id, 'approve');
-    const t = await callTarget({ client: this.client }, id, callId);
-    const payload = payloadToSend(ApproveArgsSchema, { call_id: t.callId, ...(opts.args ? { args: opts.args } : {}), ...(opts.tool ? { tool: opts.tool } : {}), by: this.by }, PAYLOAD_SHAPES.approve, 'approveCall');
-    return this.client.workflow.getHandle(t.workflowId).executeUpdate(approveUpdate, { args: [payload] });
+  async approve(id: string, callId: string, opts: { args?: Record<string, unknown>; tool?: string } = {}): Promise<DecisionSent> {
+    const { ApproveArgsSchema, PAYLOAD_SHAPES } = await import('../shared/contract');
+    const { payloadToSend } = await import('../operator/payloads');
+    const fields = { ...(opts.args ? { args: opts.args } : {}), ...(opts.tool ? { tool: opts.tool } : {}), by: this.by };
+    // The run checks the payload with the same schema: a misfit is said before anything is sent.
+    payloadToSend(ApproveArgsSchema, { call_id: callId, ...fields }, PAYLOAD_SHAPES.approve, 'approveCall');
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, id, 'approve');
+    const { callTarget } = await import('../operator/decisions');
+    const { approveUpdate } = await import('../shared/definitions');
+    const t = await callTarget({ client }, id, callId);
+    const payload = payloadToSend(ApproveArgsSchema, { call_id: t.callId, ...fields }, PAYLOAD_SHAPES.approve, 'approveCall');
+    const result = await client.workflow.getHandle(t.workflowId).executeUpdate(approveUpdate, { args: [payload] });
+    return { workflowId: t.workflowId, callId: t.callId, result };
   }
 
   /** Reject pending call `callId` anywhere in the tree of run `id`; the model reads `reason`. */
-  async reject(id: string, callId: string, reason: string): Promise<string> {
-    await this.refuseEnded(id, 'reject');
-    const t = await callTarget({ client: this.client }, id, callId);
+  async reject(id: string, callId: string, reason: string): Promise<DecisionSent> {
+    const { RejectArgsSchema, PAYLOAD_SHAPES } = await import('../shared/contract');
+    const { payloadToSend } = await import('../operator/payloads');
+    payloadToSend(RejectArgsSchema, { call_id: callId, reason, by: this.by }, PAYLOAD_SHAPES.reject, 'rejectCall');
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, id, 'reject');
+    const { callTarget } = await import('../operator/decisions');
+    const { rejectUpdate } = await import('../shared/definitions');
+    const t = await callTarget({ client }, id, callId);
     const payload = payloadToSend(RejectArgsSchema, { call_id: t.callId, reason, by: this.by }, PAYLOAD_SHAPES.reject, 'rejectCall');
-    return this.client.workflow.getHandle(t.workflowId).executeUpdate(rejectUpdate, { args: [payload] });
+    const result = await client.workflow.getHandle(t.workflowId).executeUpdate(rejectUpdate, { args: [payload] });
+    return { workflowId: t.workflowId, callId: t.callId, result };
   }
 
-  /** Answer (`{ output }`) or close (`{ close: true, reason }`) the escalation `ref` (QUEUE or PATH:QUEUE) waiting in the tree of run `id`. */
-  async respond(id: string, ref: string, answer: { output: unknown } | { close: true; reason?: string }): Promise<RespondResult> {
-    await this.refuseEnded(id, 'respond to');
-    const t = await escalationTarget({ client: this.client }, id, ref);
-    const payload = payloadToSend(RespondArgsSchema, { queue: t.queue, ...answer, by: this.by }, PAYLOAD_SHAPES.respond, 'respondEscalation') as RespondArgs;
-    return this.client.workflow.getHandle(t.workflowId).executeUpdate(respondEscalationUpdate, { args: [payload] });
+  /**
+   * Answer (`{ output }`) or close (`{ close: true, reason }`) the escalation `ref` (QUEUE, PATH:QUEUE
+   * or PATH) waiting in the tree of run `id`. With `queue`, the escalation `ref` names must wait on
+   * that queue (refused otherwise).
+   */
+  async respond(id: string, ref: string, answer: { output: unknown } | { close: true; reason?: string }, opts: { queue?: string } = {}): Promise<DecisionSent<RespondResult>> {
+    const { RespondArgsSchema, PAYLOAD_SHAPES } = await import('../shared/contract');
+    const { payloadToSend } = await import('../operator/payloads');
+    payloadToSend(RespondArgsSchema, { queue: opts.queue ?? ref, ...answer, by: this.by }, PAYLOAD_SHAPES.respond, 'respondEscalation');
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, id, 'respond to');
+    const { escalationTarget, RefusedError } = await import('../operator/decisions');
+    const { respondEscalationUpdate } = await import('../shared/definitions');
+    const t = await escalationTarget({ client }, id, ref);
+    if (opts.queue !== undefined && t.queue !== opts.queue) throw new RefusedError(`${ref} waits on queue '${t.queue}', not '${opts.queue}'`);
+    const payload = payloadToSend(RespondArgsSchema, { queue: t.queue, ...answer, by: this.by }, PAYLOAD_SHAPES.respond, 'respondEscalation');
+    const result = await client.workflow.getHandle(t.workflowId).executeUpdate(respondEscalationUpdate, { args: [payload as import('../shared/contract').RespondArgs] });
+    return { workflowId: t.workflowId, queue: t.queue, result };
   }
 
   /** No new model call, tool call or member starts while paused. */
   async pause(id: string): Promise<void> {
-    await this.refuseEnded(id, 'pause');
-    await this.client.workflow.getHandle(id).signal(pauseSignal);
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, id, 'pause');
+    const { pauseSignal } = await import('../shared/definitions');
+    await client.workflow.getHandle(id).signal(pauseSignal);
   }
 
   async resume(id: string): Promise<void> {
-    await this.refuseEnded(id, 'resume');
-    await this.client.workflow.getHandle(id).signal(resumeSignal);
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, id, 'resume');
+    const { resumeSignal } = await import('../shared/definitions');
+    await client.workflow.getHandle(id).signal(resumeSignal);
   }
 
   /** Request Temporal cancellation of the run. */
   async cancel(id: string): Promise<void> {
-    await this.refuseEnded(id, 'cancel');
-    await this.client.workflow.getHandle(id).cancel();
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, id, 'cancel');
+    await client.workflow.getHandle(id).cancel();
+  }
+
+  /**
+   * One message to the running chat session `sessionId` (`loom send`); resolves to its reply. An
+   * empty message is refused before anything is sent; a session that has ended is a RunEndedError.
+   */
+  async send(sessionId: string, text: string): Promise<SessionReply> {
+    const { SESSION_MESSAGE_SHAPE, SessionMessageSchema, sessionMessageUpdate } = await import('../shared/session');
+    const { payloadToSend } = await import('../operator/payloads');
+    const message = payloadToSend(SessionMessageSchema, { text }, SESSION_MESSAGE_SHAPE, 'sessionMessage');
+    const client = await this.temporalClient();
+    await this.refuseEnded(client, sessionId, 'send to');
+    return client.workflow.getHandle(sessionId).executeUpdate(sessionMessageUpdate, { args: [message] });
   }
 
   /**
@@ -190,13 +449,17 @@ export class AgentloomClient {
    * `loom result` does). A failed run is a RunError with the failure chain in words.
    */
   async result(id: string): Promise<JsonValue> {
+    const client = await this.temporalClient();
     const { WorkflowFailedError } = await import('@temporalio/client');
-    const { describeFailure } = await import('../operator/progress');
+    const { RunError } = await import('../operator/runs');
     let result: any;
     try {
-      result = await this.client.workflow.getHandle(id).result();
+      result = await client.workflow.getHandle(id).result();
     } catch (err) {
-      if (err instanceof WorkflowFailedError) throw new RunError(`${id} failed: ${describeFailure(err)}`);
+      if (err instanceof WorkflowFailedError) {
+        const { describeFailure } = await import('../operator/progress');
+        throw new RunError(`${id} failed: ${describeFailure(err)}`);
+      }
       throw err;
     }
     const output = (result?.output ?? result) as JsonValue;
@@ -204,7 +467,7 @@ export class AgentloomClient {
     if (!ephemeralOutputRef(output)) return output;
     const { collectOutput } = await import('../operator/run-flow');
     const kept = await collectOutput(id);
-    if (!kept) throw new RunError(`${id} is an ephemeral run and its output is no longer in the store (already collected, or swept after LOOM_EPHEMERAL_PICKUP_HOURS)`);
+    if (!kept) throw new RunError(`${id} is an ephemeral run and its output is no longer in the store: it was already collected (by loom run or loom result), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged`);
     return kept.output as JsonValue;
   }
 
@@ -213,13 +476,14 @@ export class AgentloomClient {
    * the store record the model activity writes (the run must be started with `stream: true`).
    */
   async *stream(id: string): AsyncGenerator<string, void, undefined> {
+    const client = await this.temporalClient();
     const { watchStreamText } = await import('../operator/progress');
     const { openBlobStore } = await import('../activities/blob-store');
     const chunks: string[] = [];
     let wake: (() => void) | undefined;
     let ended = false;
     const watcher = watchStreamText(openBlobStore(), id, (text) => { chunks.push(text); wake?.(); });
-    const handle: WorkflowHandle = this.client.workflow.getHandle(id);
+    const handle: WorkflowHandle = client.workflow.getHandle(id);
     const end = handle.result().then(() => undefined, () => undefined).then(async () => { await watcher.stop(); ended = true; wake?.(); });
     try {
       for (;;) {
@@ -235,8 +499,9 @@ export class AgentloomClient {
   }
 
   /** As the CLI's run-control: a run that has ended is refused with how it ended. */
-  private async refuseEnded(id: string, action: string): Promise<void> {
-    const desc = await this.client.workflow.getHandle(id).describe();
+  private async refuseEnded(client: Client, id: string, action: string): Promise<void> {
+    const { endedAs } = await import('../operator/run-control');
+    const desc = await client.workflow.getHandle(id).describe();
     const how = endedAs(desc);
     if (how) throw new RunEndedError(`run ${id} is ${how}: nothing to ${action}`);
   }

@@ -15,7 +15,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Client, Connection } from '@temporalio/client';
-import { DevServer, freePort, startDevServer } from '../platform/temporal-dev-server';
+import type { DevServer } from '../platform/temporal-dev-server';
 import { describeConnection, loadTemporalConfig, type ConnectionOverrides, type TemporalConnectConfig } from '../connection/config';
 import { temporalClientInterceptors } from '../telemetry/temporal-tracing';
 
@@ -87,6 +87,7 @@ export async function clientFor(address: string, namespace: string, cfg?: Tempor
  * `loom codec-server` serves), stopped with the server.
  */
 export async function startEmbeddedServer(): Promise<DevServer & { codecUrl?: string }> {
+  const { freePort, startDevServer } = await import('../platform/temporal-dev-server');
   const want = Number(process.env.LOOM_UI_PORT ?? 8233);
   const uiPort = (await portFree(want)) ? want : await freePort();
   const { codecKeysFromEnv } = await import('../codec/keys');
@@ -122,10 +123,10 @@ export type EmbeddedStarter = (namespace: string, verbose?: boolean) => Promise<
 /**
  * Connect for a command: the configured cluster, else the `loom dev` server of this folder. With
  * `embedded` a starter, a command with neither starts its own server and worker through it;
- * `'never'` fails with what to do instead.
+ * `'never'` fails with what to do instead. `overrides` (an AgentloomClient's) replace the command line's.
  */
-export async function connect(opts: { embedded: 'never' | EmbeddedStarter; verbose?: boolean } = { embedded: 'never' }): Promise<LoomSession> {
-  const cfg = loadTemporalConfig(overrides);
+export async function connect(opts: { embedded: 'never' | EmbeddedStarter; verbose?: boolean; overrides?: ConnectionOverrides } = { embedded: 'never' }): Promise<LoomSession> {
+  const cfg = loadTemporalConfig(opts.overrides ?? overrides);
   const namespace = cfg.namespace;
   const external = cfg.address;
   if (external) {

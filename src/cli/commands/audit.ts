@@ -8,8 +8,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand } from '../args';
-import { auditDir } from '../../activities/audit';
-import { AuditEntry, ChainCheck, describeEvent, verifyChain } from '../../governance/audit';
+import type { AuditEntry, ChainCheck } from '../../governance/audit';
+
+/** The audit chain's functions (src/governance/audit.ts), loaded by the command's body only. */
+type Chain = typeof import('../../governance/audit');
 
 interface AuditLog {
   file: string;
@@ -17,7 +19,7 @@ interface AuditLog {
   chain: ChainCheck;
 }
 
-function readLog(file: string): AuditLog {
+function readLog({ verifyChain }: Chain, file: string): AuditLog {
   const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
   const entries: AuditEntry[] = [];
   for (const l of lines) {
@@ -31,16 +33,16 @@ function readLog(file: string): AuditLog {
 }
 
 /** The logs that mention ID: the agent's own log, else every log holding an entry of that workflow id. */
-export function findAuditLogs(id: string, dir = auditDir()): { logs: AuditLog[]; run: boolean } {
+export function findAuditLogs(chain: Chain, id: string, dir: string): { logs: AuditLog[]; run: boolean } {
   const own = path.join(dir, `${id}.jsonl`);
-  if (fs.existsSync(own)) return { logs: [readLog(own)], run: false };
+  if (fs.existsSync(own)) return { logs: [readLog(chain, own)], run: false };
   if (!fs.existsSync(dir)) return { logs: [], run: true };
-  const logs = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => readLog(path.join(dir, f)));
+  const logs = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => readLog(chain, path.join(dir, f)));
   return { logs: logs.filter((l) => l.entries.some((e) => e.workflow_id === id)), run: true };
 }
 
 /** The run's line, then one indented line per approval, guardrail decision and escalation. */
-function line(e: AuditEntry): string {
+function line({ describeEvent }: Chain, e: AuditEntry): string {
   const tools = e.tools.length ? ` tools: ${e.tools.join(', ')}` : '';
   const head = `#${e.seq} ${e.ended_at} ${e.workflow_id} ${e.outcome}${tools}${e.reason ? ` — ${e.reason}` : ''}`;
   return [head, ...(e.events ?? []).map((ev) => `    ${describeEvent(ev)}`)].join('\n');
@@ -51,7 +53,9 @@ export const run = defineCommand(
   { usage: 'loom audit AGENT_ID|WORKFLOW_ID [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
   async (args) => {
     const id = args.positionals[0];
-    const { logs, run: byRun } = findAuditLogs(id);
+    const { auditDir } = await import('../../activities/audit');
+    const chain = await import('../../governance/audit');
+    const { logs, run: byRun } = findAuditLogs(chain, id, auditDir());
     if (!logs.length) {
       process.stderr.write(`loom audit: no audit entry for '${id}' in ${auditDir()} (agents write one per run when they declare policies.audit_level standard or full)\n`);
       return 1;
@@ -62,7 +66,7 @@ export const run = defineCommand(
       return broken.length ? 1 : 0;
     }
     for (const l of logs) {
-      for (const e of byRun ? l.entries.filter((x) => x.workflow_id === id) : l.entries) process.stdout.write(`${line(e)}\n`);
+      for (const e of byRun ? l.entries.filter((x) => x.workflow_id === id) : l.entries) process.stdout.write(`${line(chain, e)}\n`);
       const c = l.chain;
       process.stdout.write(c.ok ? `chain verified: ${c.entries} entries in ${l.file}\n` : `chain BROKEN in ${l.file} at line ${c.line}: ${c.reason}\n`);
     }

@@ -1,8 +1,6 @@
 /** `loom compile AGENT_ID [--registry DIR] [--out FILE]`: print (or write) the canonical JSON bundle. */
 import * as fs from 'fs';
 import { defineCommand, flagString, registryDir } from '../args';
-import { canonicalJson, compileBundle, formatDiagnostic } from '../../compiler';
-import { pinMcpServers } from '../../mcp/discover';
 
 export const run = defineCommand(
   'compile',
@@ -13,6 +11,8 @@ export const run = defineCommand(
   },
   async (args) => {
     const id = args.positionals[0];
+    const { canonicalJson, compileBundle, formatDiagnostic } = await import('../../compiler');
+    const { pinMcpServers } = await import('../../mcp/discover');
     await pinMcpServers(registryDir(args)); // MCP tool lists and schemas go into the bundle
     const { bundle, diagnostics } = compileBundle(registryDir(args), id);
     for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');

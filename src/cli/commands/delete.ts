@@ -5,8 +5,6 @@
  * Prints "deleted" once the run no longer resolves (Temporal deletes asynchronously).
  */
 import { defineCommand } from '../args';
-import { connect } from '../../operator/connect';
-import { quote } from './list';
 
 interface Execution { workflowId: string; runId?: string }
 
@@ -16,6 +14,8 @@ export const run = defineCommand(
   async (args) => {
     const id = args.positionals[0];
     const { WorkflowNotFoundError } = await import('@temporalio/client');
+    const { connect } = await import('../../operator/connect');
+    const { quote } = await import('../../client/agentloom-client');
     const s = await connect();
     try {
       const handle = s.client.workflow.getHandle(id);

@@ -5,8 +5,6 @@
  * options and file constraints, in the requested locale (falling back to `default_locale`).
  */
 import { defineCommand, flagString, registryDir } from '../args';
-import { compileBundle, formatDiagnostic, loadRegistry } from '../../compiler';
-import { describeForm, formatForm } from '../../compiler/ui';
 
 export const run = defineCommand(
   'describe',
@@ -18,6 +16,8 @@ export const run = defineCommand(
   async (args) => {
     const id = args.positionals[0];
     const dir = registryDir(args);
+    const { compileBundle, formatDiagnostic, loadRegistry } = await import('../../compiler');
+    const { describeForm, formatForm } = await import('../../compiler/ui');
     // The form is only worth showing for a definition that compiles (ui errors included).
     const { diagnostics } = compileBundle(dir, id);
     const errors = diagnostics.filter((d) => d.severity === 'error');

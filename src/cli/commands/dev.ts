@@ -10,7 +10,6 @@
  * (default 3) restarts within 10 minutes, or a restart that fails, it stops with exit 1 and the reason.
  */
 import { defineCommand } from '../args';
-import { startEmbeddedServer, writeDevInfo, removeDevInfo, readDevInfo } from '../../operator/connect';
 import type { DevServer } from '../../platform/temporal-dev-server';
 
 /** Restarts allowed within RESTART_WINDOW_MS before `loom dev` gives up. */
@@ -33,6 +32,7 @@ export const run = defineCommand(
   'dev',
   { usage: 'loom dev [--verbose]', options: { verbose: { type: 'boolean', help: 'show the worker\'s INFO log (default: errors only).' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
+    const { startEmbeddedServer, writeDevInfo, removeDevInfo, readDevInfo } = await import('../../operator/connect');
     const existing = readDevInfo();
     if (existing) { process.stderr.write(`loom dev: already running (pid ${existing.pid}) at ${existing.address}\n`); return 1; }
     const budget = restartBudget(process.env);

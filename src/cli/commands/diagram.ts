@@ -6,10 +6,7 @@
  */
 import { defineCommand, flagString, registryDir } from '../args';
 import { UsageError } from '../../operator/errors';
-import { compileBundle, formatDiagnostic, loadRegistry } from '../../compiler';
-import { bundleDiagram, renderDiagram, runMarks, type DiagramFormat, type RunMarks } from '../../compiler/diagram';
-import { pinMcpServers } from '../../mcp/discover';
-import { withRun } from '../../operator/run-control';
+import type { DiagramFormat, RunMarks } from '../../compiler/diagram';
 import type { RunStatus } from '../../shared/contract';
 
 export function diagramFormat(raw: string | undefined): DiagramFormat {
@@ -21,7 +18,9 @@ export function diagramFormat(raw: string | undefined): DiagramFormat {
  * The diagram of `agentId`, or undefined (its errors written to stderr); `status` (a run of that
  * agent) marks where the run is.
  */
-export function diagramOf(dir: string, agentId: string, format: DiagramFormat, status?: RunStatus): string | undefined {
+export async function diagramOf(dir: string, agentId: string, format: DiagramFormat, status?: RunStatus): Promise<string | undefined> {
+  const { compileBundle, formatDiagnostic } = await import('../../compiler');
+  const { bundleDiagram, renderDiagram, runMarks } = await import('../../compiler/diagram');
   const { bundle, diagnostics } = compileBundle(dir, agentId);
   if (!bundle) {
     for (const d of diagnostics.filter((x) => x.severity === 'error')) process.stderr.write(formatDiagnostic(d) + '\n');
@@ -33,10 +32,11 @@ export function diagramOf(dir: string, agentId: string, format: DiagramFormat, s
 
 /** One diagram per agent of the registry at `dir` (those that compile), separated by a comment line. */
 export async function printRegistryDiagrams(dir: string, format: DiagramFormat): Promise<number> {
-  await pinMcpServers(dir);
+  const { loadRegistry } = await import('../../compiler');
+  await (await import('../../mcp/discover')).pinMcpServers(dir);
   let failed = 0;
   for (const id of [...loadRegistry(dir).entries.agent.keys()].sort()) {
-    const text = diagramOf(dir, id, format);
+    const text = await diagramOf(dir, id, format);
     if (text === undefined) { failed++; continue; }
     process.stdout.write(`${format === 'dot' ? '//' : '%%'} ${id}\n${text}\n`);
   }
@@ -54,14 +54,15 @@ export const run = defineCommand(
     const format = diagramFormat(flagString(args, 'format'));
     const dir = registryDir(args);
     const agentId = args.positionals[0];
-    await pinMcpServers(dir);
+    await (await import('../../mcp/discover')).pinMcpServers(dir);
     const runId = flagString(args, 'run');
     if (runId === undefined) {
-      const text = diagramOf(dir, agentId, format);
+      const text = await diagramOf(dir, agentId, format);
       if (text === undefined) return 1;
       process.stdout.write(text);
       return 0;
     }
+    const { withRun } = await import('../../operator/run-control');
     return withRun(runId, { command: 'diagram' }, async (s, id) => {
       const { statusQuery } = await import('../../shared/definitions');
       const status = await s.client.workflow.getHandle(id).query(statusQuery);
@@ -69,7 +70,7 @@ export const run = defineCommand(
         process.stderr.write(`loom diagram: run ${id} is a run of '${status.agent_id}', not '${agentId}' (write: loom diagram ${status.agent_id} --run ${id})\n`);
         return 1;
       }
-      const text = diagramOf(dir, agentId, format, status);
+      const text = await diagramOf(dir, agentId, format, status);
       if (text === undefined) return 1;
       process.stdout.write(text);
       return 0;

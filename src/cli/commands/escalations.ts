@@ -3,26 +3,24 @@
  * `human_queue`), found through visibility: AgentStatus = 'waiting_for_human' (and EscalationQueue).
  */
 import { defineCommand, flagString } from '../args';
-import { connect } from '../../operator/connect';
-import { RunStatus, SEARCH_ATTRIBUTES } from '../../shared/contract';
-import { quote } from './list';
-
-export function escalationQuery(queue?: string): string {
-  const parts = [`${SEARCH_ATTRIBUTES.status} = 'waiting_for_human'`, `ExecutionStatus = 'Running'`];
-  if (queue) parts.push(`${SEARCH_ATTRIBUTES.escalationQueue} = ${quote(queue)}`);
-  return parts.join(' AND ');
-}
+import type { RunStatus } from '../../shared/contract';
 
 export const run = defineCommand(
   'escalations',
   { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string', value: 'Q', help: 'only the runs waiting on human queue Q.' }, json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const queue = flagString(args, 'queue');
+    const { SEARCH_ATTRIBUTES } = await import('../../shared/contract');
+    const { quote } = await import('../../client/agentloom-client');
+    const parts = [`${SEARCH_ATTRIBUTES.status} = 'waiting_for_human'`, `ExecutionStatus = 'Running'`];
+    if (queue) parts.push(`${SEARCH_ATTRIBUTES.escalationQueue} = ${quote(queue)}`);
+    const query = parts.join(' AND ');
     const { statusQuery } = await import('../../shared/definitions');
+    const { connect } = await import('../../operator/connect');
     const s = await connect();
     try {
       const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];
-      for await (const wf of s.client.workflow.list({ query: escalationQuery(queue) })) {
+      for await (const wf of s.client.workflow.list({ query })) {
         const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
         let status: RunStatus | undefined;
         try { status = await s.client.workflow.getHandle(wf.workflowId, wf.runId).query(statusQuery); } catch { status = undefined; }

@@ -1,7 +1,5 @@
 /** `loom publish AGENT_ID [--registry DIR]`: compile and store .loom/published/<agent_id>/<version>.json. */
 import { defineCommand, registryDir } from '../args';
-import { compileBundle, formatDiagnostic, publishBundle } from '../../compiler';
-import { pinMcpServers } from '../../mcp/discover';
 
 export const run = defineCommand(
   'publish',
@@ -9,6 +7,8 @@ export const run = defineCommand(
   async (args) => {
     const id = args.positionals[0];
     const dir = registryDir(args);
+    const { compileBundle, formatDiagnostic, publishBundle } = await import('../../compiler');
+    const { pinMcpServers } = await import('../../mcp/discover');
     await pinMcpServers(dir); // MCP tool lists and schemas go into the published bundle
     const { bundle, diagnostics } = compileBundle(dir, id);
     for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');

@@ -1,5 +1,6 @@
-/** `loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout S] [--on-approval-timeout …] [--actor ID] [--allow-draft]`: start a run and print its workflow id. */
-import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
+/** `loom start AGENT_ID [--input JSON|@file] [--registry DIR] [--approval-timeout S] [--on-approval-timeout …] [--actor ID] [--allow-draft]`: start a run through AgentloomClient.start and print its workflow id. */
+import { defineCommand, flagString, RUN_OPTIONS } from '../args';
+import { openClient } from '../client-session';
 
 export const run = defineCommand(
   'start',
@@ -10,25 +11,24 @@ export const run = defineCommand(
   },
   async (args) => {
     const agentId = args.positionals[0];
-    const { prepareRun, runOptionsFromFlags, startPrepared, RunError } = await import('../../operator/runs');
-    const { connect } = await import('../../operator/connect');
-    let prepared;
+    const { runOptionsFromFlags, RunError } = await import('../../operator/runs');
+    // A lazy client: the agent compiles and its input is checked before any connection opens.
+    const loom = await openClient(args);
     try {
       const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
+      const actor = flagString(args, 'actor');
       // --allow-draft, as for loom run: a draft root agent may run (the workflow input carries it).
-      const withActor = flagString(args, 'actor') !== undefined ? { ...options, actor_id: flagString(args, 'actor') } : options;
-      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), args.flags['allow-draft'] === true ? { ...withActor, allow_draft: true } : withActor);
+      const id = await loom.start(agentId, undefined, {
+        ...options, ...(actor !== undefined ? { actor_id: actor } : {}), ...(args.flags['allow-draft'] === true ? { allow_draft: true } : {}),
+        ...(flagString(args, 'input') !== undefined ? { inputText: flagString(args, 'input') } : {}),
+      });
+      process.stdout.write(id + '\n');
+      return 0;
     } catch (err) {
       if (err instanceof RunError) { process.stderr.write(`loom start: ${err.message}\n`); return 1; }
       throw err;
-    }
-    const session = await connect({ embedded: 'never' });
-    try {
-      const handle = await startPrepared(session.client, prepared);
-      process.stdout.write(handle.workflowId + '\n');
-      return 0;
     } finally {
-      await session.close();
+      await loom.close();
     }
   },
 );

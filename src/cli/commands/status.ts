@@ -1,18 +1,18 @@
-/** `loom status ID [--json]`: the run's state from the `status` query (and its Temporal close status). */
+/** `loom status ID [--json]`: the run's state from the `status` query (and its Temporal close status), through AgentloomClient.statusDetail. */
 import { defineCommand } from '../args';
-import { withRun } from '../../operator/run-control';
-import { decisionRef, describeDecision, waited } from '../../runtime/decisions';
-import { strategyStatusLines } from '../../strategies/status';
-import { readRunStatus } from '../../operator/run-status';
+import { withClient } from '../client-session';
 
 export const run = defineCommand(
   'status',
   { usage: 'loom status ID [--json]', options: { json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 1, max: 1, names: ['ID'] } },
-  async (args) =>
-    withRun(args.positionals[0], { command: 'status' }, async (s, id) => {
-      const { desc, status, queryError, waiting, out } = await readRunStatus(s.client, id);
-      if (args.flags.json === true) { process.stdout.write(JSON.stringify(out, null, 2) + '\n'); return 0; }
-      const lines = [`${id}  ${desc.type}  ${desc.status.name}`];
+  async (args) => {
+    const id = args.positionals[0];
+    return withClient(args, id, { command: 'status' }, async (loom) => {
+      const { report, status, queryError, waiting } = await loom.statusDetail(id);
+      if (args.flags.json === true) { process.stdout.write(JSON.stringify(report, null, 2) + '\n'); return 0; }
+      const { decisionRef, describeDecision, waited } = await import('../../runtime/decisions');
+      const { strategyStatusLines } = await import('../../strategies/status');
+      const lines = [`${id}  ${report.type}  ${report.temporal_status}`];
       if (status) {
         lines.push(`state: ${status.state}  pattern: ${status.pattern}  step ${status.step}  turn ${status.turn}`);
         lines.push(`tool calls: ${status.tool_calls_made}  tokens: ${status.token_usage?.total_tokens ?? 0}`);
@@ -32,5 +32,6 @@ export const run = defineCommand(
       if (!status) lines.push(...waiting);
       process.stdout.write(lines.join('\n') + '\n');
       return 0;
-    }),
+    });
+  },
 );

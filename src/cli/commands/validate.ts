@@ -7,8 +7,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand, flagString } from '../args';
-import { formatDiagnostic, validatePaths } from '../../compiler';
-import { KINDS } from '../../compiler/registry';
 
 export const run = defineCommand(
   'validate',
@@ -20,6 +18,8 @@ export const run = defineCommand(
   async (args) => {
     // Only --registry overrides the registry a file sits in; LOOM_REGISTRY is a fallback (index.ts).
     const registry = flagString(args, 'registry');
+    const { formatDiagnostic, validatePaths } = await import('../../compiler');
+    const { KINDS } = await import('../../compiler/registry');
     const paths = args.positionals.length ? args.positionals : [registry ?? process.env.LOOM_REGISTRY ?? process.cwd()];
     if (!args.positionals.length) {
       const dir = path.resolve(paths[0]);

@@ -1,0 +1,128 @@
+/**
+ * `npm run bench:cli`: how soon each `loom` command that does not wait on a run answers, run as a
+ * user runs it — `node bin/loom.js …` on the compiled dist/ (built first when missing or older than
+ * src/, as bin/loom.js decides). Per command, the best of BENCH_REPEATS (default 5) wall times from
+ * spawn to the first byte on stdout and to the exit, beside `node -e ''` (and a node that writes one
+ * byte), with the CPU time each process used (user + system: what the load of a shared machine
+ * changes least) and the 1-minute load average; the `ratio:` line is the worst command's first byte over
+ * the 300 ms target. `list`, `status` and `inbox` talk to an embedded Temporal dev server; `status`
+ * reads a run that has finished (one scripted model turn, on a worker in this process).
+ */
+import { spawn, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Worker } from '@temporalio/worker';
+import { storeBundle } from '../src/activities/blob-store';
+import { PROJECT_ROOT } from '../src/platform/temporal-dev-server';
+import type { RunAgentInput } from '../src/shared/contract';
+import { workflowTypeFor } from '../src/shared/dispatch';
+import { agent, bundle } from '../test/orchestration/builders';
+import { loadAvg, startBenchEnv } from './harness';
+
+const TARGET_MS = 300;
+const LOOM = path.join(PROJECT_ROOT, 'bin', 'loom.js');
+const DIST = path.join(PROJECT_ROOT, 'dist', 'client.js');
+const DEMO = path.join(PROJECT_ROOT, 'examples', 'demo');
+
+/** The newest .ts under `dir` (bin/loom.js's staleness rule). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function ensureDist(): void {
+  if (fs.existsSync(DIST) && fs.statSync(DIST).mtimeMs >= newestSource(path.join(PROJECT_ROOT, 'src'))) return;
+  process.stderr.write('building dist/ (tsc -p tsconfig.build.json)…\n');
+  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--declaration', 'false'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the build failed');
+}
+
+interface Timing { firstByteMs: number; exitMs: number; cpuMs: number; code: number | null; stderr: string }
+
+const CPU_PRELOAD = path.join(__dirname, 'cli-cpu.js');
+
+function once(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const ms = () => Number(process.hrtime.bigint() - start) / 1e6;
+    const child = spawn(process.execPath, ['-r', CPU_PRELOAD, ...args], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let cpu = '';
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (d: string) => { cpu += d; });
+    let firstByteMs = NaN;
+    let stderr = '';
+    child.stdout!.once('data', () => { firstByteMs = ms(); });
+    child.stdout!.resume();
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ firstByteMs, exitMs: ms(), cpuMs: Number(cpu), code, stderr }));
+  });
+}
+
+async function best(args: string[], env: NodeJS.ProcessEnv, repeats: number): Promise<{ firstByteMs: number; exitMs: number; cpuMs: number }> {
+  const runs: Timing[] = [];
+  for (let i = 0; i < repeats; i++) runs.push(await once(args, env));
+  const bad = runs.find((r) => r.code !== 0 || r.stderr.includes('dist/ is older'));
+  if (bad) throw new Error(`node ${args.join(' ')} exited ${bad.code}: ${bad.stderr.trim()}`);
+  return { firstByteMs: Math.min(...runs.map((r) => r.firstByteMs)), exitMs: Math.min(...runs.map((r) => r.exitMs)), cpuMs: Math.min(...runs.map((r) => r.cpuMs)) };
+}
+
+async function main(): Promise<void> {
+  const repeats = Number(process.env.BENCH_REPEATS ?? 5);
+  ensureDist();
+  const env = await startBenchEnv('cli');
+  const taskQueue = 'bench-cli';
+  const worker = await Worker.create({ connection: env.native, taskQueue, workflowBundle: env.loomWorkflows, activities: env.createActivities() });
+  const running = worker.run();
+  try {
+    // A run that has finished, for `loom status`.
+    const b = bundle('cli-bench', [agent({ id: 'cli-bench' })]);
+    const input: RunAgentInput = { bundle: await storeBundle(env.store, b), agent_id: b.root, input: 'hello' };
+    const handle = await env.client.workflow.start(workflowTypeFor(b.agents[b.root])!, { taskQueue, workflowId: `cli-bench-${Date.now()}`, args: [input] });
+    await handle.result();
+    const cliEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH, HOME: process.env.HOME, USER: process.env.USER, LANG: 'C.UTF-8',
+      TEMPORAL_ADDRESS: env.address, LOOM_HOME: path.join(env.dir, 'home'), LOOM_STORE_DIR: path.join(env.dir, 'store'), LOOM_TASK_QUEUE: taskQueue,
+    };
+    const commands: [string, string[]][] = [
+      ['--help', ['--help']],
+      ['--version', ['--version']],
+      ['validate', ['validate', '--registry', DEMO]],
+      ['compile', ['compile', 'trip-planner', '--registry', DEMO]],
+      ['list', ['list']],
+      ['status (finished run)', ['status', handle.workflowId]],
+      ['inbox', ['inbox']],
+      ['completion bash', ['completion', 'bash']],
+    ];
+    const rows: string[] = [];
+    const node = await best(['-e', ''], cliEnv, repeats);
+    const nodeWrite = await best(['-e', 'process.stdout.write("x")'], cliEnv, repeats);
+    rows.push(`| \`node -e ''\` | – | ${node.exitMs.toFixed(0)} | ${node.cpuMs.toFixed(0)} | ${loadAvg()} |`);
+    rows.push(`| \`node -e 'process.stdout.write("x")'\` | ${nodeWrite.firstByteMs.toFixed(0)} | ${nodeWrite.exitMs.toFixed(0)} | ${nodeWrite.cpuMs.toFixed(0)} | ${loadAvg()} |`);
+    let worst = { name: '', ms: 0 };
+    for (const [name, args] of commands) {
+      const t = await best([LOOM, ...args], cliEnv, repeats);
+      if (t.firstByteMs > worst.ms) worst = { name, ms: t.firstByteMs };
+      rows.push(`| \`loom ${name}\` | ${t.firstByteMs.toFixed(0)} | ${t.exitMs.toFixed(0)} | ${t.cpuMs.toFixed(0)} | ${loadAvg()} |`);
+    }
+    process.stdout.write(`bench:cli — best of ${repeats}, ms from spawn (compiled dist/, ${os.cpus().length} cores)\n\n`);
+    process.stdout.write('| command | first stdout byte ms | exit ms | CPU ms (user+sys) | load (1 min) |\n|---|---:|---:|---:|---:|\n');
+    process.stdout.write(rows.join('\n') + '\n\n');
+    process.stdout.write(`ratio: ${(worst.ms / TARGET_MS).toFixed(2)} (worst first byte: loom ${worst.name}, ${worst.ms.toFixed(0)} ms / ${TARGET_MS} ms)\n`);
+  } finally {
+    worker.shutdown();
+    await running;
+    await env.close();
+    fs.rmSync(env.dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench:cli: ${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+});
