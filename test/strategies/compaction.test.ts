@@ -11,9 +11,9 @@ import * as path from 'path';
 import type { CompiledTool, ScriptedModelConfig, ScriptedReply } from '../../src/compiled/types';
 import type { AgentRunResult } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/definitions';
-import { agent } from '../orchestration/builders';
+import { agent, answers } from '../orchestration/builders';
 import { recordingHarness } from './dev-server';
-import { strategiesTeam } from './team';
+import { scriptedTeam, strategiesTeam } from './team';
 
 const dev = recordingHarness('strat-compaction');
 let tmp: string;
@@ -85,9 +85,19 @@ test('after the window compacts the Planner away, the Tester satisfies the contr
   expect(reasons.some((r) => r.includes('signal "PASSED" from Verify'))).toBe(true);
 });
 
+test('other strategies keep the plain window: a long roundrobin run compacts without a rebuilt block', async () => {
+  const echo: ScriptedModelConfig = { turns: [{ content: '{{message}}' }] };
+  const config = { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 27 } };
+  const wf = await dev.start(scriptedTeam('cp-rr', config, { Echo: echo, Other: answers('still here') }), 'talk');
+  const out = String(((await wf.result()) as AgentRunResult).output);
+  // The 27th turn (Echo's) read 26 earlier entries through the window (its echoes are long, so the character budget bites first).
+  expect(out).toMatch(/^# Task\ntalk\n\n# Conversation so far \(\d+ earlier entries omitted\)/);
+  expect(out).not.toContain('# Evidence kept across compaction');
+});
+
 // Last in the file: every run above replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(1);
+  expect(dev.started.length).toBe(2);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
 }, 120_000);
