@@ -4,7 +4,9 @@
  * count. `strategyMemberInputs` appends the entries added since the last member turn and writes
  * each member's first user message (task + the recent window + its context block, rendered with
  * the member's user_prompt_template like agf.react renders its input) as a stored message the
- * member run reads by reference (RunOptions.input_ref). Blobs are immutable and named by their
+ * member run reads by reference (RunOptions.input_ref). After a compaction (the window omits
+ * entries) a state machine run's members also read the context rebuilt from the evidence log
+ * (fuseraft's lossless compaction, src/strategies/compaction.ts). Blobs are immutable and named by their
  * content, so a retried activity writes the same chain and the same messages.
  */
 import type { BlobRef } from '../shared/contract';
@@ -15,7 +17,10 @@ import { conversationText, TRANSCRIPT_LIMITS, windowOf } from '../strategies/tra
 import { contextSpecText, contextView } from '../strategies/context-spec';
 import type { TranscriptEntry } from '../strategies/transcript';
 import type { MemberInputsRequest, MemberInputsResult } from '../strategies/transcript';
+import { isCompacted, rebuildContext } from '../strategies/compaction';
+import type { RebuildRequest } from '../strategies/compaction';
 import type { BundleCache } from './agent-loader';
+import { changeRecords, shellRecords } from './evidence-log';
 import type { MessageStore } from './message-store';
 
 interface TranscriptNode { format: 'agentloom.transcript/v1'; prev: string | null; n: number; entry: TranscriptEntry }
@@ -76,13 +81,20 @@ export class TranscriptStore {
   }
 }
 
+/** The ContextRebuilder's input read from the EvidenceStore (the workspace's evidence log). */
+async function rebuiltContext(r: RebuildRequest, omitted: number): Promise<string> {
+  const [writes, shell] = await Promise.all([changeRecords(r.workspace), shellRecords(r.workspace)]);
+  return rebuildContext(omitted, r, writes, shell);
+}
+
 export function createTranscriptActivities(deps: { bundles: BundleCache; messages: MessageStore }) {
   const transcripts = new TranscriptStore(deps.messages);
   return {
     async strategyMemberInputs(req: MemberInputsRequest): Promise<MemberInputsResult> {
       const stored = await transcripts.append(req.transcript.head, req.transcript.size, req.append);
       const window = await transcripts.window(stored.head);
-      const text = conversationText(textOf(req.task), window, stored.size - window.length);
+      const omitted = stored.size - window.length;
+      const text = conversationText(textOf(req.task), window, omitted, req.rebuild && isCompacted(omitted) ? await rebuiltContext(req.rebuild, omitted) : undefined);
       // An agent with a Context spec reads its own turns from the whole chain (read once, only then).
       let all: TranscriptEntry[] | undefined;
       const newestFirst = async (): Promise<TranscriptEntry[]> => {

@@ -5,6 +5,7 @@
  */
 import type { JsonObject, JsonValue } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
+import type { RebuildRequest } from './compaction';
 
 /** Entries kept, characters per entry, characters in all. */
 export const TRANSCRIPT_LIMITS = { entries: 24, entry_chars: 4000, total_chars: 32000 };
@@ -33,9 +34,13 @@ export function windowOf(newestFirst: readonly TranscriptEntry[]): TranscriptEnt
   return out.reverse();
 }
 
-/** A member's input: the task, then the conversation so far (the latest orchestrator message last). */
-export function conversationText(taskText: string, window: readonly TranscriptEntry[], omitted: number): string {
+/**
+ * A member's input: the task, then the context rebuilt after a compaction (compaction.ts), then the
+ * conversation so far (the latest orchestrator message last).
+ */
+export function conversationText(taskText: string, window: readonly TranscriptEntry[], omitted: number, rebuilt?: string): string {
   const parts = [`# Task\n${taskText}`];
+  if (rebuilt) parts.push(rebuilt);
   if (window.length) {
     parts.push(`# Conversation so far${omitted ? ` (${omitted} earlier entries omitted)` : ''}\n\n${window.map((e) => `[${e.kind === 'context' ? 'orchestrator' : e.agent}]\n${e.text}`).join('\n\n')}`);
   }
@@ -67,5 +72,7 @@ export interface MemberInputsRequest {
   /** Entries to store after `transcript.head`, oldest first. */
   append: TranscriptEntry[];
   members: MemberInputSpec[];
+  /** fuseraft's lossless compaction (state machine runs with a shared workspace): once the window omits entries, members read the context rebuilt from the evidence log. */
+  rebuild?: RebuildRequest;
 }
 export interface MemberInputsResult { transcript: StoredTranscript; inputs: BlobRef[] }

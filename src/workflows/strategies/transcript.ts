@@ -17,6 +17,7 @@ import type { BlobRef, ExtraToolSpec } from '../../shared/contract';
 import type { Activities } from '../../activities';
 import { textOf } from '../../shared/expr';
 import { capEntry, conversationText, TRANSCRIPT_LIMITS } from '../../strategies/transcript';
+import type { RebuildRequest } from '../../strategies/compaction';
 import type { MemberInputSpec, MemberInputsRequest, StoredTranscript, TranscriptEntry, TranscriptState } from '../../strategies/transcript';
 
 export type { TranscriptEntry, TranscriptState } from '../../strategies/transcript';
@@ -67,8 +68,8 @@ export class Transcript {
    * Store mode: store the entries added since the last call and write one first message per member
    * (one activity); returns their refs, in order. `summary` names who speaks (Web UI).
    */
-  async memberInputs(bundle: BlobRef, task: JsonValue, members: MemberInputSpec[], summary: string): Promise<BlobRef[]> {
-    const req: MemberInputsRequest = { bundle, task, transcript: this.stored!, append: this.window, members };
+  async memberInputs(bundle: BlobRef, task: JsonValue, members: MemberInputSpec[], summary: string, rebuild?: RebuildRequest): Promise<BlobRef[]> {
+    const req: MemberInputsRequest = { bundle, task, transcript: this.stored!, append: this.window, members, ...(rebuild ? { rebuild } : {}) };
     const res = await acts.strategyMemberInputs.executeWithOptions(
       { ...STORE_ACTIVITY, summary },
       [req],

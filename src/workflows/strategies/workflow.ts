@@ -30,6 +30,8 @@ import { runPhaseStrategy, runPhaseSubGraph } from './phases';
 import { failureMessage } from '../shell/failures';
 import { HANDOFF_TOOL, handoffTool, memberInput, Transcript, TranscriptState } from './transcript';
 import type { MemberInputSpec } from '../../strategies/transcript';
+import type { RebuildRequest } from '../../strategies/compaction';
+import type { StateMachineState } from '../../strategies/statemachine';
 import { contextPlan, contextSpecOf, contextSpecText, contextView } from '../../strategies/context-spec';
 import { RunEvidence, type EvidenceState } from './evidence';
 import { PATCHES } from '../patches';
@@ -176,7 +178,24 @@ class Conversation {
   /** Store mode: the first messages of these member turns, written from the stored transcript by one activity. */
   private async storedInputs(members: { name: string; context: JsonObject; extra?: string; contextSpec?: MemberInputSpec['context_spec'] }[], summary: string): Promise<BlobRef[]> {
     const specs = members.map((m) => ({ agent_id: this.agentIdOf(m.name), context: m.context, ...(m.extra ? { extra: m.extra } : {}), ...(m.contextSpec ? { context_spec: m.contextSpec } : {}) }));
-    return this.transcript.memberInputs(this.input.bundle, this.input.input, specs, summary);
+    return this.transcript.memberInputs(this.input.bundle, this.input.input, specs, summary, this.compactionRebuild());
+  }
+
+  /**
+   * fuseraft's lossless compaction (state machine only, and only with the shared workspace whose
+   * evidence log is the EvidenceStore): what the member-input activity needs to rebuild the
+   * context once the window omits entries. It changes that activity's input, never a command.
+   */
+  private compactionRebuild(): RebuildRequest | undefined {
+    if (this.type !== 'statemachine' || !this.evidence) return undefined;
+    const sm = this.c.router as Partial<StateMachineState>;
+    return {
+      workspace: this.evidence.workspace,
+      ...(typeof sm.current === 'string' ? { position: sm.current } : {}),
+      ...(sm.fired ? { fired: sm.fired } : {}),
+      ...(sm.contractFailures ? { contract_failures: sm.contractFailures } : {}),
+      routes: this.c.routes.map((r) => ({ iteration: r.iteration, agent: r.agent, reason: r.reason, ...(r.failure ? { failure: r.failure } : {}) })),
+    };
   }
 
   /**
