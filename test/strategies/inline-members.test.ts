@@ -73,9 +73,23 @@ test('keyword routing keeps every speaker a child (its handoff tool needs the re
   expect(count(activityTypes(events), 'modelTurn')).toBe(0);
 }, 120_000);
 
+test('an inline member whose answer its output schema refuses fails the run with the child run\'s reason, named by agent', async () => {
+  const b = strategiesTeam('inl-fail', roundRobin(2), {
+    A: untimed(member({ id: 'fail-a', model: answers('not json'), output_schema: { type: 'object', required: ['verdict'] } })),
+    B: untimed(member({ id: 'fail-b', model: answers('unused') })),
+  });
+  const wf = await dev.start(b, 'go');
+  const err = await wf.result().then(() => undefined, (e: Error) => e);
+  expect(String((err?.cause as Error | undefined)?.message)).toMatch(/^strategy agent 'A' \(fail-a\) failed: final answer rejected after a correction turn: /);
+  const events = await historyEvents(wf);
+  expect(childWorkflowIds(events)).toEqual([]);
+  // The first answer and the correction turn, then nothing more.
+  expect(count(activityTypes(events), 'modelTurn')).toBe(2);
+}, 120_000);
+
 // Last in the file: every run above (its latest execution) replays deterministically on this code.
 test('every run of this file replays without nondeterminism', async () => {
-  expect(dev.started.length).toBe(3);
+  expect(dev.started.length).toBe(4);
   const outcomes = await dev.replayStarted();
   expect(outcomes.filter((o) => o.error)).toEqual([]);
   expect(outcomes).toHaveLength(dev.started.length);
