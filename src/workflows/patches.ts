@@ -74,6 +74,8 @@ export const PATCHES = {
   stepsByAlias: { id: 'steps-by-alias', since: '1852b4b', date: '2026-11-23' },
   /** strategies gather evidence for their contracts. */
   strategiesEvidence: { id: 'strategies-evidence', since: '985b24f', date: '2026-11-23' },
+  /** a routing-strategy member turn that is one model call runs inline as model-turn activities of the strategy's workflow. */
+  strategiesMembersInline: { id: 'strategies-members-inline', since: 'ba6bf24', date: '2026-11-26' },
   /** a strategy review reads its artifact. */
   strategiesReviewArtifact: { id: 'strategies-review-artifact', since: '5b1dc24', date: '2026-11-23' },
   /** a strategy transcript is kept in the store, the history holding its head. */

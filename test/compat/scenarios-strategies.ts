@@ -4,7 +4,8 @@
  * sequential and structured routing with a member waiting for a tool approval, a graph edge waiting
  * for route approval, and a parallel fan-out with one branch waiting (patch `strategies-transcript-store`: the transcript's home is chosen at the
  * start); a state machine whose MaxRevisits escalation reads ReviewArtifactPath from evidence (patch
- * `strategies-review-artifact`: such runs gather evidence without validators). Registered in scenarios.ts.
+ * `strategies-review-artifact`: such runs gather evidence without validators); a roundrobin whose
+ * tool-less members run inline (patch `strategies-members-inline`). Registered in scenarios.ts.
  */
 import type { CompiledAgent } from '../../src/compiled/types';
 import { agent as member, answers, byInput } from '../orchestration/builders';
@@ -20,6 +21,12 @@ export function approvingSpeaker(id: string, reply: string, a = 2, b = 3): Compi
   // Waiting on a person may outlast the builders' 60 s run timeout (recording, replay, upgrade).
   m.runtime = { ...m.runtime, timeout_seconds: 3600 };
   return m;
+}
+
+/** A member without the builders' 60 s runtime.timeout_seconds: tool-less, it qualifies to run inline (patch `strategies-members-inline`). */
+export function untimed(a: CompiledAgent): CompiledAgent {
+  const { timeout_seconds: _, ...runtime } = a.runtime;
+  return { ...a, runtime };
 }
 
 /** Tool approvals pending in the open members whose workflow id passes `where`. */
@@ -93,6 +100,21 @@ export function strategiesScenarios(): Scenario[] {
           A: member({ id: 'rr-a', model: byInput([{ contains: '[C]\nc saw b 5', reply: { content: 'a saw the round' } }], { content: 'a' }) }),
           B: approvingSpeaker('rr-b', 'b {{last_tool_result}}'),
           C: member({ id: 'rr-c', model: byInput([{ contains: '[B]\nb 5', reply: { content: 'c saw b 5' } }], { content: 'c blind' }) }),
+        }),
+      input: 'go',
+      ready: (t) => pendingIn(t, (id) => id.endsWith('/turn-2-B')) === 1,
+      expected: 'a saw the round',
+    },
+    {
+      name: 'strategies-roundrobin-inline-members',
+      waitsAt: 'roundrobin of one-model-call members A and C (inline on patch strategies-members-inline) and B with a tool: A spoke, B (turn 2, a child) waiting for tool approval; C and A follow until maxiterations 4',
+      patches: ['strategies-transcript-store', 'strategies-members-inline'],
+      workflowType: 'strategiesWorkflow',
+      bundle: () =>
+        strategiesTeam('c-strat-rr-inline', { Selection: { Type: 'roundrobin' }, Termination: { Type: 'maxiterations', MaxIterations: 4 } }, {
+          A: untimed(member({ id: 'rri-a', model: byInput([{ contains: '[C]\nc saw b 5', reply: { content: 'a saw the round' } }], { content: 'a' }) })),
+          B: approvingSpeaker('rri-b', 'b {{last_tool_result}}'),
+          C: untimed(member({ id: 'rri-c', model: byInput([{ contains: '[B]\nb 5', reply: { content: 'c saw b 5' } }], { content: 'c blind' }) })),
         }),
       input: 'go',
       ready: (t) => pendingIn(t, (id) => id.endsWith('/turn-2-B')) === 1,

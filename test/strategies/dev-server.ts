@@ -6,6 +6,8 @@
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { childIds, Harness, startHarness } from '../orchestration/harness';
 import { replayHistories, type ReplayOutcome } from '../helpers/replay';
+import { historyEvents } from '../helpers/history';
+import { defaultPayloadConverter } from '@temporalio/common';
 
 export interface RecordingHarness {
   /** The harness (set in beforeAll). */
@@ -15,10 +17,23 @@ export interface RecordingHarness {
   start(...args: Parameters<Harness['start']>): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Member runs of `wfId` (child ids without the parent prefix), sorted by name. */
   members(wfId: string): Promise<string[]>;
-  /** The same as `turn-N-…` roles in turn order (then by name). */
+  /**
+   * The same as `turn-N-…` roles in turn order (then by name), with the turns that ran inline in
+   * the run's latest execution (patch strategies-members-inline: no child, a `modelTurn` activity
+   * summarised `<role>: model …, turn 1`).
+   */
   turns(wfId: string): Promise<string[]>;
   /** Replay every started run (its latest execution) on this code: one outcome each. */
   replayStarted(): Promise<ReplayOutcome[]>;
+}
+
+/** Roles of the member turns that ran inline in `wfId`'s latest execution: the first model activity of each (its summary names the role). */
+async function inlineTurns(h: Harness, wfId: string): Promise<string[]> {
+  const events = await historyEvents(h.t.client.workflow.getHandle(wfId));
+  return events
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn' && e.userMetadata?.summary)
+    .map((e) => /^(.+): model .*, turn 1$/.exec(String(defaultPayloadConverter.fromPayload(e.userMetadata!.summary!)))?.[1])
+    .filter((r): r is string => r !== undefined);
 }
 
 export function recordingHarness(prefix: string): RecordingHarness {
@@ -42,7 +57,8 @@ export function recordingHarness(prefix: string): RecordingHarness {
     members,
     async turns(wfId) {
       const n = (r: string) => Number(/^turn-(\d+)/.exec(r)?.[1] ?? 0);
-      return (await members(wfId)).sort((a, b) => n(a) - n(b) || a.localeCompare(b));
+      const inline = await inlineTurns(harness(), wfId);
+      return [...(await members(wfId)), ...inline].sort((a, b) => n(a) - n(b) || a.localeCompare(b));
     },
     async replayStarted() {
       return replayHistories(await Promise.all(started.map(async (wf) => ({ workflowId: wf.workflowId, history: await wf.fetchHistory() }))));

@@ -2,7 +2,8 @@
  * fuseraft's routing strategies (sequential, roundrobin, keyword, structured, statemachine, keyword
  * graph with Graph sub-graphs) as one Temporal workflow: a shared conversation where one agent
  * speaks per turn. Each turn is one member run (an agfReactWorkflow child, its own react loop,
- * tools and approvals) whose input is the task plus the conversation so far; the pure router of
+ * tools and approvals; a turn that is one model call runs inline, member-turn.ts) whose input
+ * is the task plus the conversation so far; the pure router of
  * src/strategies picks what happens next (speak, fan out, run a sub-graph, ask for route approval,
  * stop) and Termination is checked after every agent turn. The conversation is kept as a bounded
  * window (strategies-transcript.ts): in the content-addressed store for runs started on patch
@@ -36,6 +37,7 @@ import { contextPlan, contextSpecOf, contextSpecText, contextView } from '../../
 import { RunEvidence, type EvidenceState } from './evidence';
 import { PATCHES } from '../patches';
 import { historyFull } from '../shell/continue-as-new';
+import { runMemberTurn } from './member-turn';
 
 /** What continue-as-new carries (beside the shell's usage, warnings and pause). */
 interface Carried {
@@ -220,7 +222,7 @@ class Conversation {
       : undefined;
     let res: AgentRunResult;
     try {
-      res = await run.runMember({
+      res = await runMemberTurn(run, {
         agent_id: this.agentIdOf(name),
         input: inputRef ? this.input.input : extra.snapshot ?? inline ?? memberInput(this.input.input, this.transcript),
         role,
