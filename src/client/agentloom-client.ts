@@ -22,6 +22,41 @@ export type { SessionReply } from '../shared/session';
 export type { EmbeddedStarter } from '../operator/connect';
 
 export { RunEndedError };
+export type { Form as AgentForm, FormField as AgentFormField } from '../compiler/ui';
+export type { DiagramFormat } from '../compiler/diagram';
+
+/** An agent definition that does not compile (or is not in the registry): `diagnostics` are its errors as `loom validate` prints them. */
+export class DefinitionError extends Error {
+  constructor(message: string, readonly diagnostics: string[] = []) { super(message); this.name = 'DefinitionError'; }
+}
+
+/** `diagram(agent, { run })` of a run of another agent: `runAgent` is the agent the run is of. */
+export class AgentMismatchError extends Error {
+  constructor(readonly runId: string, readonly runAgent: string, readonly agent: string) {
+    super(`run ${runId} is a run of '${runAgent}', not '${agent}'`);
+    this.name = 'AgentMismatchError';
+  }
+}
+
+/** `delete` of a run still open without `force`. */
+export class RunStillOpenError extends Error {
+  constructor(readonly runId: string) { super(`${runId} is still running: cancel it first, or delete it with force`); this.name = 'RunStillOpenError'; }
+}
+
+/** One run waiting on a human queue, as `escalations` (and `loom escalations --json`) shows it. */
+export interface EscalationSummary {
+  workflow_id: string;
+  type: string;
+  /** The human queue it waits on. */
+  queue: string;
+  /** Why it escalated, and since when (ISO time), from the run's status; absent when the run did not answer. */
+  reason?: string;
+  since?: string;
+  agent_id?: string;
+}
+
+/** What `delete` removed: the runs of the id (continue-as-new chain, earlier executions), its member runs, and whether Temporal has removed it yet. */
+export interface DeleteResult { runs: number; members: number; removed: boolean }
 
 export interface AgentloomClientOptions {
   /** A connected Temporal client (with the data converter of the workers: agentloomDataConverter / AgentloomClientPlugin). */
@@ -495,6 +530,125 @@ export class AgentloomClient {
     } finally {
       if (!ended) { await watcher.stop(); }
       void end;
+    }
+  }
+
+  /**
+   * The form an external UI renders for `agentId` (the Agent Definition Specification's `ui`,
+   * `ui_hints` and `localization`): display name, description and one field per input property, in
+   * `locale` (falling back to `default_locale`). No server needed. A definition that does not
+   * compile, or is not in the registry, is a DefinitionError.
+   */
+  async describeAgent(agentId: string, opts: { locale?: string; registry?: string } = {}): Promise<import('../compiler/ui').Form> {
+    const dir = opts.registry ?? this.registry;
+    const { compileBundle, formatDiagnostic, loadRegistry } = await import('../compiler');
+    const { describeForm } = await import('../compiler/ui');
+    // The form is only worth showing for a definition that compiles (ui errors included).
+    const errors = compileBundle(dir, agentId).diagnostics.filter((d) => d.severity === 'error').map((d) => formatDiagnostic(d));
+    if (errors.length) throw new DefinitionError(`${agentId} does not compile:\n${errors.join('\n')}`, errors);
+    const data = loadRegistry(dir).entries.agent.get(agentId)?.src?.data;
+    if (!data) throw new DefinitionError(`no agent ${agentId} in ${dir}`);
+    return describeForm(data, opts.locale);
+  }
+
+  /**
+   * The topology of `agentId` compiled from the registry, in Mermaid (default) or Graphviz dot; with
+   * `run`, the nodes where that run is now, those it finished and those it failed at are marked (from
+   * its status query). A definition that does not compile is a DefinitionError; a run of another
+   * agent an AgentMismatchError.
+   */
+  async diagram(agentId: string, opts: { format?: import('../compiler/diagram').DiagramFormat; run?: string; registry?: string } = {}): Promise<string> {
+    const dir = opts.registry ?? this.registry;
+    const { compileBundle, formatDiagnostic } = await import('../compiler');
+    const { bundleDiagram, renderDiagram, runMarks } = await import('../compiler/diagram');
+    await (await import('../mcp/discover')).pinMcpServers(dir);
+    let status: import('../shared/contract').RunStatus | undefined;
+    if (opts.run !== undefined) {
+      const { statusQuery } = await import('../shared/definitions');
+      status = await (await this.temporalClient()).workflow.getHandle(opts.run).query(statusQuery);
+      if (status.agent_id !== agentId) throw new AgentMismatchError(opts.run, status.agent_id, agentId);
+    }
+    const { bundle, diagnostics } = compileBundle(dir, agentId);
+    if (!bundle) {
+      const errors = diagnostics.filter((x) => x.severity === 'error').map((d) => formatDiagnostic(d));
+      throw new DefinitionError(`${agentId} does not compile:\n${errors.join('\n')}`, errors);
+    }
+    return renderDiagram(bundleDiagram(bundle), opts.format ?? 'mermaid', status ? runMarks(bundle.agents[bundle.root], status) : undefined);
+  }
+
+  /** The open runs waiting on a human queue (escalation target `human_queue`), from visibility; with `queue`, only those waiting on it. */
+  async escalations(filter: { queue?: string } = {}): Promise<EscalationSummary[]> {
+    const client = await this.temporalClient();
+    const { statusQuery } = await import('../shared/definitions');
+    const parts = [`${SEARCH_ATTRIBUTES.status} = 'waiting_for_human'`, `ExecutionStatus = 'Running'`];
+    if (filter.queue) parts.push(`${SEARCH_ATTRIBUTES.escalationQueue} = ${quote(filter.queue)}`);
+    const rows: EscalationSummary[] = [];
+    for await (const wf of client.workflow.list({ query: parts.join(' AND ') })) {
+      const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
+      let status: RunStatus | undefined;
+      try { status = await client.workflow.getHandle(wf.workflowId, wf.runId).query(statusQuery); } catch { status = undefined; }
+      rows.push({
+        workflow_id: wf.workflowId,
+        type: wf.type,
+        queue: status?.escalation?.queue ?? String(sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? ''),
+        reason: status?.escalation?.reason,
+        since: status?.escalation?.since,
+        agent_id: String(sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? status?.agent_id ?? ''),
+      });
+    }
+    return rows;
+  }
+
+  /**
+   * Remove run `id` and its state: every run of the workflow id (a chain of continue-as-new runs,
+   * earlier executions reusing the id) and every run of its member workflows (`<id>/…`), each by run
+   * id. An open run is a RunStillOpenError unless `force` (it is terminated first); an unknown id a
+   * WorkflowNotFoundError. Temporal deletes asynchronously: resolves once the run no longer
+   * resolves (`removed`), or after `timeoutMs` (default 120 s) with `removed: false`.
+   */
+  async delete(id: string, opts: { force?: boolean; timeoutMs?: number } = {}): Promise<DeleteResult> {
+    const client = await this.temporalClient();
+    const { WorkflowNotFoundError } = await import('@temporalio/client');
+    const handle = client.workflow.getHandle(id);
+    const desc = await handle.describe();
+    if (desc.status.name === 'RUNNING') {
+      if (!opts.force) throw new RunStillOpenError(id);
+      await handle.terminate('deleted with force');
+    }
+    const list = async (query: string): Promise<{ workflowId: string; runId?: string }[]> => {
+      const out: { workflowId: string; runId?: string }[] = [];
+      try {
+        for await (const wf of client.workflow.list({ query })) out.push({ workflowId: wf.workflowId, runId: wf.runId });
+      } catch {
+        // Visibility stores without STARTS_WITH: what was found is still deleted.
+      }
+      return out;
+    };
+    // Every run of the id (visibility lists each execution), the latest described one included even
+    // if visibility has not caught up yet.
+    const own = await list(`WorkflowId = ${quote(id)}`);
+    if (!own.some((e) => e.runId === desc.runId)) own.push({ workflowId: id, runId: desc.runId });
+    // Member runs: child workflow ids are `<parent>/<role>`, every run of each.
+    const members = await list(`WorkflowId STARTS_WITH ${quote(id + '/')}`);
+    const namespace = client.options.namespace;
+    for (const e of [...members, ...own.reverse()]) {
+      try {
+        await client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: e.workflowId, runId: e.runId } });
+      } catch (err) {
+        // A run already gone is fine; failing to delete the described run is not.
+        if (e.workflowId === id && e.runId === desc.runId) throw err;
+      }
+    }
+    const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+    for (;;) {
+      try {
+        await handle.describe();
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return { runs: own.length, members: members.length, removed: true };
+        throw err;
+      }
+      if (Date.now() > deadline) return { runs: own.length, members: members.length, removed: false };
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 

@@ -41,6 +41,18 @@ test('a refused input and a malformed decision are said before any connection op
   }
 });
 
+test('describeAgent and a diagram without a run need no server: no connection opens', async () => {
+  const loom = await AgentloomClient.connect({ connection: { address }, lazy: true, registry: DEMO });
+  try {
+    expect((await loom.describeAgent('trip-planner')).agent_id).toBe('trip-planner');
+    expect(await loom.diagram('trip-planner')).toContain('trip-planner');
+    await expect(loom.diagram('trip-planner', { run: 'some-run' })).rejects.toThrow(`cannot reach Temporal at ${address}`);
+    expect(() => loom.client).toThrow(/not connected yet/);
+  } finally {
+    await loom.close();
+  }
+});
+
 test('the first call that needs the server connects, and says where it could not connect', async () => {
   const loom = await AgentloomClient.connect({ connection: { address }, lazy: true, registry: DEMO });
   try {

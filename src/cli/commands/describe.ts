@@ -3,8 +3,10 @@
  * render for the agent (the Agent Definition Specification's `ui`, `ui_hints` and `localization`): display name, short
  * description and one field per input property with its widget, label, placeholder, helper text,
  * options and file constraints, in the requested locale (falling back to `default_locale`).
+ * Through AgentloomClient.describeAgent (no server is reached).
  */
 import { defineCommand, flagString, registryDir } from '../args';
+import { openClient } from '../client-session';
 
 export const run = defineCommand(
   'describe',
@@ -15,20 +17,20 @@ export const run = defineCommand(
   },
   async (args) => {
     const id = args.positionals[0];
-    const dir = registryDir(args);
-    const { compileBundle, formatDiagnostic, loadRegistry } = await import('../../compiler');
-    const { describeForm, formatForm } = await import('../../compiler/ui');
-    // The form is only worth showing for a definition that compiles (ui errors included).
-    const { diagnostics } = compileBundle(dir, id);
-    const errors = diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length) {
-      for (const d of errors) process.stderr.write(formatDiagnostic(d) + '\n');
+    const { DefinitionError } = await import('../../client/agentloom-client');
+    const loom = await openClient(args);
+    try {
+      const form = await loom.describeAgent(id, { registry: registryDir(args), locale: flagString(args, 'locale') });
+      const { formatForm } = await import('../../compiler/ui');
+      process.stdout.write((args.flags.json === true ? JSON.stringify(form, null, 2) : formatForm(form)) + '\n');
+      return 0;
+    } catch (err) {
+      if (!(err instanceof DefinitionError)) throw err;
+      if (err.diagnostics.length) for (const d of err.diagnostics) process.stderr.write(d + '\n');
+      else process.stderr.write(`loom describe: ${err.message}\n`);
       return 1;
+    } finally {
+      await loom.close();
     }
-    const data = loadRegistry(dir).entries.agent.get(id)?.src?.data;
-    if (!data) { process.stderr.write(`loom describe: no agent ${id} in ${dir}\n`); return 1; }
-    const form = describeForm(data, flagString(args, 'locale'));
-    process.stdout.write((args.flags.json === true ? JSON.stringify(form, null, 2) : formatForm(form)) + '\n');
-    return 0;
   },
 );

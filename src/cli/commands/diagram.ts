@@ -1,7 +1,8 @@
 /**
  * `loom diagram AGENT_ID [--registry DIR] [--format mermaid|dot] [--run ID]`: print the topology of
  * a compiled agent (src/compiler/diagram.ts); with `--run`, the nodes where that run is now, those
- * it has finished and those it failed at are marked (from the run's status query).
+ * it has finished and those it failed at are marked (from the run's status query), through
+ * AgentloomClient.diagram.
  * `loom validate --diagram` prints one per agent of the registry.
  */
 import { defineCommand, flagString, registryDir } from '../args';
@@ -52,28 +53,24 @@ export const run = defineCommand(
   },
   async (args) => {
     const format = diagramFormat(flagString(args, 'format'));
-    const dir = registryDir(args);
     const agentId = args.positionals[0];
-    await (await import('../../mcp/discover')).pinMcpServers(dir);
     const runId = flagString(args, 'run');
-    if (runId === undefined) {
-      const text = await diagramOf(dir, agentId, format);
-      if (text === undefined) return 1;
-      process.stdout.write(text);
-      return 0;
-    }
-    const { withRun } = await import('../../operator/run-control');
-    return withRun(runId, { command: 'diagram' }, async (s, id) => {
-      const { statusQuery } = await import('../../shared/definitions');
-      const status = await s.client.workflow.getHandle(id).query(statusQuery);
-      if (status.agent_id !== agentId) {
-        process.stderr.write(`loom diagram: run ${id} is a run of '${status.agent_id}', not '${agentId}' (write: loom diagram ${status.agent_id} --run ${id})\n`);
+    const { AgentMismatchError, DefinitionError } = await import('../../client/agentloom-client');
+    const { withClient } = await import('../client-session');
+    // Without --run the lazy client never connects: the diagram is the compiler's alone.
+    return withClient(args, runId ?? agentId, { command: 'diagram' }, async (loom) => {
+      try {
+        process.stdout.write(await loom.diagram(agentId, { format, run: runId, registry: registryDir(args) }));
+        return 0;
+      } catch (err) {
+        if (err instanceof AgentMismatchError) {
+          process.stderr.write(`loom diagram: ${err.message} (write: loom diagram ${err.runAgent} --run ${err.runId})\n`);
+          return 1;
+        }
+        if (!(err instanceof DefinitionError)) throw err;
+        for (const d of err.diagnostics) process.stderr.write(d + '\n');
         return 1;
       }
-      const text = await diagramOf(dir, agentId, format, status);
-      if (text === undefined) return 1;
-      process.stdout.write(text);
-      return 0;
     });
   },
 );

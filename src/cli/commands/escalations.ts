@@ -1,38 +1,19 @@
 /**
  * `loom escalations [--queue Q] [--json]`: runs waiting on a human queue (escalation target
- * `human_queue`), found through visibility: AgentStatus = 'waiting_for_human' (and EscalationQueue).
+ * `human_queue`), through AgentloomClient.escalations (visibility: AgentStatus = 'waiting_for_human'
+ * and EscalationQueue).
  */
 import { defineCommand, flagString } from '../args';
-import type { RunStatus } from '../../shared/contract';
+import { openClient } from '../client-session';
 
 export const run = defineCommand(
   'escalations',
   { usage: 'loom escalations [--queue Q] [--json]', options: { queue: { type: 'string', value: 'Q', help: 'only the runs waiting on human queue Q.' }, json: { type: 'boolean', help: 'print JSON instead of text.' } }, positionals: { min: 0, max: 0 } },
   async (args) => {
     const queue = flagString(args, 'queue');
-    const { SEARCH_ATTRIBUTES } = await import('../../shared/contract');
-    const { quote } = await import('../../client/agentloom-client');
-    const parts = [`${SEARCH_ATTRIBUTES.status} = 'waiting_for_human'`, `ExecutionStatus = 'Running'`];
-    if (queue) parts.push(`${SEARCH_ATTRIBUTES.escalationQueue} = ${quote(queue)}`);
-    const query = parts.join(' AND ');
-    const { statusQuery } = await import('../../shared/definitions');
-    const { connect } = await import('../../operator/connect');
-    const s = await connect();
+    const loom = await openClient(args);
     try {
-      const rows: { workflow_id: string; type: string; queue: string; reason?: string; since?: string; agent_id?: string }[] = [];
-      for await (const wf of s.client.workflow.list({ query })) {
-        const sa = (wf.searchAttributes ?? {}) as Record<string, unknown[]>;
-        let status: RunStatus | undefined;
-        try { status = await s.client.workflow.getHandle(wf.workflowId, wf.runId).query(statusQuery); } catch { status = undefined; }
-        rows.push({
-          workflow_id: wf.workflowId,
-          type: wf.type,
-          queue: status?.escalation?.queue ?? String(sa[SEARCH_ATTRIBUTES.escalationQueue]?.[0] ?? ''),
-          reason: status?.escalation?.reason,
-          since: status?.escalation?.since,
-          agent_id: String(sa[SEARCH_ATTRIBUTES.agentId]?.[0] ?? status?.agent_id ?? ''),
-        });
-      }
+      const rows = await loom.escalations({ queue });
       if (args.flags.json === true) {
         process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
         return 0;
@@ -48,7 +29,7 @@ export const run = defineCommand(
       process.stdout.write(`\nanswer with: loom respond ID --queue QUEUE --output JSON   (or --close [--reason TEXT])\n`);
       return 0;
     } finally {
-      await s.close();
+      await loom.close();
     }
   },
 );
