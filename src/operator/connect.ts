@@ -17,7 +17,6 @@ import * as path from 'path';
 import type { Client, Connection } from '@temporalio/client';
 import { DevServer, freePort, startDevServer } from '../platform/temporal-dev-server';
 import { describeConnection, loadTemporalConfig, type ConnectionOverrides, type TemporalConnectConfig } from '../connection/config';
-import { temporalClientInterceptors } from '../telemetry/temporal-tracing';
 
 export interface LoomSession {
   client: Client;
@@ -77,7 +76,9 @@ export async function clientFor(address: string, namespace: string, cfg?: Tempor
   }
   // Same codec as the workers (LOOM_CODEC_KEY…): inputs the CLI sends and results it reads are sealed on the wire.
   const { loomDataConverter } = await import('../codec/data-converter');
-  return { client: new Client({ connection, namespace, dataConverter: loomDataConverter(), interceptors: temporalClientInterceptors() }), connection };
+  // Temporal's tracing interceptors (and the OpenTelemetry exporters) load only when OTEL_* names a trace destination.
+  const { lazyClientInterceptors } = await import('../telemetry/client-tracing');
+  return { client: new Client({ connection, namespace, dataConverter: loomDataConverter(), interceptors: await lazyClientInterceptors() }), connection };
 }
 
 /**

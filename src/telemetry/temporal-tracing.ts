@@ -11,10 +11,10 @@
  * Without one, spans are still made (their ids carry the trace to the worker) and not exported.
  * The OpenTelemetry API needs a context manager and a propagator in this process for the SDK's
  * interceptors to parent and propagate: the first TemporalTracing registers W3C trace context and
- * an AsyncLocalStorage context manager unless the process already registered its own.
+ * OpenTelemetry's AsyncLocalStorage context manager (@opentelemetry/context-async-hooks) unless the process already registered its own.
  */
-import { AsyncLocalStorage } from 'async_hooks';
-import { ROOT_CONTEXT, context, propagation, type Context, type ContextManager, type Tracer } from '@opentelemetry/api';
+import { context, propagation, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -31,37 +31,15 @@ import { otlpSpanExporter } from './otlp-exporters';
 /** How long one export of Temporal's spans may take. */
 const EXPORT_TIMEOUT_MS = 5000;
 
-/** The OpenTelemetry context manager of Node's AsyncLocalStorage: the active span follows async calls. */
-class AsyncLocalContextManager implements ContextManager {
-  private readonly store = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.store.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    return this.store.run(ctx, () => fn.apply(thisArg, args));
-  }
-  bind<T>(ctx: Context, target: T): T {
-    if (typeof target !== 'function') return target;
-    const run = (self: unknown, args: unknown[]) => this.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(self, args));
-    return function bound(this: unknown, ...args: unknown[]) {
-      return run(this, args);
-    } as T;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.store.disable();
-    return this;
-  }
-}
-
 let registered = false;
 /** W3C trace context and an async context manager, once per process (a process's own registration wins). */
 function registerGlobals(): void {
   if (registered) return;
   registered = true;
-  context.setGlobalContextManager(new AsyncLocalContextManager());
+  // OpenTelemetry's own AsyncLocalStorage context manager: the active span follows async calls.
+  // Enabled only when it is the one registered (the API keeps a process's earlier registration).
+  const manager = new AsyncLocalStorageContextManager();
+  if (context.setGlobalContextManager(manager)) manager.enable();
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 }
 
