@@ -15,9 +15,9 @@
  */
 import { context, propagation, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
@@ -26,7 +26,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { readOtelEnv, type OtelEnv } from './otel-env';
-import { otlpSpanExporter } from './otlp-exporters';
+import type { OtlpTarget } from './otlp-exporters';
 
 /** How long one export of Temporal's spans may take. */
 const EXPORT_TIMEOUT_MS = 5000;
@@ -68,7 +68,7 @@ export class TemporalTracing {
     this.resource = new Resource(otel.resource);
     const endpoint = !otel.disabled && !t.off && !t.unsupported ? t.endpoint : undefined;
     this.processor = endpoint
-      ? new BatchSpanProcessor(loggedExporter(otlpSpanExporter({ protocol: t.protocol ?? 'http/json', url: endpoint, headers: t.headers, timeoutMillis: EXPORT_TIMEOUT_MS }), endpoint, log), {
+      ? new BatchSpanProcessor(loggedExporter(lazySpanExporter({ protocol: t.protocol ?? 'http/json', url: endpoint, headers: t.headers, timeoutMillis: EXPORT_TIMEOUT_MS }), endpoint, log), {
         scheduledDelayMillis: opts.scheduledDelayMillis ?? 1000,
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,
       })
@@ -102,7 +102,22 @@ export class TemporalTracing {
   }
 }
 
-function loggedExporter(inner: ReturnType<typeof otlpSpanExporter>, where: string, log: (m: string) => void): ReturnType<typeof otlpSpanExporter> {
+/**
+ * The OTLP span exporter of `t`, its module (the exporters of every protocol, gRPC's included) loaded
+ * at the first export: a process whose spans go nowhere (a CLI command without OTEL_* variables)
+ * never loads it, and one that exports loads it once.
+ */
+function lazySpanExporter(t: OtlpTarget): SpanExporter {
+  let loaded: Promise<SpanExporter> | undefined;
+  const load = (): Promise<SpanExporter> => (loaded ??= import('./otlp-exporters').then((m) => m.otlpSpanExporter(t)));
+  return {
+    export: (spans, done) => void load().then((e) => e.export(spans, done), (err: Error) => done({ code: ExportResultCode.FAILED, error: err })),
+    shutdown: async () => { if (loaded) await (await loaded).shutdown(); },
+    forceFlush: async () => { if (loaded) await (await loaded).forceFlush?.(); },
+  };
+}
+
+function loggedExporter(inner: SpanExporter, where: string, log: (m: string) => void): SpanExporter {
   return {
     export: (spans, done) => inner.export(spans, (r) => {
       if (r.code !== 0) log(`tracing: exporting ${spans.length} Temporal span(s) to ${where} failed: ${r.error?.message ?? 'unknown error'}`);
