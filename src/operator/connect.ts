@@ -17,7 +17,6 @@ import * as path from 'path';
 import type { Client, Connection } from '@temporalio/client';
 import type { DevServer } from '../platform/temporal-dev-server';
 import { describeConnection, loadTemporalConfig, type ConnectionOverrides, type TemporalConnectConfig } from '../connection/config';
-import { temporalClientInterceptors } from '../telemetry/temporal-tracing';
 
 export interface LoomSession {
   client: Client;
@@ -77,6 +76,8 @@ export async function clientFor(address: string, namespace: string, cfg?: Tempor
   }
   // Same codec as the workers (LOOM_CODEC_KEY…): inputs the CLI sends and results it reads are sealed on the wire.
   const { loomDataConverter } = await import('../codec/data-converter');
+  // Temporal's tracing interceptors, loaded once connected; the OTLP exporters load only when spans go somewhere.
+  const { temporalClientInterceptors } = await import('../telemetry/temporal-tracing');
   return { client: new Client({ connection, namespace, dataConverter: loomDataConverter(), interceptors: temporalClientInterceptors() }), connection };
 }
 

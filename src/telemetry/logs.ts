@@ -5,7 +5,8 @@
  * model fallbacks and activity retries (warn). Records below `level` are dropped; `structured`
  * sends the body as a key/value map (else one text line); `include_trace_context` gives each record
  * the run's trace id (the caller's, for a sub-agent run that joined its caller's trace) and `agent.run` span id. Pushed over OTLP (the protocol the OTEL_* variables name) to `logs.endpoint`.
- * Not emitted: tool approval requests and outcomes (they happen in workflow updates).
+ * Tool approvals come from the react workflow's sinks (run-sinks.ts): `approval.requested` when a
+ * call waits for a human, `approval` with its outcome (warn when it timed out).
  */
 import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
 import { SeverityNumber, type AnyValueMap, type Logger } from '@opentelemetry/api-logs';

@@ -1,6 +1,7 @@
 /**
  * What the workflow side reports through the `agentloomTracing` sinks (never during replay): the
- * `run.start` log record when a run starts, the approval wait metric and `approval` record when an
+ * `run.start` log record when a run starts, the `approval.requested` record when a tool call waits
+ * for a human, the approval wait metric and `approval` record when an
  * approval is decided, and, when a run ends, its `run.end` record, its run metrics and its
  * `agent.run` span (with the run's deterministic span id; a run that joined Temporal's trace is a
  * child of its `RunWorkflow` span, its activity spans hang under their `RunActivity` spans; else the
@@ -12,6 +13,7 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { CompiledAgent } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
 import type { ApprovalDecidedEvent } from '../shared/tracing-sinks';
+import type { ApprovalRequestedEvent } from '../shared/approval-sinks';
 import type { JoinedRunEndedEvent, JoinedRunStartedEvent, JoinedTrace } from './joined-trace';
 import { isRunSampled } from './span-content';
 import { logsConfigOf, tracingConfigOf, type Platform } from './config';
@@ -66,14 +68,22 @@ export class RunSinks {
     this.p.logs.emit(agent, run, 'info', 'run.start', { input_chars: ev.input_chars, workflow_type: info.workflowType });
   }
 
-  /** agent.tool.approval_wait and an `approval` log record (the react workflow's sink call; never during replay). */
+  /** An `approval.requested` log record when a call waits for a human (the react workflow's sink call; never during replay). */
+  async approvalRequested(info: WorkflowInfo, ev: ApprovalRequestedEvent): Promise<void> {
+    const agent = await this.p.sources.agentOf(ev);
+    if (!agent || !logsConfigOf(agent.observability, this.p.platform(agent))) return;
+    const { run } = await this.sinkRun(info, agent, ev.bundle);
+    this.p.logs.emit(agent, run, 'info', 'approval.requested', { tool_id: ev.tool_id, call_id: ev.call_id, timeout_s: ev.timeout_s });
+  }
+
+  /** agent.tool.approval_wait and an `approval` log record (a timed-out approval at warn) (the react workflow's sink call; never during replay). */
   async approvalDecided(info: WorkflowInfo, ev: ApprovalDecidedEvent): Promise<void> {
     const agent = await this.p.sources.agentOf(ev);
     if (!agent) return;
     this.p.metrics.approvalWait(agent, ev.tool_id, ev.decision, ev.wait_ms);
     if (!logsConfigOf(agent.observability, this.p.platform(agent))) return;
     const { run } = await this.sinkRun(info, agent, ev.bundle);
-    this.p.logs.emit(agent, run, 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
+    this.p.logs.emit(agent, run, ev.decision === 'timed_out' ? 'warn' : 'info', 'approval', { tool_id: ev.tool_id, decision: ev.decision, wait_ms: ev.wait_ms });
   }
 
   async runEnded(info: WorkflowInfo, ev: JoinedRunEndedEvent): Promise<void> {

@@ -11,13 +11,13 @@
  * Without one, spans are still made (their ids carry the trace to the worker) and not exported.
  * The OpenTelemetry API needs a context manager and a propagator in this process for the SDK's
  * interceptors to parent and propagate: the first TemporalTracing registers W3C trace context and
- * an AsyncLocalStorage context manager unless the process already registered its own.
+ * OpenTelemetry's AsyncLocalStorage context manager (@opentelemetry/context-async-hooks) unless the process already registered its own.
  */
-import { AsyncLocalStorage } from 'async_hooks';
-import { ROOT_CONTEXT, context, propagation, type Context, type ContextManager, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { context, propagation, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
@@ -26,42 +26,20 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { readOtelEnv, type OtelEnv } from './otel-env';
-import { otlpSpanExporter } from './otlp-exporters';
+import type { OtlpTarget } from './otlp-exporters';
 
 /** How long one export of Temporal's spans may take. */
 const EXPORT_TIMEOUT_MS = 5000;
-
-/** The OpenTelemetry context manager of Node's AsyncLocalStorage: the active span follows async calls. */
-class AsyncLocalContextManager implements ContextManager {
-  private readonly store = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.store.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    return this.store.run(ctx, () => fn.apply(thisArg, args));
-  }
-  bind<T>(ctx: Context, target: T): T {
-    if (typeof target !== 'function') return target;
-    const run = (self: unknown, args: unknown[]) => this.with(ctx, () => (target as (...a: unknown[]) => unknown).apply(self, args));
-    return function bound(this: unknown, ...args: unknown[]) {
-      return run(this, args);
-    } as T;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.store.disable();
-    return this;
-  }
-}
 
 let registered = false;
 /** W3C trace context and an async context manager, once per process (a process's own registration wins). */
 function registerGlobals(): void {
   if (registered) return;
   registered = true;
-  context.setGlobalContextManager(new AsyncLocalContextManager());
+  // OpenTelemetry's own AsyncLocalStorage context manager: the active span follows async calls.
+  // Enabled only when it is the one registered (the API keeps a process's earlier registration).
+  const manager = new AsyncLocalStorageContextManager();
+  if (context.setGlobalContextManager(manager)) manager.enable();
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 }
 
@@ -90,7 +68,7 @@ export class TemporalTracing {
     this.resource = new Resource(otel.resource);
     const endpoint = !otel.disabled && !t.off && !t.unsupported ? t.endpoint : undefined;
     this.processor = endpoint
-      ? new BatchSpanProcessor(loggedExporter(otlpSpanExporter({ protocol: t.protocol ?? 'http/json', url: endpoint, headers: t.headers, timeoutMillis: EXPORT_TIMEOUT_MS }), endpoint, log), {
+      ? new BatchSpanProcessor(loggedExporter(lazySpanExporter({ protocol: t.protocol ?? 'http/json', url: endpoint, headers: t.headers, timeoutMillis: EXPORT_TIMEOUT_MS }), endpoint, log), {
         scheduledDelayMillis: opts.scheduledDelayMillis ?? 1000,
         exportTimeoutMillis: EXPORT_TIMEOUT_MS,
       })
@@ -124,7 +102,22 @@ export class TemporalTracing {
   }
 }
 
-function loggedExporter(inner: ReturnType<typeof otlpSpanExporter>, where: string, log: (m: string) => void): ReturnType<typeof otlpSpanExporter> {
+/**
+ * The OTLP span exporter of `t`, its module (the exporters of every protocol, gRPC's included) loaded
+ * at the first export: a process whose spans go nowhere (a CLI command without OTEL_* variables)
+ * never loads it, and one that exports loads it once.
+ */
+function lazySpanExporter(t: OtlpTarget): SpanExporter {
+  let loaded: Promise<SpanExporter> | undefined;
+  const load = (): Promise<SpanExporter> => (loaded ??= import('./otlp-exporters').then((m) => m.otlpSpanExporter(t)));
+  return {
+    export: (spans, done) => void load().then((e) => e.export(spans, done), (err: Error) => done({ code: ExportResultCode.FAILED, error: err })),
+    shutdown: async () => { if (loaded) await (await loaded).shutdown(); },
+    forceFlush: async () => { if (loaded) await (await loaded).forceFlush?.(); },
+  };
+}
+
+function loggedExporter(inner: SpanExporter, where: string, log: (m: string) => void): SpanExporter {
   return {
     export: (spans, done) => inner.export(spans, (r) => {
       if (r.code !== 0) log(`tracing: exporting ${spans.length} Temporal span(s) to ${where} failed: ${r.error?.message ?? 'unknown error'}`);

@@ -28,6 +28,7 @@ import { readOtelEnv, type OtelEnv } from './otel-env';
 import { AgentLogs } from './logs';
 import { AgentMetrics } from './metrics';
 import type { AgentloomTracingSinks, ApprovalDecidedEvent } from '../shared/tracing-sinks';
+import type { AgentloomApprovalSinks, ApprovalRequestedEvent } from '../shared/approval-sinks';
 import { formatTraceparent } from './trace-ids';
 import { withTraceHeaders } from '../platform/trace-context';
 import { SpanExporters } from './span-exporters';
@@ -182,14 +183,17 @@ export class AgentTracing {
     return { inbound, ...(temporal.outbound ? { outbound: temporal.outbound } : {}) };
   };
 
-  /** WorkerOptions.sinks entries: `agent.run` when a run ends, and Temporal's workflow spans (neither called during replay). */
-  get sinks(): InjectedSinks<AgentloomTracingSinks> & TemporalTracing['sinks'] {
+  /** WorkerOptions.sinks entries: `agent.run` when a run ends, the approval records, and Temporal's workflow spans (none called during replay). */
+  get sinks(): InjectedSinks<AgentloomTracingSinks & AgentloomApprovalSinks> & TemporalTracing['sinks'] {
     return {
       ...this.temporal.sinks,
       agentloomTracing: {
         runStarted: { fn: (info: WorkflowInfo, ev: JoinedRunStartedEvent) => this.track(this.runSinks.runStarted(info, ev)), callDuringReplay: false },
         runEnded: { fn: (info: WorkflowInfo, ev: JoinedRunEndedEvent) => this.track(this.runSinks.runEnded(info, ev)), callDuringReplay: false },
         approvalDecided: { fn: (info: WorkflowInfo, ev: ApprovalDecidedEvent) => this.track(this.runSinks.approvalDecided(info, ev)), callDuringReplay: false },
+      },
+      agentloomApprovals: {
+        approvalRequested: { fn: (info: WorkflowInfo, ev: ApprovalRequestedEvent) => this.track(this.runSinks.approvalRequested(info, ev)), callDuringReplay: false },
       },
     };
   }

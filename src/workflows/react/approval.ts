@@ -21,10 +21,12 @@ import { errorResult } from './tool-result';
 import { guardToolInput } from './guardrails';
 import { noteAudit, toolPolicyRefusal } from './governance';
 import type { AgentloomTracingSinks } from '../../shared/tracing-sinks';
+import type { AgentloomApprovalSinks } from '../../shared/approval-sinks';
 import { PATCHES } from '../patches';
 import { approvalTimerSummary, approvalWait } from '../shell/approval-wait';
 
 const { agentloomTracing } = proxySinks<AgentloomTracingSinks>();
+const { agentloomApprovals } = proxySinks<AgentloomApprovalSinks>();
 
 /** Why policies refuse a tool as a replacement (allowed_connectors, data_residency); set once the agent is loaded. */
 export interface ReplacementGate { refusal?: (tool: string) => string | undefined }
@@ -121,6 +123,8 @@ export async function awaitApproval(rx: ReactRun, call: ToolCall, initialArgs: J
   book.add({ call_id: call.id, tool: call.name, arguments: initialArgs, reason, requested_at: requestedAt });
   shell.sync();
   shell.details(`waiting for approval of ${call.name} (${call.id})`);
+  // The `approval.requested` log record; a sink: no command, not called on replay.
+  agentloomApprovals.approvalRequested({ bundle: rx.input.bundle, agent_id: rx.input.agent_id, tool_id: call.name, call_id: call.id, timeout_s: approvalTimeoutS });
   const decided = await approvalWait(() => book.decision(call.id) !== undefined, approvalTimeoutS, approvalTimerSummary(call.name, call.id));
   const escalate = !decided && rx.input.options?.on_approval_timeout === 'escalate' && patched(PATCHES.approvalTimeoutEscalate.id);
   let d = book.decision(call.id);
