@@ -29,5 +29,8 @@ export type {
   BlobRef, RunAgentInput, RunOptions, AgentRunResult, RunState, RunStatus, PendingApproval, PendingDecision,
   ApproveArgs, RejectArgs, DecideArgs, RespondArgs, RespondResult,
 } from './shared/contract';
-export { AgentloomClient, RunEndedError } from './client/agentloom-client';
-export type { AgentloomClientOptions, AgentRef, StartOptions, RunStatusReport, InboxEntry } from './client/agentloom-client';
+export { AgentloomClient, RunEndedError, DefinitionError, AgentMismatchError, RunStillOpenError } from './client/agentloom-client';
+export type {
+  AgentloomClientOptions, AgentRef, StartOptions, RunStatusReport, InboxEntry, ConnectOptions, ConnectionInfo, RunStatusDetail,
+  DecisionSent, ListFilter, RunSummary, EscalationSummary, DeleteResult, AgentForm, AgentFormField, DiagramFormat, SessionReply,
+} from './client/agentloom-client';
