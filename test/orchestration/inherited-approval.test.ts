@@ -107,7 +107,7 @@ test('a pipeline with require_human_approval: its member\'s http call waits, is 
 
   // Approved from the ROOT id: the client resolves the member that holds it.
   const said = await loom.approve(wf.workflowId, 'pay-1');
-  expect(said).toContain('pay-1');
+  expect(said).toMatchObject({ callId: 'pay-1', workflowId: `${wf.workflowId}/step-1-payer`, result: expect.stringContaining('pay-1') });
   const res = await wf.result();
   expect(String(res.output)).toContain('closed: paid:');
   expect(String(res.output)).toContain('"charged":true');
