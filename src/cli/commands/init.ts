@@ -41,6 +41,11 @@ export function projectName(dir: string): string {
 /** The starter's files, relative to DIR (`name`: the project's package name). */
 export function starterFiles(name = 'my-agents'): Record<string, string> {
   const core = packageRanges();
+  return { ...projectFiles(name, core), ...registryFiles(), ...codeFiles(name, core.name), ...runFiles(core.name), 'README.md': starterReadme(name) };
+}
+
+/** package.json, tsconfig.json and .gitignore of the starter project. */
+function projectFiles(name: string, core: ReturnType<typeof packageRanges>): Record<string, string> {
   const pkg = {
     name,
     version: '0.1.0',
@@ -64,6 +69,12 @@ export function starterFiles(name = 'my-agents'): Record<string, string> {
       include: ['src/**/*.ts', 'test/**/*.ts'],
     }, null, 2)}\n`,
     '.gitignore': 'node_modules/\ndist/\n.loom/\n',
+  };
+}
+
+/** The registry: the agent, its scripted model, the code tool's file and the role granting it. */
+function registryFiles(): Record<string, string> {
+  return {
     [path.join('agents', `${STARTER_AGENT}.agent.md`)]: `---
 spec_version: '1.0'
 agent_id: ${STARTER_AGENT}
@@ -158,6 +169,13 @@ tools:
     max_calls_per_run: 2
 ---
 `,
+  };
+}
+
+/** The TypeScript side: settings, the defineTool tool and the worker. */
+function codeFiles(name: string, coreName: string): Record<string, string> {
+  const core = { name: coreName };
+  return {
     [path.join('src', 'settings.ts')]: `/** What the worker, the client and the test share: the task queue and the registry folder. */
 import * as path from 'path';
 
@@ -223,6 +241,13 @@ if (require.main === module) {
   });
 }
 `,
+  };
+}
+
+/** How the starter runs: `npm run dev`, the client and the test. */
+function runFiles(coreName: string): Record<string, string> {
+  const core = { name: coreName };
+  return {
     [path.join('src', 'dev.ts')]: `/**
  * \`npm run dev\`: a local Temporal dev server (the package's; runs kept in .loom/temporal.db, a Web
  * UI) and the worker, in the foreground until Ctrl-C. With TEMPORAL_ADDRESS set, only the worker.
@@ -304,7 +329,12 @@ test('the assistant counts the words with the ${STARTER_TOOL} tool', async () =>
   }
 });
 `,
-    'README.md': `# ${name}
+  };
+}
+
+/** The starter's README. */
+function starterReadme(name: string): string {
+  return `# ${name}
 
 Made by \`agentloom init\`: Agentloom agents on your own Temporal worker. One agent,
 \`agents/${STARTER_AGENT}.agent.md\`, calls \`${STARTER_TOOL}\` — a tool written in code (\`src/tools.ts\`,
@@ -335,8 +365,7 @@ the worker's tools known (a \`kind: code\` tool the worker lacks is refused befo
 Next steps:
 - Give the model a real provider: replace \`provider: scripted\` and its \`scripted:\` block (the model file shows how).
 - Add tools with \`defineTool\` in \`src/tools.ts\` (and their \`kind: code\` files under \`tools/\`, and the role), agents under \`agents/\`.
-`,
-  };
+`;
 }
 
 export const run = defineCommand(
