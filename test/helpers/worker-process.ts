@@ -6,11 +6,13 @@
  *   ledger_append {account, amount}   (a builtin tool with builtin name `ledger_append`)
  *
  * The tool applies its effect AT MOST ONCE per idempotency key (`<workflowId>/<callId>`): it
- * creates `<ledger>/keys/<key>.json` exclusively and, only when that file is new, appends one line
- * to `<ledger>/effects.log`; a retry of the same call finds the key file and returns the stored
- * result. Progress markers go to `<ledger>/markers.log`, one line each:
+ * claims `<ledger>/keys/<key>.json` exclusively and appends one line to `<ledger>/effects.log`; a
+ * retry of the same call finds the line and returns the result it records (a retry that finds the
+ * claim but no line, its claimant killed in between, applies the effect). Progress markers go to
+ * `<ledger>/markers.log`, one line each:
  *   tool-started <key> worker=<name> pid=<pid> attempt=<n>
  *   effect-applied <key> ... | effect-deduplicated <key> ...
+ *   claim-without-effect <key> ...   (then effect-applied: the claimant died before its effect)
  *   tool-blocking <key> ...   (then the call sleeps, heartbeating, so the test can kill the worker)
  *   tool-finished <key> ...
  *
@@ -73,38 +75,57 @@ async function block(ctx: ExternalToolContext): Promise<void> {
   }
 }
 
-function balanceOf(account: string): number {
-  const log = path.join(ledgerDir, 'effects.log');
-  if (!fs.existsSync(log)) return 0;
-  let sum = 0;
-  for (const line of fs.readFileSync(log, 'utf8').split('\n')) {
-    if (!line) continue;
-    const e = JSON.parse(line) as { account: string; amount: number };
-    if (e.account === account) sum += e.amount;
-  }
-  return sum;
+interface Effect {
+  key: string;
+  account: string;
+  amount: number;
 }
 
-/** Apply the effect unless this key already applied it; return the (stored) result either way. */
+function effects(): Effect[] {
+  const log = path.join(ledgerDir, 'effects.log');
+  if (!fs.existsSync(log)) return [];
+  return fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Effect);
+}
+
+/**
+ * The result of the effect recorded for `key`, read from the effects log (the one source of
+ * truth): the balance is the account's total up to and including that line. Undefined when the
+ * key has no effect yet.
+ */
+function resultOf(key: string): string | undefined {
+  const balances = new Map<string, number>();
+  for (const e of effects()) {
+    const balance = (balances.get(e.account) ?? 0) + e.amount;
+    balances.set(e.account, balance);
+    if (e.key === key) return `appended ${e.amount} to ${e.account}; balance ${balance}`;
+  }
+  return undefined;
+}
+
+/**
+ * Apply the effect unless this key already applied it; return the result either way. The key file
+ * is the exclusive claim; the effect line is what counts. A worker can be SIGKILLed between the
+ * claim and the effect line, so a retry that finds the claim but no line applies the effect itself
+ * (the claimant is dead: Temporal retries a call only after its attempt timed out or failed).
+ */
 function applyOnce(ctx: ExternalToolContext): string {
   const account = String(ctx.args.account);
   const amount = Number(ctx.args.amount);
   const keyFile = path.join(ledgerDir, 'keys', `${encodeURIComponent(ctx.idempotencyKey)}.json`);
-  let fd: number;
   try {
-    fd = fs.openSync(keyFile, 'wx');
+    fs.closeSync(fs.openSync(keyFile, 'wx'));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    marker('effect-deduplicated', ctx.idempotencyKey);
-    return (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { result: string }).result;
+    const stored = resultOf(ctx.idempotencyKey);
+    if (stored !== undefined) {
+      marker('effect-deduplicated', ctx.idempotencyKey);
+      return stored;
+    }
+    marker('claim-without-effect', ctx.idempotencyKey);
   }
   fs.appendFileSync(path.join(ledgerDir, 'effects.log'), `${JSON.stringify({ key: ctx.idempotencyKey, account, amount, worker: workerName })}\n`);
-  const result = `appended ${amount} to ${account}; balance ${balanceOf(account)}`;
-  fs.writeSync(fd, JSON.stringify({ result }));
-  fs.fsyncSync(fd);
-  fs.closeSync(fd);
   marker('effect-applied', ctx.idempotencyKey);
-  return result;
+  return resultOf(ctx.idempotencyKey) as string;
 }
 
 const toolExecutor: ExternalToolExecutor = async (ctx) => {
