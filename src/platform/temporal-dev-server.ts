@@ -42,13 +42,20 @@ export interface DevServerOptions {
 
 /**
  * Dynamic config the project starts its single-node dev server with (`npm run bench:runtime`
- * measures it against the server without it, in the same run). Empty: measured on the local dev
- * server, activities already start within ~0.1 ms of being scheduled, and neither
- * `system.enableActivityEagerExecution` nor one task queue partition changed ms per turn beyond
- * the noise; a turn's time is workflow-task processing and waiting, for us and a hand-written
- * workflow alike.
+ * measures it against the server without it, in the same run). Dev server only: a production
+ * cluster's history settings are its operators' choice.
+ *
+ * `history.transferProcessorMaxPollRPS` (Temporal's default 20): the dev server has one history
+ * shard, and its transfer queue (which hands each new workflow task to matching) loads new tasks at
+ * most this many times a second, so every workflow task waited for the next load: ~25 ms on average,
+ * up to 50 ms, twice per agent turn (the server's `task_latency_load` metric and the histories'
+ * WorkflowTaskScheduled -> Started gaps agree). At 200 a task waits at most 5 ms; loads stay
+ * notification-driven, so an idle server does no more work. Activities are not affected: they
+ * start within ~0.1 ms of being scheduled (handed back with the workflow task's completion).
  */
-export const DEV_SERVER_TUNING: Record<string, string | number | boolean> = {};
+export const DEV_SERVER_TUNING: Record<string, string | number | boolean> = {
+  'history.transferProcessorMaxPollRPS': 200,
+};
 
 export interface DevServer {
   address: string;
