@@ -6,11 +6,16 @@
  * where each turn's time goes (from the history's event timestamps: workflow tasks waiting to
  * start, running, activities waiting to start, running).
  *
- * Each profile in BENCH_PROFILES (default `before,project`) starts its own dev server and worker
- * in this same run: `before` = the dev server without the project's dynamic config and a worker
- * with the SDK's defaults (the settings before the turn-latency work); `project` = the dev server
- * and worker settings the project uses (src/platform/temporal-dev-server.ts DEV_SERVER_TUNING,
- * src/worker/create-worker.ts WORKER_TUNING). BENCH_TURNS (default 100) sets N; BENCH_REPEAT
+ * Each profile in BENCH_PROFILES (default `before,project,plugin`) starts its own dev server and
+ * worker in this same run, and runs the baseline and agf.react on that same worker: `before` = the
+ * dev server without the project's dynamic config and a worker with the SDK's defaults (the
+ * settings before the turn-latency work); `project` = the dev server and worker settings the
+ * project uses (src/platform/temporal-dev-server.ts DEV_SERVER_TUNING, src/worker/create-worker.ts
+ * WORKER_TUNING); `plugin` = the same, with the worker built as createAgentloomWorker builds it
+ * (AgentloomPlugin: its data converter, the outage and tracing interceptors, the tracing sinks and
+ * workflow interceptor module). BENCH_DYNAMIC_CONFIG and BENCH_WORKER (JSON) add dynamic config
+ * values and worker options to `project` and `plugin`, to try a setting before adopting it.
+ * BENCH_TURNS (default 100) sets N; BENCH_REPEAT
  * (default 2) measured runs of each workflow per profile (the best is reported, after a warm-up);
  * BENCH_DUMP=dir writes the measured histories there as JSON.
  *
@@ -30,6 +35,8 @@ import { historyToJSON, type History } from '@temporalio/common/lib/proto-utils'
 import { DefaultLogger, NativeConnection, Runtime, Worker, WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, PROJECT_ROOT, DEV_SERVER_TUNING } from '../src/platform/temporal-dev-server';
 import { WORKER_TUNING } from '../src/worker/create-worker';
+import { AgentloomPlugin } from '../src/plugin/agentloom-plugin';
+import { TRACING_WORKFLOW_MODULE } from '../src/telemetry/tracing';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';
 import type { CompiledBundle } from '../src/compiled/types';
@@ -105,14 +112,29 @@ interface Profile {
   name: string;
   dynamicConfig: Record<string, string | number | boolean>;
   worker: Partial<WorkerOptions>;
+  /** Build the worker through AgentloomPlugin, as createAgentloomWorker does. */
+  plugin?: boolean;
 }
 
+const projectConfig = { ...DEV_SERVER_TUNING, ...JSON.parse(process.env.BENCH_DYNAMIC_CONFIG ?? '{}') };
+const projectWorker: Partial<WorkerOptions> = { ...WORKER_TUNING, ...JSON.parse(process.env.BENCH_WORKER ?? '{}') };
 const PROFILES: Record<string, Profile> = {
   before: { name: 'before', dynamicConfig: {}, worker: {} },
-  project: { name: 'project', dynamicConfig: { ...DEV_SERVER_TUNING, ...JSON.parse(process.env.BENCH_DYNAMIC_CONFIG ?? '{}') }, worker: { ...WORKER_TUNING } },
+  project: { name: 'project', dynamicConfig: projectConfig, worker: projectWorker },
+  plugin: { name: 'plugin', dynamicConfig: projectConfig, worker: projectWorker, plugin: true },
 };
 
-async function runProfile(profile: Profile, code: string): Promise<{ rows: Record<string, unknown>[]; where: Record<string, unknown>[]; ratio: string }> {
+/** The bench's workflows bundled once, and once more with the tracing workflow interceptor module the plugin's worker runs. */
+const bundles: Record<'plain' | 'plugin', Promise<string> | undefined> = { plain: undefined, plugin: undefined };
+function benchBundle(kind: 'plain' | 'plugin'): Promise<string> {
+  return (bundles[kind] ??= bundleWorkflowCode({
+    workflowsPath: path.join(PROJECT_ROOT, 'bench', 'workflows.ts'),
+    workflowInterceptorModules: kind === 'plugin' ? [TRACING_WORKFLOW_MODULE] : [],
+    logger: new DefaultLogger('WARN'),
+  }).then((b) => b.code));
+}
+
+async function runProfile(profile: Profile): Promise<{ rows: Record<string, unknown>[]; where: Record<string, unknown>[]; ratio: string }> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bench-'));
   const server = await startDevServer({
     headless: true, fastSqlite: true, dbFile: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log'),
@@ -125,13 +147,26 @@ async function runProfile(profile: Profile, code: string): Promise<{ rows: Recor
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const taskQueue = `bench-${Date.now()}`;
-  const worker = await Worker.create({
-    connection: nc,
-    taskQueue,
-    workflowBundle: { code },
-    activities: { ...createActivities({ store }), ...baselineActivities(N) },
-    ...profile.worker,
-  });
+  const code = await benchBundle(profile.plugin ? 'plugin' : 'plain');
+  // The plugin's worker: createAgentloomWorker's options (src/worker/create-worker.ts) with the bench's bundle and store.
+  const worker = profile.plugin
+    ? await Worker.create({
+        connection: nc,
+        taskQueue,
+        workflowBundle: { code },
+        plugins: [new AgentloomPlugin({ store, activities: baselineActivities(N) })],
+        maxConcurrentActivityTaskExecutions: 100,
+        maxConcurrentWorkflowTaskExecutions: 40,
+        shutdownGraceTime: '10s',
+        ...profile.worker,
+      })
+    : await Worker.create({
+        connection: nc,
+        taskQueue,
+        workflowBundle: { code },
+        activities: { ...createActivities({ store }), ...baselineActivities(N) },
+        ...profile.worker,
+      });
   const bundleRef = await storeBundle(store, { format: 'agentloom.compiled/v1', root: 'bench-react', agents: { 'bench-react': benchAgent(N) }, content_hash: 'b' } as CompiledBundle);
 
   const runReact = async (id: string) => {
@@ -207,8 +242,7 @@ async function runProfile(profile: Profile, code: string): Promise<{ rows: Recor
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'bench', 'workflows.ts'), logger: new DefaultLogger('WARN') });
-  const names = (process.env.BENCH_PROFILES ?? 'before,project').split(',').map((x) => x.trim()).filter(Boolean);
+  const names = (process.env.BENCH_PROFILES ?? 'before,project,plugin').split(',').map((x) => x.trim()).filter(Boolean);
   const rows: Record<string, unknown>[] = [];
   const where: Record<string, unknown>[] = [];
   const ratios: string[] = [];
@@ -216,7 +250,7 @@ async function main(): Promise<void> {
     const profile = PROFILES[name];
     if (!profile) throw new Error(`unknown profile '${name}' (BENCH_PROFILES: ${Object.keys(PROFILES).join(', ')})`);
     process.stderr.write(`profile ${name}: dynamic config ${JSON.stringify(profile.dynamicConfig)}, worker ${JSON.stringify(profile.worker)}\n`);
-    const out = await runProfile(profile, code);
+    const out = await runProfile(profile);
     rows.push(...out.rows);
     where.push(...out.where);
     ratios.push(out.ratio);
@@ -226,7 +260,7 @@ async function main(): Promise<void> {
   console.log('where a turn goes (ms per turn, from history timestamps):');
   console.table(where);
   for (const r of ratios) console.log(r);
-  if (process.env.BENCH_STREAM !== '0') await streamingBench(code);
+  if (process.env.BENCH_STREAM !== '0') await streamingBench(await benchBundle('plain'));
 }
 
 /** Dispatch-on-arrival vs waiting for the whole reply (see the header). */
