@@ -29,7 +29,14 @@ export interface AgentloomWorkerOptions {
   tracing?: AgentTracing;
 }
 
-/** Worker settings over the SDK defaults (`npm run bench:runtime` measures them against the defaults). */
+/**
+ * Worker settings over the SDK defaults (`npm run bench:runtime` measures them against the defaults;
+ * BENCH_WORKER tries one before it goes here). Empty: measured, nothing in the worker's options was
+ * on a turn's wait. After its first workflow task a run stays on this worker's sticky queue and
+ * each task is matched to a waiting poll at once, activities start with the workflow task that
+ * schedules them, and fewer pollers changed nothing; the wait was the dev server's transfer queue
+ * (DEV_SERVER_TUNING in src/platform/temporal-dev-server.ts).
+ */
 export const WORKER_TUNING: Partial<WorkerOptions> = {};
 
 const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
