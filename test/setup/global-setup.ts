@@ -1,5 +1,6 @@
 /**
- * Starts ONE real Temporal dev server (the project-local Temporal CLI, fast SQLite pragmas) for
+ * Starts ONE real Temporal dev server (the project-local Temporal CLI, fast SQLite pragmas, and the
+ * dynamic config every dev server of the project gets, DEV_SERVER_TUNING) for
  * the whole Jest run, and bundles the workflow code once. Test files read both from env:
  * LOOM_TEST_TEMPORAL_ADDRESS and LOOM_TEST_WORKFLOW_BUNDLE. Never a mock of Temporal.
  */
