@@ -215,6 +215,33 @@ export class DispatchFailedError extends Error {
   }
 }
 
+/** `chat` and `openChat`: which session, and how it starts when none runs under its id. */
+export interface ChatOptions extends Pick<RunOptions, 'approval_timeout_seconds' | 'on_approval_timeout'> {
+  /** The session id (letters, digits, '.', '_', ':' or '-', up to 128): joined when it runs, started under it otherwise; default a new id. */
+  session?: string;
+  /** The registry folder of the agent (else the client's). */
+  registry?: string;
+  /** The actor id of the agent's memory collections. */
+  actorId?: string;
+  /** A new session ends after it has been idle this long (default 15 minutes). */
+  idleTimeoutSeconds?: number;
+}
+
+/** A chat session `openChat` started or joined: `send` one message, resolve to its reply. */
+export interface ChatSession {
+  sessionId: string;
+  agent: string;
+  /** The session was already running under its id (joined), else it was started. */
+  joined: boolean;
+  /** How long the session waits for a message before it ends (as it was started by this client). */
+  idleTimeoutSeconds: number;
+  /** One message (non-empty), sent with update-with-start: a session that ended idle starts again under its id. */
+  send(text: string): Promise<SessionReply>;
+}
+
+/** What `chat` resolves to: the session the message went to (its id to continue it) and the reply. */
+export interface ChatAnswer { sessionId: string; reply: SessionReply }
+
 /** What a run starts from: an agent id of the registry folder, or a bundle already compiled (its root agent unless `agent` names another). */
 export type AgentRef = string | { bundle: CompiledBundle; agent?: string };
 
@@ -739,6 +766,51 @@ export class AgentloomClient {
     const kept = await collectOutput(id);
     if (!kept) throw new RunError(`${id} is an ephemeral run and its output is no longer in the store: it was already collected (by loom run or loom result), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged`);
     return kept.output as JsonValue;
+  }
+
+  /**
+   * One message to a chat session of `agent`: the session `opts.session` names, started with its
+   * first message when none runs under that id (update-with-start), or a new one. Resolves to the
+   * reply and the session id (pass it as `session` to continue). An empty message is refused
+   * before anything compiles or connects; an agent that cannot run as a session is a SessionStartError.
+   */
+  async chat(agent: string, message: string, opts: ChatOptions = {}): Promise<ChatAnswer> {
+    const text = await this.sessionMessage(message);
+    const prepared = await this.prepareChat(agent, opts);
+    const { sendSessionMessage } = await import('../operator/sessions');
+    const reply = await sendSessionMessage(await this.temporalClient(), prepared, text, this.taskQueue);
+    return { sessionId: prepared.sessionId, reply };
+  }
+
+  /**
+   * Start the chat session of `agent` (or join the one running under `opts.session`) and keep it
+   * for many messages: the agent is compiled once (`loom chat`). A message the session refuses is
+   * Temporal's WorkflowUpdateFailedError (its cause says why).
+   */
+  async openChat(agent: string, opts: ChatOptions = {}): Promise<ChatSession> {
+    const prepared = await this.prepareChat(agent, opts);
+    const { sendSessionMessage, startOrJoinSession } = await import('../operator/sessions');
+    const { joined } = await startOrJoinSession(await this.temporalClient(), prepared, this.taskQueue);
+    return {
+      sessionId: prepared.sessionId, agent, joined, idleTimeoutSeconds: prepared.input.idle_timeout_seconds,
+      send: async (message) => sendSessionMessage(await this.temporalClient(), prepared, await this.sessionMessage(message), this.taskQueue),
+    };
+  }
+
+  /** The message as the session takes it (a UsageError with the expected shape otherwise). */
+  private async sessionMessage(text: string): Promise<string> {
+    const { SESSION_MESSAGE_SHAPE, SessionMessageSchema } = await import('../shared/session');
+    const { payloadToSend } = await import('../operator/payloads');
+    return payloadToSend(SessionMessageSchema, { text }, SESSION_MESSAGE_SHAPE, 'sessionMessage').text;
+  }
+
+  private async prepareChat(agent: string, opts: ChatOptions) {
+    const { prepareSession } = await import('../operator/sessions');
+    const { session, registry, actorId, idleTimeoutSeconds, ...rest } = opts;
+    if (idleTimeoutSeconds !== undefined && !(Number.isFinite(idleTimeoutSeconds) && idleTimeoutSeconds > 0)) throw new SessionStartError(`idleTimeoutSeconds must be a positive number of seconds (got ${idleTimeoutSeconds})`);
+    return prepareSession(agent, registry ?? this.registry, {
+      sessionId: session, actorId, idleTimeoutSeconds, ...(Object.keys(rest).length ? { options: rest } : {}),
+    });
   }
 
   /**
