@@ -1,8 +1,9 @@
 /**
  * AgentloomClient: what the `loom` CLI does, for an application — start a run of an agent of a
- * registry folder, follow it, answer its pending decisions, pause, resume, cancel it, read its
- * result, list runs and the inbox, talk to a chat session — over a Temporal `Client`. One
- * implementation: the CLI's run-facing commands build an AgentloomClient and call these methods
+ * registry folder, follow it with progress events, answer its pending decisions, pause, resume,
+ * cancel it, read its result, list runs and the inbox, talk to a chat session, dispatch a request
+ * by the agents' routing — over a Temporal `Client`. One implementation: every run-facing command
+ * of the CLI builds an AgentloomClient and calls these methods
  * (src/cli/client-session.ts); only parsing, printing and exit codes stay in the CLI. Every
  * implementation module is loaded by the method that needs it, so a command that prints a status
  * never loads the compiler or the store.
