@@ -12,6 +12,8 @@ import * as YAML from 'yaml';
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
 import { BODY, baseAgent, tempRegistry } from '../compiler/helpers';
+import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
+import { until } from '../helpers/wait';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { UsageError } from '../../src/operator/errors';
 import {
@@ -76,6 +78,43 @@ test('runDetail: progress events say the input taken, the start and the approval
   const asked = lines.findIndex((l) => l.startsWith('  awaiting approval: save-itinerary '));
   expect(asked).toBeGreaterThan(0);
   expect(lines[asked + 1]).toMatch(new RegExp(`^    loom approve ${id} \\S+   \\|   loom reject ${id} \\S+ --reason "…"$`));
+});
+
+describe('runDetail with onText', () => {
+  let srv: FakeOpenAIServer;
+  let registry: string;
+  beforeAll(async () => {
+    srv = await startFakeOpenAI();
+    // the execution-loop example with its model pointed at the local OpenAI-compatible server
+    registry = path.join(home, 'registry-stream');
+    fs.cpSync(path.join(EXAMPLES, 'execution-loop'), registry, { recursive: true });
+    fs.writeFileSync(
+      path.join(registry, 'models', 'order-model.model.md'),
+      ['---', 'model_id: order-model', 'version: 1.0.0', 'status: active', 'provider: openai', 'openai:', `  base_url: ${srv.baseUrl}`, '  model: gpt-fake-stream', '  request_timeout_seconds: 30', 'supports_tools: true', '---', '', 'The local OpenAI-compatible test server.', ''].join('\n'),
+    );
+  });
+  afterAll(async () => srv?.close());
+
+  test('the model\'s text arrives while the run streams, and the outcome says the last text streamed was the output', async () => {
+    const TEXT = 'Pricing your order now, one moment please.';
+    const ANSWER = '{"item": "chairs", "done": true}';
+    let received = '';
+    let shownBeforeEnd = false;
+    srv.enqueue(
+      {
+        kind: 'reply',
+        content: TEXT,
+        tool_calls: [{ id: 'price', name: 'calculator', arguments: { expression: '4 * 30', _outputPath: '$.state.price' } }],
+        // The end of the first reply is held until the application has received its text.
+        stream: { chunk_chars: 6, hold_end: async () => { shownBeforeEnd = await until(() => (received.includes(TEXT) ? true : undefined), 'the streamed text', 90_000).catch(() => false); } },
+      },
+      { kind: 'reply', content: ANSWER, stream: { chunk_chars: 4 } },
+    );
+    const outcome = await loom.runDetail('order-planner', undefined, { registry, onText: (text) => { received += text; } });
+    expect(shownBeforeEnd).toBe(true);
+    expect(received).toBe(`${TEXT}\n${ANSWER}\n`);
+    expect(outcome).toMatchObject({ output: { item: 'chairs', done: true }, streamedOutput: true });
+  });
 });
 
 test('runDetail with a session: the second run sees the first exchange, and its progress says how much of the session it was given', async () => {
