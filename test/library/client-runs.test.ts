@@ -1,6 +1,7 @@
 /**
  * AgentloomClient's followed runs as an application uses them (no CLI): `runDetail` with progress
- * events (the decision awaited, answered from the event), a run continuing a chat session,
+ * events (an approval awaited, a member's decision in a pipeline, each answered from the event),
+ * the streamed text (`onText`), a run continuing a chat session,
  * `chat`/`openChat` (update-with-start, the session id to continue with), and `route`/`dispatch`
  * (the winner fails, its fallback agent answers; no agent matches; none can take the input).
  * Real dev server, a worker on a task queue of its own.
@@ -12,6 +13,8 @@ import * as YAML from 'yaml';
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
 import { BODY, baseAgent, tempRegistry } from '../compiler/helpers';
+import { agent as compiledAgent, bundle as compiledBundle, locals } from '../orchestration/builders';
+import type { CompiledAgent, CompiledTool } from '../../src/compiled/types';
 import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
 import { until } from '../helpers/wait';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
@@ -78,6 +81,39 @@ test('runDetail: progress events say the input taken, the start and the approval
   const asked = lines.findIndex((l) => l.startsWith('  awaiting approval: save-itinerary '));
   expect(asked).toBeGreaterThan(0);
   expect(lines[asked + 1]).toMatch(new RegExp(`^    loom approve ${id} \\S+   \\|   loom reject ${id} \\S+ --reason "…"$`));
+});
+
+test('runDetail of a pipeline: a member\'s approval is a status event with the decision line and the commands that answer it from the root', async () => {
+  const CHARGE: CompiledTool = {
+    tool_id: 'charge', version: '1.0.0', status: 'active', description: 'charge a card', kind: 'builtin',
+    input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    approval_required: true, sensitive_fields: [], side_effects: true, builtin: { name: 'echo' },
+  };
+  const payer: CompiledAgent = {
+    ...compiledAgent({ id: 'payer', model: { turns: [{ tool_calls: [{ id: 'pay-1', name: 'charge', arguments: { text: 'payer paid' } }] }, { content: '{{last_tool_result}}' }] } }),
+    tools: { tool_choice: 'auto', refs: [CHARGE] },
+  };
+  const b = compiledBundle('pipeline', [
+    compiledAgent({ id: 'pipeline', policy: { id: 'agf.sequential', config: { steps: [{ agent: 'drafter' }, { agent: 'payer' }], output_from: 'payer' } }, local_agents: locals('drafter', 'payer') }),
+    compiledAgent({ id: 'drafter' }),
+    payer,
+  ]);
+  const lines: string[] = [];
+  const approvals: Promise<unknown>[] = [];
+  const outcome = await loom.runDetail({ bundle: b }, 'order 7', {
+    onProgress: (e) => {
+      if (e.kind !== 'status') return;
+      lines.push(e.line);
+      // Answered from the root, as the hint under the line says.
+      if (e.line.startsWith('  waiting on a decision: ') && !approvals.length) approvals.push(loom.approve(e.workflowId, 'pay-1'));
+    },
+  });
+  await Promise.all(approvals);
+  const at = lines.findIndex((l) => l.startsWith('  waiting on a decision: '));
+  expect(lines[at]).toMatch(/^  waiting on a decision: \S+ · payer · approval pay-1: charge \{"text":"payer paid"\} · since \S+ · /);
+  expect(lines[at + 1]).toMatch(new RegExp(`^    loom approve ${outcome.workflowId} \\S*pay-1   \\|   loom reject ${outcome.workflowId} \\S*pay-1 --reason TEXT$`));
+  expect(lines.filter((l) => l.startsWith('  waiting on a decision: '))).toHaveLength(1);
+  expect(approvals).toHaveLength(1);
 });
 
 describe('runDetail with onText', () => {
