@@ -1,9 +1,10 @@
 /**
- * The CLI's AgentloomClient: every run-facing command (start, status, approve, list, inbox…) builds
- * one and calls its public methods, so nothing the CLI does is out of an application's reach. The
- * client is lazy (the connection opens on its first call, so a refused input never needs a
- * server), takes the command line's connection options, and goes to the `loom dev` server of this
- * folder when no cluster is configured. `withClient` turns what the client throws into the CLI's
+ * The CLI's AgentloomClient: every run-facing command (run, start, status, approve, chat, dispatch,
+ * list, inbox…) builds one and calls its public methods, so nothing the CLI does is out of an
+ * application's reach. The client is lazy (the connection opens on its first call, so a refused
+ * input never needs a server), takes the command line's connection options, and goes to the `loom
+ * dev` server of this folder when no cluster is configured (`run`, `chat` and `dispatch` pass the
+ * embedded starter instead: a dev server and worker of their own when there is none). `withClient` turns what the client throws into the CLI's
  * one-line answers and exit codes: 0 done, 1 refused / no such run / run already ended.
  */
 import type { AgentloomClient, EmbeddedStarter } from '../client/agentloom-client';

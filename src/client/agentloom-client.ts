@@ -1,27 +1,34 @@
 /**
  * AgentloomClient: what the `loom` CLI does, for an application — start a run of an agent of a
- * registry folder, follow it, answer its pending decisions, pause, resume, cancel it, read its
- * result, list runs and the inbox, talk to a chat session — over a Temporal `Client`. One
- * implementation: the CLI's run-facing commands build an AgentloomClient and call these methods
+ * registry folder, follow it with progress events, answer its pending decisions, pause, resume,
+ * cancel it, read its result, list runs and the inbox, talk to a chat session, dispatch a request
+ * by the agents' routing — over a Temporal `Client`. One implementation: every run-facing command
+ * of the CLI builds an AgentloomClient and calls these methods
  * (src/cli/client-session.ts); only parsing, printing and exit codes stay in the CLI. Every
  * implementation module is loaded by the method that needs it, so a command that prints a status
  * never loads the compiler or the store.
  */
 import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
-import type { CompiledBundle, JsonValue } from '../compiled/types';
+import type { CompiledAgent, CompiledBundle, JsonValue } from '../compiled/types';
 import type { ConnectionOverrides } from '../connection/config';
 import type { RespondResult, RunOptions, RunStatus } from '../shared/contract';
 import type { SessionReply } from '../shared/session';
 import type { EmbeddedStarter, LoomSession } from '../operator/connect';
 import type { InboxEntry } from '../operator/inbox';
 import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import type { PreparedRun } from '../operator/runs';
+import type { RunProgress } from '../operator/run-flow';
+import type { Ranked } from '../routing/dispatch';
 import { RunEndedError } from '../operator/run-control';
+import { RunError, RunFailedError, SessionStartError } from '../operator/errors';
 
 export type { InboxEntry } from '../operator/inbox';
 export type { SessionReply } from '../shared/session';
 export type { EmbeddedStarter } from '../operator/connect';
 
-export { RunEndedError };
+export type { RunProgress } from '../operator/run-flow';
+export type { Ranked as RankedAgent } from '../routing/dispatch';
+export { RunEndedError, RunError, RunFailedError, SessionStartError };
 export type { Form as AgentForm, FormField as AgentFormField } from '../compiler/ui';
 export type { DiagramFormat } from '../compiler/diagram';
 
@@ -41,6 +48,14 @@ export class AgentMismatchError extends Error {
 /** `delete` of a run still open without `force`. */
 export class RunStillOpenError extends Error {
   constructor(readonly runId: string) { super(`${runId} is still running: cancel it first, or delete it with force`); this.name = 'RunStillOpenError'; }
+}
+
+/**
+ * A run of a chat session (`run` with `session`) that succeeded but whose prompt and answer could
+ * not be added to the session: `outcome` is the run's, its output included.
+ */
+export class SessionRecordError extends Error {
+  constructor(message: string, readonly session: string, readonly outcome: RunOutcome) { super(message); this.name = 'SessionRecordError'; }
 }
 
 /** One run waiting on a human queue, as `escalations` (and `loom escalations --json`) shows it. */
@@ -106,6 +121,127 @@ export interface StartOptions extends RunOptions {
    */
   inputText?: string;
 }
+
+/** `run` and `runDetail`: how to start the run, and what to be told while it runs. */
+export interface RunCallOptions extends StartOptions {
+  /**
+   * Each step of the run as it happens (typed events, each with the line `loom run` prints): the
+   * input taken from the agent's examples, the session continued, the server started, the run
+   * started, every change its status query shows (decisions awaited included), its warnings and
+   * history link. Without it the run is not watched.
+   */
+  onProgress?: (event: RunProgress) => void;
+  /** The model's text as it arrives, read from the store (implies `stream`); `runDetail` says whether the last text streamed was the output. */
+  onText?: (text: string) => void;
+  /**
+   * Continue chat session `session` (an id of letters, digits, '.', '_', ':' or '-'): the run sees
+   * the session's earlier exchanges, and its prompt and answer join the session when it succeeds.
+   */
+  session?: string;
+}
+
+/** What `runDetail` resolves to: the run, its output and what it was started with. */
+export interface RunOutcome {
+  workflowId: string;
+  output: JsonValue;
+  input: JsonValue;
+  /** The input is the agent's first interface example (none was given). */
+  inputFromExample: boolean;
+  /** The compiled root agent (its `interface.output.render` shapes the output for a person). */
+  agent: CompiledAgent;
+  /** With `onText`: the text streamed last already is the output (the same string, or JSON equal to it). */
+  streamedOutput: boolean;
+}
+
+/** `route`: how the registry's active agents rank for a request (the Agent Definition Specification's `routing`). */
+export interface DispatchRoute {
+  /** Every active agent, best first (tier, priority, score, agent id); tier 0 did not match at all. */
+  ranked: Ranked[];
+  /** The agent `dispatch` runs first; undefined when no active agent matches. */
+  winner?: Ranked;
+  /** The ranking, one line per agent (what `loom dispatch --explain` prints). */
+  explanation: string;
+  /** The registry folder ranked, and how many active agents it has. */
+  registry: string;
+  activeAgents: number;
+}
+
+/** An agent `dispatch` tried that did not answer: unavailable (refused before it started) or failed (its run failed). */
+export interface DispatchAttempt {
+  agent: string;
+  outcome: 'unavailable' | 'failed';
+  /** The failed run; absent for an unavailable agent. */
+  workflowId?: string;
+  reason: string;
+  /** The fallback agent tried next; absent when none is left. */
+  next?: string;
+  /** What `loom dispatch` says of it (after "loom dispatch: "). */
+  line: string;
+}
+
+export interface DispatchOptions {
+  /** The registry folder (else the client's). */
+  registry?: string;
+  /** The input of the agent that runs (else derived from the text: the agent's first required string property). */
+  input?: JsonValue;
+  /** The input as `loom dispatch --input` takes it: inline JSON or `@file.json` (instead of `input`). */
+  inputText?: string;
+  /** Progress of each run started, as `run`'s. */
+  onProgress?: (event: RunProgress) => void;
+  /** Each agent that did not answer, as it is given up on. */
+  onAttempt?: (attempt: DispatchAttempt) => void;
+}
+
+/** What `dispatch` resolves to: the agent that answered (the winner or one of its fallback agents), its run and output. */
+export interface DispatchResult {
+  agent: string;
+  /** The agent the routing chose first. */
+  winner: string;
+  workflowId: string;
+  output: JsonValue;
+  /** The agents tried before, that did not answer. */
+  attempts: DispatchAttempt[];
+}
+
+/** `dispatch` of a request no active agent matches by its routing; `route` is the ranking. */
+export class NoRouteError extends Error {
+  constructor(message: string, readonly route: DispatchRoute) { super(message); this.name = 'NoRouteError'; }
+}
+
+/** `dispatch` where the winner and every fallback agent were unavailable or failed; `attempts` says how, in order. */
+export class DispatchFailedError extends Error {
+  constructor(readonly attempts: DispatchAttempt[]) {
+    super(`no agent answered: ${attempts.map((a) => `${a.agent} ${a.outcome === 'failed' ? 'failed' : 'is unavailable'}`).join(', ')}`);
+    this.name = 'DispatchFailedError';
+  }
+}
+
+/** `chat` and `openChat`: which session, and how it starts when none runs under its id. */
+export interface ChatOptions extends Pick<RunOptions, 'approval_timeout_seconds' | 'on_approval_timeout'> {
+  /** The session id (letters, digits, '.', '_', ':' or '-', up to 128): joined when it runs, started under it otherwise; default a new id. */
+  session?: string;
+  /** The registry folder of the agent (else the client's). */
+  registry?: string;
+  /** The actor id of the agent's memory collections. */
+  actorId?: string;
+  /** A new session ends after it has been idle this long (default 15 minutes). */
+  idleTimeoutSeconds?: number;
+}
+
+/** A chat session `openChat` started or joined: `send` one message, resolve to its reply. */
+export interface ChatSession {
+  sessionId: string;
+  agent: string;
+  /** The session was already running under its id (joined), else it was started. */
+  joined: boolean;
+  /** How long the session waits for a message before it ends (as it was started by this client). */
+  idleTimeoutSeconds: number;
+  /** One message (non-empty), sent with update-with-start: a session that ended idle starts again under its id. */
+  send(text: string): Promise<SessionReply>;
+}
+
+/** What `chat` resolves to: the session the message went to (its id to continue it) and the reply. */
+export interface ChatAnswer { sessionId: string; reply: SessionReply }
 
 /** What a run starts from: an agent id of the registry folder, or a bundle already compiled (its root agent unless `agent` names another). */
 export type AgentRef = string | { bundle: CompiledBundle; agent?: string };
@@ -221,6 +357,7 @@ export class AgentloomClient {
   private readonly taskQueue?: string;
   private readonly by?: string;
   private readonly code?: { tools?: string[]; policies?: string[] };
+  private serverSaid = false;
 
   constructor(opts: AgentloomClientOptions) {
     this.temporal = opts.client;
@@ -306,25 +443,31 @@ export class AgentloomClient {
    * `start`, with what was started: the workflow id, the input (`inputFromExample` when it is the
    * agent's first interface example) and the compiled root agent (its `interface.output.render`).
    */
-  async startRun(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<{ workflowId: string; input: JsonValue; inputFromExample: boolean; agent: import('../compiled/types').CompiledAgent }> {
-    const { prepareCompiled, prepareRun, startPrepared } = await import('../operator/runs');
+  async startRun(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<{ workflowId: string; input: JsonValue; inputFromExample: boolean; agent: CompiledAgent }> {
+    const { startPrepared } = await import('../operator/runs');
+    const prepared = await this.prepare(agent, input, options);
+    const handle = await startPrepared(await this.temporalClient(), prepared, this.taskQueue);
+    return { workflowId: handle.workflowId, input: prepared.input, inputFromExample: prepared.inputFromExample, agent: prepared.root };
+  }
+
+  /** Compile (or take the bundle), check the input, store the bundle: everything before a run starts; refusals are a RunError. */
+  private async prepare(agent: AgentRef, input: JsonValue | undefined, options: StartOptions, session?: string): Promise<PreparedRun> {
+    const { prepareCompiled, prepareRun } = await import('../operator/runs');
     const { registry, stream, inputText, ...rest } = options;
     const runOptions = Object.keys(rest).length ? rest : undefined;
     const text = inputText ?? (input === undefined ? undefined : JSON.stringify(input));
     const prepared = typeof agent === 'string' && this.code
-      ? await prepareCompiled(await this.compileWithCode(agent, registry ?? this.registry), agent, () => (inputText !== undefined ? JSON.parse(inputText) as JsonValue : input), runOptions)
+      ? await prepareCompiled(await this.compileWithCode(agent, registry ?? this.registry), agent, () => (inputText !== undefined ? JSON.parse(inputText) as JsonValue : input), runOptions, session)
       : typeof agent === 'string'
-        ? await prepareRun(agent, registry ?? this.registry, text, runOptions)
-        : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions);
+        ? await prepareRun(agent, registry ?? this.registry, text, runOptions, session)
+        : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions, session);
     if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
-    const handle = await startPrepared(await this.temporalClient(), prepared, this.taskQueue);
-    return { workflowId: handle.workflowId, input: prepared.input, inputFromExample: prepared.inputFromExample, agent: prepared.root };
+    return prepared;
   }
 
   /** The agent compiled with the worker's code tools and policies known (`code`); a RunError lists the errors. */
   private async compileWithCode(agentId: string, registry: string): Promise<CompiledBundle> {
     const { compileBundle, formatDiagnostic } = await import('../compiler');
-    const { RunError } = await import('../operator/runs');
     await (await import('../mcp/discover')).pinMcpServers(registry); // as prepareRun: MCP tool schemas pinned into the bundle
     const { bundle, diagnostics } = compileBundle(registry, agentId, { code: this.code });
     const errors = diagnostics.filter((d) => d.severity === 'error');
@@ -332,9 +475,130 @@ export class AgentloomClient {
     return bundle;
   }
 
-  /** `start` then `result`: the run's output. */
-  async run(agent: AgentRef, input?: JsonValue, options: StartOptions = {}): Promise<JsonValue> {
-    return this.result(await this.start(agent, input, options));
+  /**
+   * Start the run and follow it to its end: its output. A refused input is a RunError before
+   * anything starts; a failed run a RunFailedError (its workflow id and the failure in words).
+   * `onProgress` and `onText` say what happens while it runs (what `loom run` prints).
+   */
+  async run(agent: AgentRef, input?: JsonValue, options: RunCallOptions = {}): Promise<JsonValue> {
+    return (await this.runDetail(agent, input, options)).output;
+  }
+
+  /**
+   * `run`, with what it was: the workflow id, the input (and whether it was the agent's first
+   * example), the compiled root agent and whether the text streamed last was the output. A run
+   * of a session whose answer could not join the session is a SessionRecordError carrying this.
+   */
+  async runDetail(agent: AgentRef, input?: JsonValue, options: RunCallOptions = {}): Promise<RunOutcome> {
+    const { onProgress, onText, session, ...start } = options;
+    const prepared = await this.prepare(agent, input, onText ? { ...start, stream: true } : start, session);
+    const emit = onProgress ?? (() => undefined);
+    if (prepared.inputFromExample) emit({ kind: 'input', line: `input (first of interface.input.examples): ${JSON.stringify(prepared.input)}`, input: prepared.input });
+    const sess = prepared.session;
+    if (sess) emit({ kind: 'session', line: `session ${sess.id}: ${sess.prev.runs} earlier run(s), ${sess.kept} earlier message(s) given to the model${sess.dropped ? `, ${sess.dropped} left out (session budget)` : ''}`, session: sess.id, runs: sess.prev.runs, kept: sess.kept, dropped: sess.dropped });
+    const end = await this.follow(prepared, { onProgress, onText });
+    const outcome: RunOutcome = { workflowId: end.workflowId, output: end.output, input: prepared.input, inputFromExample: prepared.inputFromExample, agent: prepared.root, streamedOutput: end.streamedOutput };
+    if (sess) {
+      const { recordSessionRun } = await import('../operator/runs');
+      try {
+        await recordSessionRun(prepared, end.workflowId, end.output);
+      } catch (err) {
+        throw new SessionRecordError(`the answer was not added to session ${sess.id}: ${(err as Error).message}`, sess.id, outcome);
+      }
+    }
+    return outcome;
+  }
+
+  /**
+   * Start a prepared run on this client's queue and follow it to its end (progress, streamed
+   * text); the server line is said once, when this client started a server of its own.
+   */
+  private async follow(prepared: PreparedRun, o: { onProgress?: (e: RunProgress) => void; onText?: (text: string) => void }): Promise<{ workflowId: string; output: JsonValue; streamedOutput: boolean }> {
+    const client = await this.temporalClient();
+    const s = this.session;
+    if (s?.embedded && !this.serverSaid) {
+      this.serverSaid = true;
+      o.onProgress?.({ kind: 'server', line: `embedded Temporal server at ${s.address}${s.uiUrl ? `, Web UI ${s.uiUrl}` : ''}`, address: s.address, ...(s.uiUrl ? { uiUrl: s.uiUrl } : {}) });
+    }
+    const { runToEnd } = await import('../operator/run-flow');
+    let lastStreamed: string | undefined;
+    let follow: ((workflowId: string) => { stop(): Promise<void> }) | undefined;
+    if (o.onText) {
+      const write = o.onText;
+      const { watchStreamText } = await import('../operator/progress');
+      const { openBlobStore } = await import('../activities/blob-store');
+      follow = (wid) => watchStreamText(openBlobStore(), wid, write, undefined, (r) => { lastStreamed = r.text; });
+    }
+    const end = await runToEnd(client, prepared, { taskQueue: this.taskQueue, uiUrl: s?.uiUrl, namespace: s?.namespace ?? client.options.namespace, embedded: s?.embedded, onProgress: o.onProgress, follow });
+    if (!end.ok) throw new RunFailedError(end.workflowId, end.reason);
+    const { streamedIsOutput } = await import('../operator/progress');
+    return { workflowId: end.workflowId, output: end.output, streamedOutput: lastStreamed !== undefined && streamedIsOutput(lastStreamed, end.output) };
+  }
+
+  /**
+   * Rank the registry's active agents for `text` by their `routing` (trigger phrases, intents,
+   * priority), as `dispatch` would; nothing runs and no server is needed.
+   */
+  async route(text: string, opts: { registry?: string } = {}): Promise<DispatchRoute> {
+    return (await this.routeWith(text, opts.registry ?? this.registry)).route;
+  }
+
+  private async routeWith(text: string, dir: string) {
+    const { loadRegistry } = await import('../compiler');
+    const { rankAgents, explainRanking } = await import('../routing/dispatch');
+    const reg = loadRegistry(dir);
+    const agents = [...reg.entries.agent.values()].filter((e) => e.data?.status === 'active');
+    const ranked = rankAgents(text, agents.map((e) => ({ agent_id: e.id, routing: (e.data?.routing ?? undefined) as never })));
+    const winner = ranked[0] && ranked[0].tier > 0 ? ranked[0] : undefined;
+    const route: DispatchRoute = { ranked, ...(winner ? { winner } : {}), explanation: explainRanking(ranked), registry: dir, activeAgents: agents.length };
+    return { route, reg };
+  }
+
+  /**
+   * The Agent Definition Specification's dispatch: run the agent whose routing best matches `text`
+   * with the text as its input (or the input given); when it is unavailable (does not compile,
+   * refuses the input) or its run fails, its `fallback_agents` in order. A request no agent
+   * matches is a NoRouteError; when none answers, a DispatchFailedError with every attempt.
+   */
+  async dispatch(text: string, opts: DispatchOptions = {}): Promise<DispatchResult> {
+    const dir = opts.registry ?? this.registry;
+    const { route, reg } = await this.routeWith(text, dir);
+    const winner = route.winner;
+    if (!winner) throw new NoRouteError(`no active agent in ${dir} matches ${JSON.stringify(text)} by its routing.intents or routing.trigger_phrases${route.activeAgents ? '' : ' (the registry has no active agent)'}`, route);
+    const { attemptOrder, inputFromText } = await import('../routing/dispatch');
+    const given = opts.inputText ?? (opts.input === undefined ? undefined : JSON.stringify(opts.input));
+    const order = attemptOrder(winner);
+    const attempts: DispatchAttempt[] = [];
+    const gaveUp = (a: Omit<DispatchAttempt, 'line' | 'next'>, i: number) => {
+      const next = order[i + 1];
+      const onward = next ? `; trying fallback agent ${next}` : winner.fallback_agents.length ? '; no fallback agent left' : '; it has no routing.fallback_agents';
+      const line = a.outcome === 'failed' ? `${a.agent} failed (${a.workflowId}): ${a.reason}${onward}` : `${a.agent} is unavailable: ${a.reason}${onward}`;
+      const attempt: DispatchAttempt = { ...a, ...(next ? { next } : {}), line };
+      attempts.push(attempt);
+      opts.onAttempt?.(attempt);
+    };
+    for (let i = 0; i < order.length; i++) {
+      const id = order[i];
+      let prepared: PreparedRun;
+      try {
+        const schema = (reg.entries.agent.get(id)?.data?.interface as { input?: { schema?: unknown } } | undefined)?.input?.schema;
+        const derived = given === undefined ? inputFromText(schema, text) : undefined;
+        if (given === undefined && !derived) throw new RunError(`${id}'s interface.input.schema has no string property to put the text in: pass --input JSON`);
+        prepared = await this.prepare(id, undefined, { registry: dir, inputText: given ?? JSON.stringify(derived) });
+      } catch (err) {
+        if (!(err instanceof RunError)) throw err;
+        gaveUp({ agent: id, outcome: 'unavailable', reason: err.message }, i);
+        continue;
+      }
+      try {
+        const end = await this.follow(prepared, { onProgress: opts.onProgress });
+        return { agent: id, winner: winner.agent_id, workflowId: end.workflowId, output: end.output, attempts };
+      } catch (err) {
+        if (!(err instanceof RunFailedError)) throw err;
+        gaveUp({ agent: id, outcome: 'failed', workflowId: err.workflowId, reason: err.reason }, i);
+      }
+    }
+    throw new DispatchFailedError(attempts);
   }
 
   /** The run's status (`loom status --json`): Temporal's status, the run's state, pending approvals and decisions. */
@@ -481,19 +745,18 @@ export class AgentloomClient {
 
   /**
    * Wait for the run and return its output (an ephemeral run's kept output is collected, once, as
-   * `loom result` does). A failed run is a RunError with the failure chain in words.
+   * `loom result` does). A failed run is a RunFailedError with the failure chain in words.
    */
   async result(id: string): Promise<JsonValue> {
     const client = await this.temporalClient();
     const { WorkflowFailedError } = await import('@temporalio/client');
-    const { RunError } = await import('../operator/runs');
     let result: any;
     try {
       result = await client.workflow.getHandle(id).result();
     } catch (err) {
       if (err instanceof WorkflowFailedError) {
         const { describeFailure } = await import('../operator/progress');
-        throw new RunError(`${id} failed: ${describeFailure(err)}`);
+        throw new RunFailedError(id, describeFailure(err));
       }
       throw err;
     }
@@ -504,6 +767,51 @@ export class AgentloomClient {
     const kept = await collectOutput(id);
     if (!kept) throw new RunError(`${id} is an ephemeral run and its output is no longer in the store: it was already collected (by loom run or loom result), or not collected within LOOM_EPHEMERAL_PICKUP_HOURS and purged`);
     return kept.output as JsonValue;
+  }
+
+  /**
+   * One message to a chat session of `agent`: the session `opts.session` names, started with its
+   * first message when none runs under that id (update-with-start), or a new one. Resolves to the
+   * reply and the session id (pass it as `session` to continue). An empty message is refused
+   * before anything compiles or connects; an agent that cannot run as a session is a SessionStartError.
+   */
+  async chat(agent: string, message: string, opts: ChatOptions = {}): Promise<ChatAnswer> {
+    const text = await this.sessionMessage(message);
+    const prepared = await this.prepareChat(agent, opts);
+    const { sendSessionMessage } = await import('../operator/sessions');
+    const reply = await sendSessionMessage(await this.temporalClient(), prepared, text, this.taskQueue);
+    return { sessionId: prepared.sessionId, reply };
+  }
+
+  /**
+   * Start the chat session of `agent` (or join the one running under `opts.session`) and keep it
+   * for many messages: the agent is compiled once (`loom chat`). A message the session refuses is
+   * Temporal's WorkflowUpdateFailedError (its cause says why).
+   */
+  async openChat(agent: string, opts: ChatOptions = {}): Promise<ChatSession> {
+    const prepared = await this.prepareChat(agent, opts);
+    const { sendSessionMessage, startOrJoinSession } = await import('../operator/sessions');
+    const { joined } = await startOrJoinSession(await this.temporalClient(), prepared, this.taskQueue);
+    return {
+      sessionId: prepared.sessionId, agent, joined, idleTimeoutSeconds: prepared.input.idle_timeout_seconds,
+      send: async (message) => sendSessionMessage(await this.temporalClient(), prepared, await this.sessionMessage(message), this.taskQueue),
+    };
+  }
+
+  /** The message as the session takes it (a UsageError with the expected shape otherwise). */
+  private async sessionMessage(text: string): Promise<string> {
+    const { SESSION_MESSAGE_SHAPE, SessionMessageSchema } = await import('../shared/session');
+    const { payloadToSend } = await import('../operator/payloads');
+    return payloadToSend(SessionMessageSchema, { text }, SESSION_MESSAGE_SHAPE, 'sessionMessage').text;
+  }
+
+  private async prepareChat(agent: string, opts: ChatOptions) {
+    const { prepareSession } = await import('../operator/sessions');
+    const { session, registry, actorId, idleTimeoutSeconds, ...rest } = opts;
+    if (idleTimeoutSeconds !== undefined && !(Number.isFinite(idleTimeoutSeconds) && idleTimeoutSeconds > 0)) throw new SessionStartError(`idleTimeoutSeconds must be a positive number of seconds (got ${idleTimeoutSeconds})`);
+    return prepareSession(agent, registry ?? this.registry, {
+      sessionId: session, actorId, idleTimeoutSeconds, ...(Object.keys(rest).length ? { options: rest } : {}),
+    });
   }
 
   /**

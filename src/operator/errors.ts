@@ -6,6 +6,17 @@
 
 export class UsageError extends Error {}
 
+/** A run refused before anything starts (its definition does not compile, its input does not fit…), or a run that failed. */
+export class RunError extends Error {}
+
+/** A run that started and failed: its workflow id and the innermost failure in words (`message` is "ID failed: REASON"). */
+export class RunFailedError extends RunError {
+  constructor(readonly workflowId: string, readonly reason: string) { super(`${workflowId} failed: ${reason}`); }
+}
+
+/** A chat session that cannot start: its id is malformed, its agent does not compile or cannot run as a session. */
+export class SessionStartError extends Error {}
+
 /**
  * The one line `loom` prints for an unexpected error: its message and every distinct cause under it
  * (a Temporal client error wraps the server's reason: "Failed to start Workflow: … message size

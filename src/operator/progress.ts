@@ -23,7 +23,7 @@ export interface RunWatcher {
 
 export function watchRun(
   handle: WorkflowHandle,
-  say: (line: string) => void,
+  say: (line: string, status: RunStatus) => void,
   opts: { intervalMs?: number; onStatus?: (s: RunStatus) => Promise<void> | void; hints?: boolean } = {},
 ): RunWatcher {
   const intervalMs = opts.intervalMs ?? 400;
@@ -34,12 +34,12 @@ export function watchRun(
   let lastWaiting = '';
   const show = (s: RunStatus) => {
     const line = progressLine(s);
-    if (line !== last) { say(line); last = line; }
+    if (line !== last) { say(line, s); last = line; }
     // A dependency the run waits on (store, model endpoint), said again when it changes (a new attempt).
     const waiting = (s.waiting_for ?? []).join('\n');
     if (waiting !== lastWaiting) {
-      for (const w of s.waiting_for ?? []) say(`  ${w}`);
-      if (!waiting && lastWaiting) say('  no longer waiting on a dependency');
+      for (const w of s.waiting_for ?? []) say(`  ${w}`, s);
+      if (!waiting && lastWaiting) say('  no longer waiting on a dependency', s);
       lastWaiting = waiting;
     }
     for (const p of s.pending_approvals ?? []) {
@@ -47,16 +47,16 @@ export function watchRun(
       announced.add(p.call_id);
       // An ephemeral run's arguments are in the store: `loom status` reads them there.
       const args = storedArgsRef(p.arguments) ? `(arguments in the store: loom status ${handle.workflowId} shows them)` : JSON.stringify(p.arguments);
-      say(`  awaiting approval: ${p.tool} ${args} (${p.reason})`);
-      if (opts.hints !== false) say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`);
+      say(`  awaiting approval: ${p.tool} ${args} (${p.reason})`, s);
+      if (opts.hints !== false) say(`    loom approve ${handle.workflowId} ${p.call_id}   |   loom reject ${handle.workflowId} ${p.call_id} --reason "…"`, s);
     }
-    for (const line of treeDecisionLines(s, handle.workflowId, announced, opts.hints !== false)) say(line);
+    for (const line of treeDecisionLines(s, handle.workflowId, announced, opts.hints !== false)) say(line, s);
     if (s.escalation) {
       const key = `esc:${s.escalation.queue}:${s.escalation.since}`;
       if (!announced.has(key)) {
         announced.add(key);
-        say(`  escalated to human queue '${s.escalation.queue}': ${s.escalation.reason}`);
-        if (opts.hints !== false) say(`    loom respond ${handle.workflowId} --queue ${s.escalation.queue} --output '{…}'   |   --close`);
+        say(`  escalated to human queue '${s.escalation.queue}': ${s.escalation.reason}`, s);
+        if (opts.hints !== false) say(`    loom respond ${handle.workflowId} --queue ${s.escalation.queue} --output '{…}'   |   --close`, s);
       }
     }
   };

@@ -18,7 +18,7 @@ import { isEphemeral } from '../runtime/artifacts';
 import { deleteEphemeralWrites, markEphemeralRun } from '../activities/ephemeral';
 import { MessageStore } from '../activities/message-store';
 import { claimCheckable, depthRefusal, formatBytes, inputBytes, MAX_INLINE_INPUT_BYTES, sizeRefusal } from './input-limits';
-import { UsageError } from './errors';
+import { RunError, UsageError } from './errors';
 
 export interface PreparedRun {
   bundle: CompiledBundle;
@@ -33,9 +33,7 @@ export interface PreparedRun {
   session?: { id: string; prev: SessionState; prompt: string; kept: number; dropped: number };
 }
 
-export class RunError extends Error {}
-
-
+export { RunError };
 
 export function parseInputFlag(raw: string | undefined): JsonValue | undefined {
   if (raw === undefined) return undefined;

@@ -11,8 +11,9 @@ import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_WORKFLOW_TYPE, sessionMessageUpda
 import type { SessionInput, SessionReply } from '../shared/session';
 import { SESSION_ID } from '../activities/session-history';
 import { openBlobStore, storeBundle } from '../activities/blob-store';
+import { SessionStartError } from './errors';
 
-export class SessionStartError extends Error {}
+export { SessionStartError };
 
 export interface PreparedSession {
   root: CompiledAgent;
@@ -39,10 +40,10 @@ export async function prepareSession(agentId: string, registry: string, o: { ses
   };
 }
 
-/** How the session workflow is started under the session id. */
-function startOptions(p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>): WorkflowStartOptions & { args: [SessionInput] } {
+/** How the session workflow is started under the session id (on `taskQueue`: an AgentloomClient's queue, else LOOM_TASK_QUEUE, else the default). */
+function startOptions(p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>, taskQueue?: string): WorkflowStartOptions & { args: [SessionInput] } {
   return {
-    taskQueue: process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    taskQueue: taskQueue ?? process.env.LOOM_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     workflowId: p.sessionId,
     args: [p.input],
     staticSummary: `chat session with ${p.root.agent_id} v${p.root.version}`,
@@ -60,17 +61,17 @@ function startOptions(p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>):
  * under its id (the first message starts it) and otherwise delivers the message to the running one
  * (workflowIdConflictPolicy USE_EXISTING). Returns the reply.
  */
-export async function sendSessionMessage(client: Client, p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>, text: string): Promise<SessionReply> {
+export async function sendSessionMessage(client: Client, p: Pick<PreparedSession, 'root' | 'sessionId' | 'input'>, text: string, taskQueue?: string): Promise<SessionReply> {
   const { WithStartWorkflowOperation } = await import('@temporalio/client');
-  const startWorkflowOperation = new WithStartWorkflowOperation(SESSION_WORKFLOW_TYPE, { ...startOptions(p), workflowIdConflictPolicy: 'USE_EXISTING' });
+  const startWorkflowOperation = new WithStartWorkflowOperation(SESSION_WORKFLOW_TYPE, { ...startOptions(p, taskQueue), workflowIdConflictPolicy: 'USE_EXISTING' });
   return client.workflow.executeUpdateWithStart(sessionMessageUpdate, { args: [{ text }], startWorkflowOperation });
 }
 
 /** Start the session workflow under the session id; a session already running under it is joined. */
-export async function startOrJoinSession(client: Client, p: PreparedSession): Promise<{ handle: WorkflowHandle; joined: boolean }> {
+export async function startOrJoinSession(client: Client, p: PreparedSession, taskQueue?: string): Promise<{ handle: WorkflowHandle; joined: boolean }> {
   const { WorkflowExecutionAlreadyStartedError } = await import('@temporalio/client');
   try {
-    const handle = await client.workflow.start(SESSION_WORKFLOW_TYPE, startOptions(p));
+    const handle = await client.workflow.start(SESSION_WORKFLOW_TYPE, startOptions(p, taskQueue));
     return { handle, joined: false };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -3,9 +3,11 @@
  * [--approval-timeout S] [--on-approval-timeout reject|escalate]`: start a chat session (src/workflows/session.ts), or
  * join the running one named by --session, and talk to it: each line typed is one message, its
  * reply is printed. Ctrl-D (end of input) leaves the prompt; the session stays open for
- * `loom send SESSION_ID TEXT` until it has been idle for --idle-timeout seconds.
+ * `loom send SESSION_ID TEXT` until it has been idle for --idle-timeout seconds. The session is
+ * AgentloomClient.openChat's; each line is its `send`.
  */
-import { defineCommand, flagString, registryDir } from '../args';
+import { defineCommand, flagString } from '../args';
+import { openClient } from '../client-session';
 import { UsageError } from '../../operator/errors';
 import type { SessionReply } from '../../shared/session';
 
@@ -26,26 +28,27 @@ export const run = defineCommand(
     const idleRaw = flagString(args, 'idle-timeout');
     const idle = idleRaw === undefined ? undefined : Number(idleRaw);
     if (idle !== undefined && !(Number.isFinite(idle) && idle > 0)) throw new UsageError(`--idle-timeout must be a positive number of seconds, e.g. --idle-timeout 900 (got '${idleRaw}')`);
-    const { prepareSession, SessionStartError } = await import('../../operator/sessions');
     const { runOptionsFromFlags, RunError } = await import('../../operator/runs');
-    let prepared;
-    try {
-      prepared = await prepareSession(agentId, registryDir(args), {
-        sessionId: flagString(args, 'session'), idleTimeoutSeconds: idle, actorId: flagString(args, 'actor') ?? process.env.USER,
-        options: runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')),
-      });
-    } catch (err) {
-      if (err instanceof SessionStartError || err instanceof RunError) { process.stderr.write(`loom chat: ${err.message}\n`); return 1; }
-      throw err;
-    }
-    const { connect } = await import('../../operator/connect');
+    const { SessionStartError } = await import('../../client/agentloom-client');
     const { withEmbeddedWorker } = await import('../embedded');
-    const { sendSessionMessage, startOrJoinSession } = await import('../../operator/sessions');
-    const { WorkflowUpdateFailedError } = await import('@temporalio/client');
-    const conn = await connect({ embedded: withEmbeddedWorker });
+    // A lazy client: the agent compiles before any connection opens; with no server configured, it
+    // starts an embedded one and a worker for as long as it is open.
+    const loom = await openClient(args, { local: withEmbeddedWorker });
     try {
-      const { handle, joined } = await startOrJoinSession(conn.client, prepared);
-      process.stderr.write(`session ${handle.workflowId} (${joined ? 'joined' : 'started'}; ${agentId}); type a message, Ctrl-D to leave\n`);
+      let chat;
+      try {
+        const actor = flagString(args, 'actor') ?? process.env.USER;
+        const session = flagString(args, 'session');
+        chat = await loom.openChat(agentId, {
+          ...runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout')),
+          ...(session !== undefined ? { session } : {}), ...(actor ? { actorId: actor } : {}), ...(idle !== undefined ? { idleTimeoutSeconds: idle } : {}),
+        });
+      } catch (err) {
+        if (err instanceof SessionStartError || err instanceof RunError) { process.stderr.write(`loom chat: ${err.message}\n`); return 1; }
+        throw err;
+      }
+      const { WorkflowUpdateFailedError } = await import('@temporalio/client');
+      process.stderr.write(`session ${chat.sessionId} (${chat.joined ? 'joined' : 'started'}; ${agentId}); type a message, Ctrl-D to leave\n`);
       const readline = await import('readline');
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true, prompt: 'you> ' });
       rl.prompt();
@@ -53,8 +56,7 @@ export const run = defineCommand(
         const text = line.trim();
         if (text) {
           try {
-            const reply = await sendSessionMessage(conn.client, prepared, text);
-            process.stdout.write(replyText(reply) + '\n');
+            process.stdout.write(replyText(await chat.send(text)) + '\n');
           } catch (err) {
             if (!(err instanceof WorkflowUpdateFailedError)) throw err;
             process.stderr.write(`loom chat: ${(err.cause as Error | undefined)?.message ?? err.message}\n`);
@@ -62,10 +64,10 @@ export const run = defineCommand(
         }
         rl.prompt();
       }
-      process.stderr.write(`\nleft session ${handle.workflowId}; \`loom send ${handle.workflowId} TEXT\` continues it until it has been idle for ${prepared.input.idle_timeout_seconds} s\n`);
+      process.stderr.write(`\nleft session ${chat.sessionId}; \`loom send ${chat.sessionId} TEXT\` continues it until it has been idle for ${chat.idleTimeoutSeconds} s\n`);
       return 0;
     } finally {
-      await conn.close();
+      await loom.close();
     }
   },
 );

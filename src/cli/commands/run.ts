@@ -7,10 +7,12 @@
  * when the text streamed last is the output, the output is not printed a second time.
  * `--session ID` continues a chat session: the run sees the session's earlier exchanges, and its
  * own prompt and answer join the session when it succeeds (src/activities/session.ts).
+ * Everything goes through AgentloomClient.runDetail: the progress lines are its progress events.
  */
-import { defineCommand, flagString, registryDir, RUN_OPTIONS } from '../args';
+import { defineCommand, flagString, RUN_OPTIONS } from '../args';
 import { UsageError } from '../../operator/errors';
-import type { JsonValue } from '../../compiled/types';
+import type { RunOutcome } from '../../client/agentloom-client';
+import { openClient } from '../client-session';
 
 export const run = defineCommand(
   'run',
@@ -25,53 +27,49 @@ export const run = defineCommand(
     if (args.flags.stream === true && args.flags['no-stream'] === true) throw new UsageError('give --stream or --no-stream, not both');
     const stream = args.flags.stream === true || (args.flags['no-stream'] !== true && !json && process.stdout.isTTY === true);
     // Loaded once the arguments are known good: a usage error never loads the compiler or gRPC.
-    const { prepareRun, runOptionsFromFlags, recordSessionRun, RunError } = await import('../../operator/runs');
-    const { connect } = await import('../../operator/connect');
+    const { runOptionsFromFlags, RunError } = await import('../../operator/runs');
+    const { SessionRecordError } = await import('../../client/agentloom-client');
     const { withEmbeddedWorker } = await import('../embedded');
-    const { runToEnd } = await import('../../operator/run-flow');
-    let prepared;
+    // A lazy client: the agent compiles and its input is checked before any connection opens; with
+    // no server configured, it starts an embedded one and a worker for as long as it is open.
+    const loom = await openClient(args, { local: withEmbeddedWorker, verbose: args.flags.verbose === true });
     try {
       const options = runOptionsFromFlags(flagString(args, 'approval-timeout'), flagString(args, 'on-approval-timeout'));
-      // --allow-draft: a draft root agent may run (the workflow input carries it; src/governance/lifecycle.ts).
-      const withActor = flagString(args, 'actor') !== undefined ? { ...options, actor_id: flagString(args, 'actor') } : options;
-      const withDraft = args.flags['allow-draft'] === true ? { ...withActor, allow_draft: true } : withActor;
-      prepared = await prepareRun(agentId, registryDir(args), flagString(args, 'input'), withDraft, flagString(args, 'session'));
+      const actor = flagString(args, 'actor');
+      const input = flagString(args, 'input');
+      const session = flagString(args, 'session');
+      const outcome = await loom.runDetail(agentId, undefined, {
+        ...options, ...(actor !== undefined ? { actor_id: actor } : {}),
+        // --allow-draft: a draft root agent may run (the workflow input carries it; src/governance/lifecycle.ts).
+        ...(args.flags['allow-draft'] === true ? { allow_draft: true } : {}),
+        ...(input !== undefined ? { inputText: input } : {}), ...(session !== undefined ? { session } : {}),
+        onProgress: json ? undefined : (e) => { process.stderr.write(e.line + '\n'); },
+        onText: stream ? (text) => { process.stdout.write(text); } : undefined,
+      });
+      await printOutput(outcome, json);
+      return 0;
     } catch (err) {
+      // A run of a session that succeeded but did not join it: its output, then why (exit 1).
+      if (err instanceof SessionRecordError) {
+        await printOutput(err.outcome, json);
+        process.stderr.write(`loom run: ${err.message}\n`);
+        return 1;
+      }
+      // Refused before it started, or failed ("ID failed: REASON").
       if (err instanceof RunError) { process.stderr.write(`loom run: ${err.message}\n`); return 1; }
       throw err;
-    }
-    const say = (line: string) => { if (!json) process.stderr.write(line + '\n'); };
-    if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
-    if (prepared.inputFromExample) say(`input (first of interface.input.examples): ${JSON.stringify(prepared.input)}`);
-    const sess = prepared.session;
-    if (sess) say(`session ${sess.id}: ${sess.prev.runs} earlier run(s), ${sess.kept} earlier message(s) given to the model${sess.dropped ? `, ${sess.dropped} left out (session budget)` : ''}`);
-    const session = await connect({ embedded: withEmbeddedWorker, verbose: args.flags.verbose === true });
-    try {
-      if (session.embedded) say(`embedded Temporal server at ${session.address}${session.uiUrl ? `, Web UI ${session.uiUrl}` : ''}`);
-      const { watchStreamText, streamedIsOutput } = await import('../../operator/progress');
-      const { openBlobStore } = await import('../../activities/blob-store');
-      let lastStreamed: string | undefined;
-      const follow = stream ? (wid: string) => watchStreamText(openBlobStore(), wid, (text) => void process.stdout.write(text), undefined, (r) => { lastStreamed = r.text; }) : undefined;
-      const end = await runToEnd(session.client, prepared, { json, uiUrl: session.uiUrl, namespace: session.namespace, embedded: session.embedded, say, follow });
-      if (!end.ok) {
-        process.stderr.write(`loom run: ${end.workflowId} failed: ${end.reason}\n`);
-        return 1;
-      }
-      // interface.output.render shapes the printed output; --json prints JSON whatever it says.
-      // An answer already streamed (the last streamed text is the output) is not printed again.
-      const { renderOutput } = await import('../../runtime/output-render');
-      if (json || lastStreamed === undefined || !streamedIsOutput(lastStreamed, end.output)) {
-        process.stdout.write((json ? JSON.stringify(end.output) : renderOutput(end.output as JsonValue, prepared.root.interface.output.render)) + '\n');
-      }
-      try {
-        await recordSessionRun(prepared, end.workflowId, end.output);
-      } catch (err) {
-        process.stderr.write(`loom run: the answer was not added to session ${sess?.id}: ${(err as Error).message}\n`);
-        return 1;
-      }
-      return 0;
     } finally {
-      await session.close();
+      await loom.close();
     }
   },
 );
+
+/**
+ * interface.output.render shapes the printed output; --json prints JSON whatever it says. An answer
+ * already streamed (the last streamed text is the output) is not printed again.
+ */
+async function printOutput(o: RunOutcome, json: boolean): Promise<void> {
+  if (!json && o.streamedOutput) return;
+  const { renderOutput } = await import('../../runtime/output-render');
+  process.stdout.write((json ? JSON.stringify(o.output) : renderOutput(o.output, o.agent.interface.output.render)) + '\n');
+}
