@@ -29,8 +29,13 @@ export type {
   BlobRef, RunAgentInput, RunOptions, AgentRunResult, RunState, RunStatus, PendingApproval, PendingDecision,
   ApproveArgs, RejectArgs, DecideArgs, RespondArgs, RespondResult,
 } from './shared/contract';
-export { AgentloomClient, RunEndedError, DefinitionError, AgentMismatchError, RunStillOpenError } from './client/agentloom-client';
+export {
+  AgentloomClient, RunEndedError, RunFailedError, SessionStartError, SessionRecordError, DefinitionError, AgentMismatchError,
+  RunStillOpenError, NoRouteError, DispatchFailedError,
+} from './client/agentloom-client';
 export type {
   AgentloomClientOptions, AgentRef, StartOptions, RunStatusReport, InboxEntry, ConnectOptions, ConnectionInfo, RunStatusDetail,
   DecisionSent, ListFilter, RunSummary, EscalationSummary, DeleteResult, AgentForm, AgentFormField, DiagramFormat, SessionReply,
+  RunProgress, RunCallOptions, RunOutcome, ChatOptions, ChatSession, ChatAnswer, DispatchRoute, DispatchAttempt, DispatchOptions,
+  DispatchResult, RankedAgent, InboxFilter, InboxSnapshot,
 } from './client/agentloom-client';
