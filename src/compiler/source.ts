@@ -174,6 +174,15 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
 }
 
 /**
+ * Where YAML can read `&`, `*` or `!` as an anchor, an alias or a tag: at the start of a node, i.e.
+ * at the start of a line (after its indentation and any `- `, `? `, `: ` indicators) or after `:`,
+ * `?`, `,`, `[` or `{`. A superset of the real places (it also matches inside quoted strings and
+ * comments, which only sends the file to the slow path), so `3 * 140` or `(+ - * /)` in a value
+ * stays on the fast path while `key: *alias`, `- &anchor` and `[!!str 1]` do not.
+ */
+const NODE_PROPERTY = /(?:^[ \t]*(?:[-?:][ \t]+)*|[:?,[{][ \t]*)[&*!]/m;
+
+/**
  * Fast path: js-yaml with the YAML 1.2 core schema parses a plain front matter ~8× faster than the
  * positioned `yaml` Document. Positions are only needed for diagnostics, so the Document is built
  * lazily (posOf). Anything unusual — anchors/aliases (`&`, `*`), tags (`!`), digit separators
@@ -182,7 +191,7 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
  * that both paths give the same data on every example and fixture.
  */
 export function parseFast(fm: string): Record<string, unknown> | undefined {
-  if (/[&*!]|\d_\d/.test(fm)) return undefined;
+  if (NODE_PROPERTY.test(fm) || /\d_\d/.test(fm)) return undefined;
   try {
     const data = loadYamlFast(fm, { schema: CORE_SCHEMA });
     if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
