@@ -7,6 +7,10 @@
  * changes least) and the 1-minute load average; the `ratio:` line is the worst command's first byte over
  * the 300 ms target. `list`, `status` and `inbox` talk to an embedded Temporal dev server; `status`
  * reads a run that has finished (one scripted model turn, on a worker in this process).
+ *
+ * BENCH_CLI_BASE=DIR also times DIR/bin/loom.js (another checkout with its dist/ built, e.g. the
+ * commit before a change), each of its runs right after the same run of this checkout, so both sides
+ * see the same load: the comparison a shared machine can make.
  */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -64,12 +68,29 @@ function once(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
   });
 }
 
-async function best(args: string[], env: NodeJS.ProcessEnv, repeats: number): Promise<{ firstByteMs: number; exitMs: number; cpuMs: number }> {
-  const runs: Timing[] = [];
-  for (let i = 0; i < repeats; i++) runs.push(await once(args, env));
+interface Best { firstByteMs: number; exitMs: number; cpuMs: number }
+
+function bestOf(args: string[], runs: Timing[]): Best {
   const bad = runs.find((r) => r.code !== 0 || r.stderr.includes('dist/ is older'));
   if (bad) throw new Error(`node ${args.join(' ')} exited ${bad.code}: ${bad.stderr.trim()}`);
   return { firstByteMs: Math.min(...runs.map((r) => r.firstByteMs)), exitMs: Math.min(...runs.map((r) => r.exitMs)), cpuMs: Math.min(...runs.map((r) => r.cpuMs)) };
+}
+
+async function best(args: string[], env: NodeJS.ProcessEnv, repeats: number): Promise<Best> {
+  const runs: Timing[] = [];
+  for (let i = 0; i < repeats; i++) runs.push(await once(args, env));
+  return bestOf(args, runs);
+}
+
+/** `args` run by this checkout's bin/loom.js and by `baseLoom`, alternately: the best of each side. */
+async function bestBeside(args: string[], baseLoom: string, env: NodeJS.ProcessEnv, repeats: number): Promise<{ mine: Best; base: Best }> {
+  const mine: Timing[] = [];
+  const base: Timing[] = [];
+  for (let i = 0; i < repeats; i++) {
+    mine.push(await once([LOOM, ...args], env));
+    base.push(await once([baseLoom, ...args], env));
+  }
+  return { mine: bestOf([LOOM, ...args], mine), base: bestOf([baseLoom, ...args], base) };
 }
 
 async function main(): Promise<void> {
@@ -100,18 +121,26 @@ async function main(): Promise<void> {
       ['completion bash', ['completion', 'bash']],
     ];
     const rows: string[] = [];
+    const baseDir = process.env.BENCH_CLI_BASE ? path.resolve(process.env.BENCH_CLI_BASE) : undefined;
+    const baseLoom = baseDir && path.join(baseDir, 'bin', 'loom.js');
+    if (baseDir && !fs.existsSync(path.join(baseDir, 'dist', 'client.js'))) throw new Error(`BENCH_CLI_BASE: ${baseDir} has no dist/client.js (build it there first)`);
+    const dash = baseLoom ? ' – | – |' : '';
     const node = await best(['-e', ''], cliEnv, repeats);
     const nodeWrite = await best(['-e', 'process.stdout.write("x")'], cliEnv, repeats);
-    rows.push(`| \`node -e ''\` | – | ${node.exitMs.toFixed(0)} | ${node.cpuMs.toFixed(0)} | ${loadAvg()} |`);
-    rows.push(`| \`node -e 'process.stdout.write("x")'\` | ${nodeWrite.firstByteMs.toFixed(0)} | ${nodeWrite.exitMs.toFixed(0)} | ${nodeWrite.cpuMs.toFixed(0)} | ${loadAvg()} |`);
+    rows.push(`| \`node -e ''\` | – | ${node.exitMs.toFixed(0)} | ${node.cpuMs.toFixed(0)} |${dash} ${loadAvg()} |`);
+    rows.push(`| \`node -e 'process.stdout.write("x")'\` | ${nodeWrite.firstByteMs.toFixed(0)} | ${nodeWrite.exitMs.toFixed(0)} | ${nodeWrite.cpuMs.toFixed(0)} |${dash} ${loadAvg()} |`);
     let worst = { name: '', ms: 0 };
     for (const [name, args] of commands) {
-      const t = await best([LOOM, ...args], cliEnv, repeats);
+      const both = baseLoom ? await bestBeside(args, baseLoom, cliEnv, repeats) : undefined;
+      const t = both?.mine ?? await best([LOOM, ...args], cliEnv, repeats);
       if (t.firstByteMs > worst.ms) worst = { name, ms: t.firstByteMs };
-      rows.push(`| \`loom ${name}\` | ${t.firstByteMs.toFixed(0)} | ${t.exitMs.toFixed(0)} | ${t.cpuMs.toFixed(0)} | ${loadAvg()} |`);
+      const base = both ? ` ${both.base.firstByteMs.toFixed(0)} | ${both.base.cpuMs.toFixed(0)} |` : '';
+      rows.push(`| \`loom ${name}\` | ${t.firstByteMs.toFixed(0)} | ${t.exitMs.toFixed(0)} | ${t.cpuMs.toFixed(0)} |${base} ${loadAvg()} |`);
     }
-    process.stdout.write(`bench:cli — best of ${repeats}, ms from spawn (compiled dist/, ${os.cpus().length} cores)\n\n`);
-    process.stdout.write('| command | first stdout byte ms | exit ms | CPU ms (user+sys) | load (1 min) |\n|---|---:|---:|---:|---:|\n');
+    process.stdout.write(`bench:cli — best of ${repeats}, ms from spawn (compiled dist/, ${os.cpus().length} cores)${baseDir ? `, beside ${baseDir}` : ''}\n\n`);
+    process.stdout.write(baseLoom
+      ? '| command | first stdout byte ms | exit ms | CPU ms (user+sys) | base first byte ms | base CPU ms | load (1 min) |\n|---|---:|---:|---:|---:|---:|---:|\n'
+      : '| command | first stdout byte ms | exit ms | CPU ms (user+sys) | load (1 min) |\n|---|---:|---:|---:|---:|\n');
     process.stdout.write(rows.join('\n') + '\n\n');
     process.stdout.write(`ratio: ${(worst.ms / TARGET_MS).toFixed(2)} (worst first byte: loom ${worst.name}, ${worst.ms.toFixed(0)} ms / ${TARGET_MS} ms)\n`);
   } finally {

@@ -130,7 +130,8 @@ function main(): void {
     if (a < b && folderEdges.has(`${b}>${a}`)) pairs.push(`${a}<->${b}`);
   }
   const loops = circles(graph).map((c) => c.map((f) => path.relative(ROOT, f)));
-  const longest = files.flatMap(functionLengths).sort((x, y) => y.lines - x.lines);
+  // Generated code (*.generated.ts: Ajv's standalone validators) is no one's function to shorten.
+  const longest = files.filter((f) => !f.endsWith('.generated.ts')).flatMap(functionLengths).sort((x, y) => y.lines - x.lines);
   const report = {
     files: files.length,
     folders: new Set(files.map(folder)).size,

@@ -8,7 +8,6 @@
  */
 import type { CompiledTool, JsonObject, McpServerConfig } from '../compiled/types';
 import { canonicalJson, sha256 } from '../compiled/canonical';
-import { hostMatches } from '../governance/network';
 
 /** One tool as an MCP server lists it (tools/list), reduced to what the bundle pins. */
 export interface McpListedTool { name: string; description?: string; input_schema: JsonObject }
@@ -49,6 +48,8 @@ export function mcpUrlOutsideAllowlist(server: McpServerConfig, allowExternalHtt
   if (!server.url || allowExternalHttp) return undefined;
   let host: string;
   try { host = new URL(server.url).hostname; } catch { return undefined; }
+  // The network policy module (with the LOOM_* environment schema) loads only for a registry with an HTTP MCP server.
+  const { hostMatches } = require('../governance/network') as typeof import('../governance/network');
   return (server.allowed_hosts ?? []).some((p) => hostMatches(host, p)) ? undefined : host.replace(/^\[|\]$/g, '');
 }
 

@@ -3,12 +3,22 @@
  * positions, Markdown body sections. Never throws: every problem becomes a Diagnostic.
  */
 import * as fs from 'fs';
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, Document, type Pair, type YAMLMap } from 'yaml';
+import type { LineCounter, Document, Pair, YAMLMap } from 'yaml';
 import { load as loadYamlFast, CORE_SCHEMA } from 'js-yaml';
 import type { BodySection, Diagnostic } from '../compiled/types';
 
 export const MAX_FILE_BYTES = 1024 * 1024;
 export const MAX_ALIAS_COUNT = 50;
+
+type YamlLib = typeof import('yaml');
+let yamlLib: YamlLib | undefined;
+/**
+ * The positioned YAML parser (the `yaml` package), loaded on first use: a front matter the js-yaml
+ * fast path reads, in a file without diagnostics, never needs it, so a clean registry does not load it.
+ */
+function yaml(): YamlLib {
+  return (yamlLib ??= require('yaml') as YamlLib);
+}
 
 export type PathPart = string | number;
 
@@ -115,11 +125,11 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
   bodyLine = 2 + fmLines + 1;
   const fast = parseFast(fm);
   if (fast) return { file: display, body, bodyLine, fmLine: 2, aliases: [], data: fast, fmText: fm };
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   let doc: Document.Parsed;
   try {
     // uniqueKeys is checked below in linear time (the parser's own check is quadratic)
-    doc = parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
+    doc = yaml().parseDocument(fm, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
   } catch (e) {
     diags.push(diag(display, 2, 1, 'error', 'LOOM005', '', `YAML cannot be parsed: ${yamlExceptionMessage(e)}`));
     return undefined;
@@ -139,7 +149,7 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
     pushYamlProblems(problems, lineCounter, display, diags);
     return src;
   }
-  if (!isMap(doc.contents)) {
+  if (!yaml().isMap(doc.contents)) {
     diags.push(diag(display, 2, 1, 'error', 'LOOM006', '', 'front matter must be a YAML mapping of `key: value` fields (e.g. `agent_id: my-agent`)'));
     return src;
   }
@@ -164,6 +174,15 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
 }
 
 /**
+ * Where YAML can read `&`, `*` or `!` as an anchor, an alias or a tag: at the start of a node, i.e.
+ * at the start of a line (after its indentation and any `- `, `? `, `: ` indicators) or after `:`,
+ * `?`, `,`, `[` or `{`. A superset of the real places (it also matches inside quoted strings and
+ * comments, which only sends the file to the slow path), so `3 * 140` or `(+ - * /)` in a value
+ * stays on the fast path while `key: *alias`, `- &anchor` and `[!!str 1]` do not.
+ */
+const NODE_PROPERTY = /(?:^[ \t]*(?:[-?:][ \t]+)*|[:?,[{][ \t]*)[&*!]/m;
+
+/**
  * Fast path: js-yaml with the YAML 1.2 core schema parses a plain front matter ~8× faster than the
  * positioned `yaml` Document. Positions are only needed for diagnostics, so the Document is built
  * lazily (posOf). Anything unusual — anchors/aliases (`&`, `*`), tags (`!`), digit separators
@@ -172,7 +191,7 @@ export function parseSource(input: Buffer | string, display: string, diags: Diag
  * that both paths give the same data on every example and fixture.
  */
 export function parseFast(fm: string): Record<string, unknown> | undefined {
-  if (/[&*!]|\d_\d/.test(fm)) return undefined;
+  if (NODE_PROPERTY.test(fm) || /\d_\d/.test(fm)) return undefined;
   try {
     const data = loadYamlFast(fm, { schema: CORE_SCHEMA });
     if (!data || typeof data !== 'object' || Array.isArray(data)) return undefined;
@@ -197,12 +216,12 @@ export function yamlExceptionMessage(e: unknown): string {
 /** Duplicate mapping keys (linear: one Set per mapping) and tags outside the core schema. */
 function structureProblems(doc: Document.Parsed): Array<{ pos: number; message: string }> {
   const out: Array<{ pos: number; message: string }> = [];
-  visit(doc, {
+  yaml().visit(doc, {
     Node(_, node) {
-      if (isMap(node)) {
+      if (yaml().isMap(node)) {
         const seen = new Set<string>();
         for (const it of node.items) {
-          if (!isScalar(it.key)) continue;
+          if (!yaml().isScalar(it.key)) continue;
           const k = String(it.key.value);
           if (seen.has(k)) out.push({ pos: it.key.range?.[0] ?? 0, message: `duplicate key \`${k}\`: a key may appear only once in a mapping; remove or merge the repeated entry` });
           seen.add(k);
@@ -241,10 +260,10 @@ function pushYamlProblems(problems: Array<{ pos: number; message: string }>, lc:
 /** The positioned document of a source parsed by the fast path (built on first use). */
 function ensureDoc(src: SourceFile): void {
   if (src.doc || src.fmText === undefined) return;
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   try {
     // the fast path already excluded duplicate keys: skip the parser's quadratic uniqueness check
-    src.doc = parseDocument(src.fmText, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
+    src.doc = yaml().parseDocument(src.fmText, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
     src.lineCounter = lineCounter;
   } catch {
     // positions unavailable: posOf falls back to the front matter's first line
@@ -278,14 +297,14 @@ export function posOf(src: SourceFile, path: PathPart[], key = false): { line: n
   for (let i = 0; i < real.length; i++) {
     const part = real[i];
     let next: unknown;
-    if (isMap(node)) {
+    if (yaml().isMap(node)) {
       const pair = keyIndex(node).get(String(part));
       if (!pair) break;
       const v = pair.value as unknown;
-      const block = (isMap(v) || isSeq(v)) && !(v as { flow?: boolean }).flow;
+      const block = (yaml().isMap(v) || yaml().isSeq(v)) && !(v as { flow?: boolean }).flow;
       if ((key || block) && i === real.length - 1) { next = pair.key; }
       else next = pair.value ?? pair.key;
-    } else if (isSeq(node) && typeof part === 'number') {
+    } else if (yaml().isSeq(node) && typeof part === 'number') {
       next = node.items[part];
       if (next === undefined) break;
     } else break;
@@ -305,7 +324,7 @@ function keyIndex(node: YAMLMap): Map<string, Pair> {
   if (!m) {
     m = new Map();
     for (const it of node.items) {
-      if (isPair(it) && isScalar(it.key)) {
+      if (yaml().isPair(it) && yaml().isScalar(it.key)) {
         const k = String(it.key.value);
         if (!m.has(k)) m.set(k, it as Pair);
       }

@@ -1,40 +1,77 @@
-/** Ajv validators (compiled once per process) and ajv-error → Diagnostic mapping. */
+/**
+ * The front-matter validators and ajv-error → Diagnostic mapping. The validators are Ajv's standalone
+ * code generated at build time (validators.generated.ts, from validator-set.ts), so a command that
+ * validates definitions does not load Ajv nor compile the schemas at start; when the generated code
+ * no longer matches the schemas or the installed Ajv (its fingerprint differs), each validator is
+ * compiled at run time as before, once per process.
+ */
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv } from './ajv';
 import type { Diagnostic } from '../compiled/types';
-import { KIND_SCHEMAS, PATTERN_SCHEMAS } from './schemas';
 import { diag, fieldPath, posOf, type PathPart, type SourceFile } from './source';
 import { editDistance } from '../shared/edit-distance';
+import { META_SCHEMA_EXPORT, VALIDATOR_OPTIONS, exportName, validatorFingerprint, validatorSchemas } from './validator-set';
 
 let ajv: Ajv | undefined;
 const validators = new Map<string, ValidateFunction>();
 
+/** The compiler's Ajv instance (loaded on first use: the generated validators need none). */
 export function getAjv(): Ajv {
-  ajv ??= createAjv({ validateSchema: true, verbose: true });
+  if (!ajv) {
+    const { createAjv } = require('./ajv') as typeof import('./ajv');
+    ajv = createAjv({ ...VALIDATOR_OPTIONS });
+  }
   return ajv;
+}
+
+type GeneratedValidators = Record<string, ValidateFunction | undefined>;
+/** The generated module when it matches (loaded on first use), null when it does not; undefined until asked. */
+let generated: GeneratedValidators | null | undefined;
+let schemas: Record<string, Record<string, unknown>> | undefined;
+
+function generatedValidators(): GeneratedValidators | null {
+  if (generated === undefined) {
+    const mod = require('./validators.generated') as { FINGERPRINT?: string };
+    generated = mod.FINGERPRINT === validatorFingerprint() ? (mod as unknown as GeneratedValidators) : null;
+  }
+  return generated;
+}
+
+/**
+ * Where the validators come from: `generated` (the build's standalone code, when it matches) or
+ * `compiled` (Ajv at run time). Setting `compiled` is for tests that compare the two.
+ */
+export function validatorSource(use?: 'compiled'): 'generated' | 'compiled' {
+  if (use === 'compiled') {
+    generated = null;
+    validators.clear();
+    schemaMemo.clear();
+  }
+  return generatedValidators() ? 'generated' : 'compiled';
 }
 
 export function validatorFor(kind: string): ValidateFunction {
   let v = validators.get(kind);
   if (!v) {
-    const schema = kind.startsWith('pattern:') ? PATTERN_SCHEMAS[kind.slice(8)] : KIND_SCHEMAS[kind];
-    const copy = { ...schema };
-    delete copy.$id;
-    delete copy.$schema;
-    v = getAjv().compile(copy);
+    v = generatedValidators()?.[exportName(kind)];
+    if (!v) {
+      schemas ??= validatorSchemas();
+      const schema = schemas[kind];
+      if (!schema) throw new Error(`no front-matter validator for '${kind}'`);
+      v = getAjv().compile(schema);
+    }
     validators.set(kind, v);
   }
   return v;
 }
 
 /**
- * Compile every front-matter validator now (≈0.3 s for the agent schema): a long-lived process (a
- * worker, `loom dev`, the benchmark) pays it once up front instead of on its first file.
+ * Prepare every front-matter validator now: a long-lived process (a worker, `loom dev`, the
+ * benchmark) pays the first-use cost up front (loading the generated code, or compiling the schemas,
+ * ≈0.3 s for the agent schema, when it is stale) instead of on its first file.
  */
 export function warmUpValidators(): void {
-  for (const kind of Object.keys(KIND_SCHEMAS)) validatorFor(kind);
-  for (const p of Object.keys(PATTERN_SCHEMAS)) validatorFor(`pattern:${p}`);
+  for (const kind of Object.keys(validatorSchemas())) validatorFor(kind);
 }
 
 /** True when `schema` is a valid JSON Schema (draft-07 meta-schema). */
@@ -50,15 +87,23 @@ export function isValidJsonSchema(schema: unknown): { ok: boolean; message?: str
   }
   return r;
 }
-function checkSchema(schema: unknown): { ok: boolean; message?: string } {
+function checkSchema(schema: object): { ok: boolean; message?: string } {
+  // A schema naming its own meta-schema (`$schema`) is Ajv's to resolve (or refuse); the rest is draft-07.
+  const meta = '$schema' in schema ? undefined : generatedValidators()?.[META_SCHEMA_EXPORT];
+  if (meta) return meta(schema) ? { ok: true } : { ok: false, message: errorsText(meta.errors) };
   try {
     const a = getAjv();
-    const ok = a.validateSchema(schema as object) as boolean;
+    const ok = a.validateSchema(schema) as boolean;
     if (!ok) return { ok: false, message: a.errorsText(a.errors, { dataVar: 'schema' }) };
     return { ok: true };
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }
+}
+/** Ajv's errorsText with dataVar `schema`, for the generated meta-schema validator (no Ajv instance). */
+function errorsText(errors: ErrorObject[] | null | undefined): string {
+  if (!errors?.length) return 'No errors';
+  return errors.map((e) => `schema${e.instancePath} ${e.message}`).join(', ');
 }
 
 /** Schema errors per call described in full (suggestions, allowed fields); later ones briefly. */

@@ -7,11 +7,12 @@ import type { McpServerConfig } from '../compiled/types';
 import { loadRegistry } from '../compiler';
 import { describeMcpServer, mcpServerConfig, recordMcpPin, type McpListedTool, type McpPin } from '../compiler/mcp-tools';
 import type { McpConnection } from './connect';
-import { assertMcpUrlAllowed } from './net-check';
 
 /** Lists one server's tools (one short session). */
 export async function listMcpTools(server: McpServerConfig, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; allowExternalHttp?: boolean } = {}): Promise<McpListedTool[]> {
-  // The network policy first: a refused URL gets no request at all.
+  // The network policy first: a refused URL gets no request at all. Loaded here, like the SDK below:
+  // a compile of a registry without MCP servers loads neither.
+  const { assertMcpUrlAllowed } = await import('./net-check');
   await assertMcpUrlAllowed(server, opts.allowExternalHttp ?? false);
   // Loaded only when a registry has an MCP server: plain compiles do not load the SDK.
   const { connectMcp } = await import('./connect');

@@ -76,9 +76,10 @@ export async function clientFor(address: string, namespace: string, cfg?: Tempor
   }
   // Same codec as the workers (LOOM_CODEC_KEY…): inputs the CLI sends and results it reads are sealed on the wire.
   const { loomDataConverter } = await import('../codec/data-converter');
-  // Temporal's tracing interceptors, loaded once connected; the OTLP exporters load only when spans go somewhere.
-  const { temporalClientInterceptors } = await import('../telemetry/temporal-tracing');
-  return { client: new Client({ connection, namespace, dataConverter: loomDataConverter(), interceptors: temporalClientInterceptors() }), connection };
+  // Temporal's tracing interceptors, loaded by the first call they intercept (a visibility list loads
+  // none); the OTLP exporters load only when spans go somewhere.
+  const { lazyTemporalClientInterceptors } = await import('../telemetry/lazy-client-interceptor');
+  return { client: new Client({ connection, namespace, dataConverter: loomDataConverter(), interceptors: lazyTemporalClientInterceptors() }), connection };
 }
 
 /**

@@ -15,13 +15,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { defineCommand } from '../args';
-import { PROJECT_ROOT } from '../../platform/temporal-dev-server';
 
 export const STARTER_AGENT = 'assistant';
 export const STARTER_TOOL = 'count_words';
 
 /** This package's name, version and the version ranges the starter depends on (its own, so they install together). */
 function packageRanges(): { name: string; version: string; deps: Record<string, string>; dev: Record<string, string> } {
+  // Loaded here: `loom completion` reads this module's option table and must not load the dev server's module.
+  const { PROJECT_ROOT } = require('../../platform/temporal-dev-server') as typeof import('../../platform/temporal-dev-server');
   const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string>; devDependencies?: Record<string, string> };
   const dev = pkg.devDependencies ?? {};
   return {
