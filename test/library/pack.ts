@@ -7,8 +7,8 @@
  * One pack serves every file that needs the tarball (pack-install, starter, package): the build
  * takes 30 to 150 s, and the same inputs give the same tarball. It goes to a folder of the system's
  * temp folder keyed by a hash of what it is built from (the shipped sources, the lockfile of the
- * node_modules that build it, Node's version); the first file to ask packs it under a lock (a
- * folder made with mkdir, which only one process can create), the others wait for its result.
+ * node_modules that build it, Node's version); the first file to ask packs it, the others wait for
+ * its result (test/helpers/once.ts).
  * Each file gets its own copy of the tarball in its own folder, so what a test does to it stays its own.
  */
 import { execFile } from 'child_process';
@@ -18,7 +18,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { promisify } from 'util';
 import { writeOfflineLock } from './offline-lock';
-import { until } from '../helpers/wait';
+import { once } from '../helpers/once';
 
 export const run = promisify(execFile);
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -69,70 +69,29 @@ async function packInto(destDir: string): Promise<Packed> {
   }
 }
 
-/** Whether the process that took a lock is gone (a killed test run leaves its lock behind). */
-function lockAbandoned(lock: string): boolean {
-  let pid: number;
-  try {
-    pid = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
-  } catch {
-    // Taken but its pid not yet written: only a lock older than a minute is abandoned.
-    try {
-      return Date.now() - fs.statSync(lock).mtimeMs > 60_000;
-    } catch {
-      return false;
-    }
-  }
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 /**
  * The shared pack of this checkout: packed by the first caller whose inputs hash has none yet,
- * then read by every other (in this process, another jest worker or a later run). Returns where the
- * tarball is in the shared folder: copy it, never change it (`packAgentloom` does).
+ * then read by every other (in this process, another jest worker or a later run): test/helpers/once.ts.
+ * Returns where the tarball is in the shared folder: copy it, never change it (`packAgentloom` does).
  */
 export async function sharedPack(): Promise<Packed & { packedHere: boolean }> {
   const dir = path.join(os.tmpdir(), 'agentloom-pack', packInputsHash());
-  const result = path.join(dir, 'packed.json');
-  const lock = `${dir}.lock`;
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const done = (): (Packed & { packedHere: boolean }) | undefined => {
-    if (!fs.existsSync(result)) return undefined;
-    const packed = JSON.parse(fs.readFileSync(result, 'utf8')) as Packed;
-    // A temp cleaner may have removed the tarball since: then it is packed again.
-    return fs.existsSync(packed.tarball) ? { ...packed, packedHere: false } : undefined;
-  };
-  return until(async () => {
-    const found = done();
-    if (found) return found;
-    try {
-      fs.mkdirSync(lock);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (lockAbandoned(lock)) fs.rmSync(lock, { recursive: true, force: true });
-      return undefined;
-    }
-    try {
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      // Another process may have finished between the look above and taking the lock.
-      const meanwhile = done();
-      if (meanwhile) return meanwhile;
+  const { value, producedHere } = await once<Packed>({
+    result: `${dir}.json`,
+    produce: async () => {
       fs.rmSync(dir, { recursive: true, force: true });
-      fs.mkdirSync(dir);
-      const packed = await packInto(dir);
-      // Written whole, then renamed: a reader sees no result or all of it.
-      fs.writeFileSync(`${result}.tmp`, JSON.stringify(packed));
-      fs.renameSync(`${result}.tmp`, result);
-      return { ...packed, packedHere: true };
-    } finally {
-      fs.rmSync(lock, { recursive: true, force: true });
-    }
-  }, 'the shared npm pack of this checkout (another test file may be packing it)', PACK_WAIT_MS, 500);
+      fs.mkdirSync(dir, { recursive: true });
+      return JSON.stringify(await packInto(dir));
+    },
+    // A temp cleaner may have removed the tarball since: then it is packed again.
+    read: (content) => {
+      const packed = JSON.parse(content) as Packed;
+      return fs.existsSync(packed.tarball) ? packed : undefined;
+    },
+    what: 'the shared npm pack of this checkout (another test file may be packing it)',
+    waitMs: PACK_WAIT_MS,
+  });
+  return { ...value, packedHere: producedHere };
 }
 
 /** The packed package, copied into `destDir` (a test's own folder): the shared pack's tarball. */
