@@ -15,12 +15,12 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * Files that take half a minute or more, in seconds: the last fresh-clone CI on 2 cores (load ~2),
  * less what the suite no longer does there (the pack is shared: test/library/pack.ts; the first
  * file that asks packs, so pack-install's figure keeps it and starter's and package's do not;
- * temporal-spans replays a sample of the compat fixtures). The compat fixture replay ran last in
+ * temporal-spans replays a sample of the compat fixtures; the two outages overlap). The compat fixture replay ran last in
  * that CI, alone on one worker for three minutes: a file this long must start first.
  */
 const EXPECTED_S = {
-  'test/outages/outages.test.ts': 207,
   'test/compat/fixtures.replay.test.ts': 178,
+  'test/outages/outages.test.ts': 150,
   'test/cli/demo.test.ts': 106,
   'test/cli/runs.test.ts': 97,
   'test/library/pack-install.test.ts': 94,
