@@ -6,7 +6,8 @@
  *   test/setup/global-setup.ts and shared by every file; each file runs its own worker on its own
  *   task queue. A project's global setup runs only when one of its tests is selected.
  * A test that needs the server must not be named *.unit.test.ts (nor live in test/compiler):
- * test/helpers/temporal.ts fails it with "LOOM_TEST_TEMPORAL_ADDRESS is not set". */
+ * test/helpers/temporal.ts fails it with "LOOM_TEST_TEMPORAL_ADDRESS is not set". Nor one that
+ * starts another server (PostgreSQL, S3): the unit project stays under a minute. */
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',

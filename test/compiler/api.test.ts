@@ -1,8 +1,7 @@
-/** Public API: canonical output, hashes, emission details, publish rules, schema files, CLI. */
+/** Public API: canonical output, hashes, emission details, publish rules, schema files (the CLI's validate and compile: test/cli/validate-compile.test.ts). */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { execFileSync, spawnSync } from 'child_process';
 import {
   canonicalJson, compileBundle, compareSemver, formatDiagnostic, publishBundle, sha256, validatePaths, loadRegistry,
 } from '../../src/compiler';
@@ -148,25 +147,4 @@ describe('schemas and docs', () => {
     expect(ds.filter((d) => d.severity === 'error')).toEqual([]);
     expect(loadRegistry(EXAMPLE).entries.agent.size).toBeGreaterThan(0);
   });
-});
-
-describe('CLI', () => {
-  const loom = path.join(ROOT, 'bin', 'loom.js');
-  const env = { ...process.env, LOOM_FROM_SOURCE: '1' };
-  it('validate exits 0 on a clean registry and 1 on errors, --json prints an array', () => {
-    expect(spawnSync('node', [loom, 'validate', EXAMPLE], { env }).status).toBe(0);
-    const bad = spawnSync('node', [loom, 'validate', path.join(ROOT, 'test', 'fixtures', 'invalid', 'AGF007-unresolved-tool.agent.md'), '--registry', BASE, '--json'], { env });
-    expect(bad.status).toBe(1);
-    const arr = JSON.parse(bad.stdout.toString()) as Array<{ code: string }>;
-    expect(arr.some((d) => d.code === 'AGF007')).toBe(true);
-    // named after its agent_id (fx-agent), so the only findings are warnings (no AGF003)
-    const warnOnly = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loom-warn-')), 'fx-agent.agent.md');
-    fs.copyFileSync(path.join(ROOT, 'test', 'fixtures', 'invalid', 'AGL006-hot.agent.md'), warnOnly);
-    expect(spawnSync('node', [loom, 'validate', warnOnly, '--registry', BASE], { env }).status).toBe(0);
-    expect(spawnSync('node', [loom, 'validate', warnOnly, '--registry', BASE, '--strict'], { env }).status).toBe(1);
-  }, 60000);
-  it('compile prints the canonical bundle', () => {
-    const out = execFileSync('node', [loom, 'compile', 'customer-support-agent', '--registry', EXAMPLE], { env }).toString();
-    expect(out.trim()).toBe(canonicalJson(compileBundle(EXAMPLE, 'customer-support-agent').bundle));
-  }, 60000);
 });

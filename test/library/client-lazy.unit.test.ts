@@ -3,6 +3,11 @@
  * input is refused first (what `loom start` and `loom approve` rely on to answer without a server),
  * and the first call that needs the server sees the connection error. The address given is a
  * closed port on 127.0.0.1, so any connection attempt would fail with "cannot reach Temporal".
+ *
+ * Each failed connection waits out the client's 10 s connect timeout, so the three tests that meet
+ * one run at the same time (test.concurrent). The test that changes the environment (TEMPORAL_*,
+ * LOOM_HOME) comes after them: jest runs a plain test declared after the concurrent ones only once
+ * they have finished, so no concurrent connect reads the changed settings.
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -41,7 +46,7 @@ test('a refused input and a malformed decision are said before any connection op
   }
 });
 
-test('describeAgent and a diagram without a run need no server: no connection opens', async () => {
+test.concurrent('describeAgent and a diagram without a run need no server: no connection opens', async () => {
   const loom = await AgentloomClient.connect({ connection: { address }, lazy: true, registry: DEMO });
   try {
     expect((await loom.describeAgent('trip-planner')).agent_id).toBe('trip-planner');
@@ -53,7 +58,7 @@ test('describeAgent and a diagram without a run need no server: no connection op
   }
 });
 
-test('the first call that needs the server connects, and says where it could not connect', async () => {
+test.concurrent('the first call that needs the server connects, and says where it could not connect', async () => {
   const loom = await AgentloomClient.connect({ connection: { address }, lazy: true, registry: DEMO });
   try {
     await expect(loom.status('some-run')).rejects.toThrow(`cannot reach Temporal at ${address}`);
@@ -62,8 +67,11 @@ test('the first call that needs the server connects, and says where it could not
   }
 });
 
-test('an eager connect fails in connect(); local "loom-dev" without a configured address or a loom dev says what to do', async () => {
+test.concurrent('an eager connect fails in connect()', async () => {
   await expect(AgentloomClient.connect({ connection: { address } })).rejects.toThrow(`cannot reach Temporal at ${address}`);
+});
+
+test('local "loom-dev" without a configured address or a loom dev says what to do', async () => {
   const saved = { addr: process.env.TEMPORAL_ADDRESS, home: process.env.LOOM_HOME, cfg: process.env.TEMPORAL_CONFIG_FILE };
   process.env.LOOM_HOME = home;
   delete process.env.TEMPORAL_ADDRESS;

@@ -7,7 +7,7 @@
  * its worker (the user's workflow and activity, AgentloomPlugin, two defineTool tools, one gated by
  * approvalRequired) and its client (the user's workflow; an agent run through AgentloomClient; then
  * a run whose gated call the client APPROVES, reading the model's streamed text and the result)
- * run against the suite's Temporal dev server. Packed once for the file (test/library/pack.ts).
+ * run against the suite's Temporal dev server. The tarball is the suite's one shared pack (test/library/pack.ts).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -41,6 +41,7 @@ beforeAll(async () => {
   const connecting = connectTestTemporal('pack-install');
   const packed = await timed('npm pack (prepack build)', () => packAgentloom(tmp));
   tarball = packed.tarball;
+  figures.push(packed.packedHere ? 'packed by this file' : 'the shared pack of another file or run');
   figures.push(`tarball ${packed.entryCount} files, ${(packed.size / 1024).toFixed(0)} KiB (unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB)`);
 
   app = path.join(tmp, 'orders-app');

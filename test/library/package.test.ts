@@ -1,8 +1,9 @@
 /**
  * The publishable package (@agentloom/core): what `npm pack` puts in the tarball and whether a
- * user's project can use it. The build (tsconfig.build.json, what `prepack` runs) goes to a
- * temporary folder laid out as the package, never to this checkout's dist/ (bin/loom.js would pick
- * it up). Checked: the `files` list keeps tests, fixtures and examples out; every `exports` target
+ * user's project can use it. The package checked is the tarball `npm pack` makes of this checkout
+ * (its `prepack` build, in a copy of the sources: test/library/pack.ts, shared with the other files
+ * that install it), unpacked into a temporary folder, never this checkout's dist/ (bin/loom.js would
+ * pick it up). Checked: the `files` list keeps tests, fixtures and examples out; every `exports` target
  * and its declarations are in the tarball; a consumer project type-checks imports of the four
  * entries with Node16 resolution (the exports map, not paths) and loads them; a path outside the
  * exports map is refused; the packaged `loom`/`agentloom` bin runs from dist.
@@ -11,9 +12,9 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { packAgentloom, ROOT } from './pack';
 
 jest.setTimeout(600_000);
-const ROOT = path.resolve(__dirname, '..', '..');
 const pkgJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   name: string; private?: boolean; bin: Record<string, string>; files: string[];
   exports: Record<string, string | { types: string; default: string }>;
@@ -28,13 +29,13 @@ const NOT_SHIPPED = /(^|\/)(test|tests|__tests__|fixtures|examples|bench|coverag
 
 let tmp: string;
 let pkg: string;
-beforeAll(() => {
+beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-package-'));
+  // The package as npm packs it (prepack's build, the `files` list), unpacked as an install lays it out.
+  const packed = await packAgentloom(tmp);
+  execFileSync('tar', ['-xzf', packed.tarball, '-C', tmp]);
   pkg = path.join(tmp, 'pkg');
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', path.join(pkg, 'dist')], { cwd: ROOT, stdio: 'pipe' });
-  for (const f of ['package.json', 'README.md', 'bin', 'schemas', path.join('scripts', 'install-temporal.sh')]) {
-    fs.cpSync(path.join(ROOT, f), path.join(pkg, f), { recursive: true });
-  }
+  fs.renameSync(path.join(tmp, 'package'), pkg);
   // The package's dependencies: this checkout's node_modules, as an install would provide them.
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
 });

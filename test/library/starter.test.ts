@@ -6,7 +6,7 @@
  * Temporal dev server; then what a newcomer runs next: `npm run dev` (its own dev server on a free
  * 127.0.0.1 port, and the worker) and, beside it, `npm run client`, whose answer comes from the code
  * tool; Ctrl-C (SIGINT to dev's process group) stops them all. Nothing in the project points into
- * this repository. Packed once for the file.
+ * this repository. The tarball is the suite's one shared pack (test/library/pack.ts).
  */
 import { spawn, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
@@ -15,12 +15,12 @@ import * as path from 'path';
 import { resolveTemporalCli } from '../../src/platform/temporal-dev-server';
 import { temporalAddress } from '../helpers/temporal';
 import { until } from '../helpers/wait';
-import { installOffline, packAgentloom, run, userEnv, type Packed } from './pack';
+import { installOffline, packAgentloom, run, userEnv } from './pack';
 
 jest.setTimeout(900_000);
 
 let tmp: string;
-let packed: Packed;
+let packed: Awaited<ReturnType<typeof packAgentloom>>;
 const figures: string[] = [];
 
 async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -33,6 +33,7 @@ async function timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-starter-'));
   packed = await timed('npm pack', () => packAgentloom(tmp));
+  figures.push(packed.packedHere ? 'packed by this file' : 'the shared pack of another file or run');
 });
 
 afterAll(() => {

@@ -4,6 +4,11 @@
  * a model endpoint answering 503, then 429 with Retry-After, for 60 s. Each run completes; an
  * external recorder (the tool's HTTP endpoint) sees the call once; `loom status` (the real CLI)
  * names what the run waits for while it waits, without the database password.
+ *
+ * The two tests are independent and run at the same time (test.concurrent), so their outages
+ * overlap instead of adding up: the model endpoint's run has its own worker (in its own process, on
+ * its own task queue), its own store (a folder) and its own scripted model server, so stopping the
+ * database touches only the store test's run, and each test counts only its own model requests.
  */
 import * as fs from 'fs';
 import * as http from 'http';
@@ -17,8 +22,10 @@ import { FakeOpenAIServer, FakeResponse, httpError, reply, startFakeOpenAI, tool
 import { spawnCli, userEnv, until } from '../cli/harness';
 import { letTimePass } from '../helpers/wait';
 import { agent, bundleOf } from '../runtime/builders';
+import { killAllWorkers, spawnWorker } from '../helpers/spawn-worker';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores, openStore } from '../../src/store';
+import type { BlobStore } from '../../src/store/types';
 import { storeBundle } from '../../src/activities/blob-store';
 import { agfReactWorkflow } from '../../src/workflows/react';
 import type { CompiledModel, CompiledTool } from '../../src/compiled/types';
@@ -36,6 +43,8 @@ let worker: Worker;
 let running: Promise<void>;
 let home: string;
 let model: FakeOpenAIServer;
+/** The model endpoint test's own: scripted model server, store (a folder) and worker process's task queue. */
+const modelOutage = { server: undefined as FakeOpenAIServer | undefined, storeUrl: '', taskQueue: '' };
 
 /** The tool's endpoint: records every request, and lets the test act before it answers. */
 interface Recorder {
@@ -78,9 +87,15 @@ beforeAll(async () => {
   running = worker.run();
   recorder = await startRecorder();
   model = await startFakeOpenAI();
-});
+  modelOutage.server = await startFakeOpenAI();
+  modelOutage.storeUrl = `file://${path.join(home, 'model-outage-store')}`;
+  modelOutage.taskQueue = `${t.taskQueue}-model-outage`;
+  // A real Agentloom worker (createAgentloomWorker, the real activities) in its own process, whose store is not the database.
+  await spawnWorker({ name: 'model-outage', taskQueue: modelOutage.taskQueue, ledgerDir: path.join(home, 'ledger'), storeDir: path.join(home, 'model-outage-store'), env: { LOOM_STORE_URL: modelOutage.storeUrl } });
+}, 300_000);
 
 afterAll(async () => {
+  await killAllWorkers();
   if (worker) {
     worker.shutdown();
     await running;
@@ -88,6 +103,7 @@ afterAll(async () => {
   await t?.close();
   await recorder?.close();
   await model?.close();
+  await modelOutage.server?.close();
   await closeOpenStores();
   pg?.destroy();
   if (home) fs.rmSync(home, { recursive: true, force: true });
@@ -97,9 +113,9 @@ afterAll(async () => {
   }
 });
 
-function openaiModel(): CompiledModel {
+function openaiModel(server: FakeOpenAIServer): CompiledModel {
   // No retry_policy and no fallback model: the model activity waits outages out.
-  return { model_id: 'oa-outage', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: model.baseUrl, model: 'gpt-fake-1' }, supports_tools: true };
+  return { model_id: 'oa-outage', version: '1.0.0', status: 'active', provider: 'openai', openai: { base_url: server.baseUrl, model: 'gpt-fake-1' }, supports_tools: true };
 }
 
 function recordTool(): CompiledTool {
@@ -117,24 +133,29 @@ function recordTool(): CompiledTool {
   } as CompiledTool;
 }
 
-async function start(agentId: string): Promise<{ id: string; result: Promise<AgentRunResult> }> {
-  const a = agent({ agent_id: agentId, model: openaiModel(), tools: [recordTool()] });
-  const bundle = await storeBundle(openStore(), bundleOf(a));
+/** Where a run goes: its model server, its store and its worker's task queue. */
+interface Target { server: FakeOpenAIServer; store: BlobStore; storeUrl: string; taskQueue: string }
+const storeTest = (): Target => ({ server: model, store: openStore(), storeUrl: url, taskQueue: t.taskQueue });
+const modelTest = (): Target => ({ server: modelOutage.server!, store: openStore({ ...process.env, LOOM_STORE_URL: modelOutage.storeUrl }), storeUrl: modelOutage.storeUrl, taskQueue: modelOutage.taskQueue });
+
+async function start(agentId: string, to: Target): Promise<{ id: string; result: Promise<AgentRunResult> }> {
+  const a = agent({ agent_id: agentId, model: openaiModel(to.server), tools: [recordTool()] });
+  const bundle = await storeBundle(to.store, bundleOf(a));
   const id = `${agentId}-${Math.random().toString(36).slice(2, 10)}`;
-  const handle = await t.client.workflow.start(agfReactWorkflow, { taskQueue: t.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input: 'note it' }] });
+  const handle = await t.client.workflow.start(agfReactWorkflow, { taskQueue: to.taskQueue, workflowId: id, args: [{ bundle, agent_id: a.agent_id, input: 'note it' }] });
   return { id, result: handle.result() };
 }
 
 /** `loom status ID` by the real CLI, as a user on another machine runs it (only the store URL shared). */
-async function loomStatus(id: string): Promise<string> {
-  const env = userEnv({ TEMPORAL_ADDRESS: temporalAddress(), LOOM_TASK_QUEUE: t.taskQueue, LOOM_HOME: home, LOOM_STORE_URL: url, LOOM_WORKFLOW_BUNDLE: workflowBundlePath() });
+async function loomStatus(id: string, to: Target): Promise<string> {
+  const env = userEnv({ TEMPORAL_ADDRESS: temporalAddress(), LOOM_TASK_QUEUE: to.taskQueue, LOOM_HOME: home, LOOM_STORE_URL: to.storeUrl, LOOM_WORKFLOW_BUNDLE: workflowBundlePath() });
   const r = await spawnCli(['status', id], env).done;
   return `${r.out}\n${r.err}`;
 }
 
 /** Poll `loom status` until a line matches; returns that line. */
-function statusLine(id: string, re: RegExp, what: string, ms = OUTAGE_MS - 10_000): Promise<string> {
-  return until(what, async () => (await loomStatus(id)).split('\n').find((l) => re.test(l)), ms, 500);
+function statusLine(id: string, to: Target, re: RegExp, what: string, ms = OUTAGE_MS - 10_000): Promise<string> {
+  return until(what, async () => (await loomStatus(id, to)).split('\n').find((l) => re.test(l)), ms, 500);
 }
 
 /** Keep the database down for the outage from `since`, then start it. */
@@ -144,7 +165,7 @@ async function endOutage(since: number): Promise<void> {
   pg.start();
 }
 
-test('the store down 60 s during a tool call, then 60 s during a model call: the run completes, the tool ran once, loom status named the outage', async () => {
+test.concurrent('the store down 60 s during a tool call, then 60 s during a model call: the run completes, the tool ran once, loom status named the outage', async () => {
   const store = `postgres://${pg.user}@127.0.0.1:${pg.port}/loomstore`;
   let downAt = 0;
   // The tool's request arrives: stop the database before the tool answers, so recording its result meets the outage.
@@ -154,10 +175,11 @@ test('the store down 60 s during a tool call, then 60 s during a model call: the
     downAt = Date.now();
   };
   model.enqueue(toolCalls([{ id: 'call_rec', name: 'record', arguments: { note: 'once' } }]), { kind: 'reply', content: 'noted', delay_ms: 4000 } as FakeResponse);
-  const run = await start('outage-store');
+  const to = storeTest();
+  const run = await start('outage-store', to);
   try {
     await until('the tool call to reach the recorder', () => (downAt ? true : undefined), 60_000, 100);
-    const during = await statusLine(run.id, /waiting for the store/, 'loom status to name the store outage during the tool call');
+    const during = await statusLine(run.id, to, /waiting for the store/, 'loom status to name the store outage during the tool call');
     expect(during).toContain(`waiting for the store ${store} (unreachable since `);
     expect(during).not.toContain(pg.password);
     await endOutage(downAt);
@@ -166,7 +188,7 @@ test('the store down 60 s during a tool call, then 60 s during a model call: the
     await until('the second model call', () => (model.requests.length >= 2 ? true : undefined), 120_000, 50);
     pg.stop();
     const down2 = Date.now();
-    const during2 = await statusLine(run.id, /waiting for the store/, 'loom status to name the store outage during the model call');
+    const during2 = await statusLine(run.id, to, /waiting for the store/, 'loom status to name the store outage during the model call');
     expect(during2).toContain(`waiting for the store ${store} (unreachable`);
     expect(during2).not.toContain(pg.password);
     await endOutage(down2);
@@ -176,7 +198,7 @@ test('the store down 60 s during a tool call, then 60 s during a model call: the
     // The side effect happened once, with the run's idempotency key; the model was not asked again.
     expect(recorder.keys).toEqual([`${run.id}/call_rec`]);
     expect(model.requests).toHaveLength(2);
-    const after = await loomStatus(run.id);
+    const after = await loomStatus(run.id, to);
     expect(after).not.toMatch(/waiting for/);
   } finally {
     recorder.onRequest = undefined;
@@ -184,7 +206,9 @@ test('the store down 60 s during a tool call, then 60 s during a model call: the
   }
 });
 
-test('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s): the run waits and completes', async () => {
+test.concurrent('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s): the run waits and completes', async () => {
+  const to = modelTest();
+  const model = to.server;
   const phase = { until503: 0, until429: 0 };
   const t0 = Date.now();
   phase.until503 = t0 + OUTAGE_MS / 4;
@@ -207,12 +231,12 @@ test('the model endpoint answering 503 (15 s), then 429 with Retry-After (45 s):
     }
     push(reply('after the outage'), 200);
   })();
-  const run = await start('outage-model');
+  const run = await start('outage-model', to);
   try {
     // Between attempts the line names when the next one is due; while an attempt runs, the last failure's message.
-    const s503 = await statusLine(run.id, /model endpoint answered 503, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/, 'loom status to name the 503s and the next attempt', OUTAGE_MS / 2);
+    const s503 = await statusLine(run.id, to, /model endpoint answered 503, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/, 'loom status to name the 503s and the next attempt', OUTAGE_MS / 2);
     expect(s503).toMatch(/model endpoint answered 503, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/);
-    const s429 = await statusLine(run.id, /model endpoint answered 429, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/, 'loom status to name the 429s and the next attempt', OUTAGE_MS);
+    const s429 = await statusLine(run.id, to, /model endpoint answered 429, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/, 'loom status to name the 429s and the next attempt', OUTAGE_MS);
     expect(s429).toMatch(/model endpoint answered 429, retrying at \d\d:\d\d:\d\d \(attempt \d+\)/);
     const result = await run.result;
     expect(result.output).toBe('after the outage');

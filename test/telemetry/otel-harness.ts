@@ -9,7 +9,8 @@ import { createActivities } from '../../src/activities';
 import type { McpPool } from '../../src/mcp/pool';
 import type { BlobStore } from '../../src/activities/blob-store';
 import { TRACING_WORKFLOW_MODULE, type AgentTracing } from '../../src/telemetry/tracing';
-import { createTestWorker, type TestTemporal } from '../helpers/temporal';
+import { once } from '../helpers/once';
+import { createTestWorker, workflowBundlePath, type TestTemporal } from '../helpers/temporal';
 
 export interface OtlpSpan {
   traceId: string;
@@ -25,14 +26,24 @@ export function attr(s: { attributes?: OtlpSpan['attributes'] }, key: string): u
   return v === undefined ? undefined : Object.values(v)[0];
 }
 
-/** The workflows bundled with the tracing interceptor module (the shared test bundle has none): for the worker and replays. */
+/**
+ * The workflows bundled with the tracing interceptor module (the shared test bundle has none): for
+ * the worker and replays. Bundled once per suite run, beside the suite's bundle (its folder is the
+ * run's own), by the first telemetry file that asks; the others read it (test/helpers/once.ts).
+ */
 export async function tracingWorkflowCode(): Promise<string> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
-    workflowInterceptorModules: [TRACING_WORKFLOW_MODULE],
-    logger: new DefaultLogger('WARN'),
+  const { value } = await once<string>({
+    result: path.join(path.dirname(workflowBundlePath()), 'workflow-bundle-traced.js'),
+    produce: async () => (await bundleWorkflowCode({
+      workflowsPath: path.join(__dirname, '..', '..', 'src', 'workflows', 'index.ts'),
+      workflowInterceptorModules: [TRACING_WORKFLOW_MODULE],
+      logger: new DefaultLogger('WARN'),
+    })).code,
+    read: (code) => code,
+    what: 'the workflow bundle with the tracing interceptors (another test file may be bundling it)',
+    waitMs: 300_000,
   });
-  return code;
+  return value;
 }
 
 /** A test worker on `code` whose activities and sinks report to `tracing`, which describes runs with the worker's client. */

@@ -6,8 +6,10 @@
  * agent.run, agent.model_invocation and agent.tool_call spans, each under the right parent. The
  * worker caches no workflow (maxCachedWorkflows: 0), so every workflow task replays the run from
  * the start: no span is emitted twice. Replaying the finished history with the same interceptors
- * and sinks adds no span at all; and every recorded compat fixture replays against a bundle with
- * the interceptors (they add no command).
+ * and sinks adds no span at all; and a recorded compat fixture of every workflow type replays
+ * against a bundle with the interceptors (they add no command). That sample is the longest history
+ * of each type (the most commands the interceptors wrap); every fixture replaying against the
+ * plain bundle is test/compat/fixtures.replay.test.ts's and `npm run replay:compat`'s proof.
  */
 import * as fs from 'fs';
 import * as http from 'http';
@@ -26,7 +28,7 @@ import { builtin, compileAgent, scripted } from '../helpers/definitions';
 import { connectTestTemporal, createTestWorker, type TestTemporal } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { storeTestBundle, testStore } from '../runtime/builders';
-import { FIXTURE_DIR, describeReplayError, readManifest } from '../compat/run-compat';
+import { FIXTURE_DIR, describeReplayError, readManifest, type FixtureEntry } from '../compat/run-compat';
 import { otlpSpans, tracingWorkflowCode, type OtlpSpan } from './otel-harness';
 
 jest.setTimeout(600_000);
@@ -142,16 +144,32 @@ test('one trace: the client start, RunWorkflow, each activity and the agent.* sp
   expect(spans.length).toBe(before);
 });
 
-test('every recorded compat fixture replays against a bundle with Temporal\'s and Agentloom\'s workflow interceptors (no command changes)', async () => {
+/** The longest recorded history (in bytes) of each workflow type, by type name; ties by file name. */
+function longestOfEachType(manifest: FixtureEntry[]): FixtureEntry[] {
+  const size = (e: FixtureEntry) => fs.statSync(path.join(FIXTURE_DIR, e.file)).size;
+  const best = new Map<string, { e: FixtureEntry; bytes: number }>();
+  for (const e of manifest) {
+    const bytes = size(e);
+    const cur = best.get(e.workflow_type);
+    if (!cur || bytes > cur.bytes || (bytes === cur.bytes && e.file < cur.e.file)) best.set(e.workflow_type, { e, bytes });
+  }
+  return [...best.keys()].sort().map((k) => best.get(k)!.e);
+}
+
+test('a recorded compat fixture of every workflow type replays against a bundle with Temporal\'s and Agentloom\'s workflow interceptors (no command changes)', async () => {
   const manifest = readManifest();
   expect(manifest.length).toBeGreaterThanOrEqual(50);
-  const histories = manifest.map((e) => ({ workflowId: e.workflow_id, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, e.file), 'utf8'))) }));
+  const sample = longestOfEachType(manifest);
+  // One per workflow type the fixtures hold (over ten: the react agent, each policy and pattern, strategies, sessions).
+  expect(sample.map((e) => e.workflow_type)).toEqual([...new Set(manifest.map((e) => e.workflow_type))].sort());
+  expect(sample.length).toBeGreaterThanOrEqual(10);
+  const histories = sample.map((e) => ({ workflowId: e.workflow_id, history: historyFromJSON(JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, e.file), 'utf8'))) }));
   const failures: string[] = [];
   let replayed = 0;
   const before = spans.length;
   for await (const r of Worker.runReplayHistories({ workflowBundle: { code }, replayName: 'compat-fixtures-traced', sinks: tracing.sinks }, histories)) {
     replayed++;
-    if (r.error) failures.push(`${manifest[replayed - 1]?.file ?? r.workflowId}: ${describeReplayError(r.error)}`);
+    if (r.error) failures.push(`${sample[replayed - 1]?.file ?? r.workflowId}: ${describeReplayError(r.error)}`);
   }
   expect(replayed).toBe(histories.length);
   expect(failures).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * Seed 001 ui/localization at the edges users touch: `loom describe` prints the form an external UI
  * renders (locale overlay with fallback), and `loom run` refuses file inputs outside `accept` /
- * `max_size_mb` before anything starts. No server: both end before a connection is made.
+ * `max_size_mb` before anything starts. No server: both end before a connection is made. In the
+ * integration project all the same: each case starts the CLI in its own process.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
