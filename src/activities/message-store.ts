@@ -8,12 +8,15 @@ import type { AppendItem, ChainNode, Message } from '../runtime/messages';
 import { openBlobStore, BlobStore } from './blob-store';
 
 const MAX_CACHE = 20000;
+/** Loose messages (tool results) kept for the model turn that links them; bounded like the nodes. */
+const MAX_LOOSE = 5000;
 /** Nodes fetched per round trip when the store can walk a chain itself (PostgreSQL). */
 const CHAIN_BATCH = 500;
 
 export class MessageStore {
   private readonly nodes = new Map<string, ChainNode>();
   private readonly convs = new Map<string, Message[]>();
+  private readonly loose = new Map<string, Message>();
 
   constructor(readonly blobs: BlobStore = openBlobStore()) {}
 
@@ -67,7 +70,16 @@ export class MessageStore {
   /** Store a message that is not linked yet (a tool result waiting for the next model turn). */
   async putLoose(msg: Message): Promise<BlobRef> {
     const salt = await this.salt();
-    return this.blobs.putJson({ format: 'agentloom.loose/v1', msg, ...(salt ? { salt } : {}) });
+    const ref = await this.blobs.putJson({ format: 'agentloom.loose/v1', msg, ...(salt ? { salt } : {}) });
+    // Written (durably) above; the next model turn on this worker links it without reading it back.
+    // An ephemeral run's (salted) messages are not kept: they are deleted when the run ends.
+    if (!salt) this.rememberLoose(ref.hash, msg);
+    return ref;
+  }
+
+  private rememberLoose(hash: string, msg: Message): void {
+    if (this.loose.size >= MAX_LOOSE) this.loose.clear();
+    this.loose.set(hash, msg);
   }
 
   /** The salt of an ephemeral run's messages (src/activities/ephemeral.ts), else undefined. */
@@ -77,8 +89,11 @@ export class MessageStore {
   }
 
   async getLoose(ref: BlobRef): Promise<Message> {
-    const v = await this.blobs.getJson<{ format: string; msg: Message }>(ref);
+    const hit = this.loose.get(ref.hash);
+    if (hit) return hit;
+    const v = await this.blobs.getJson<{ format: string; msg: Message; salt?: string }>(ref);
     if (v?.format !== 'agentloom.loose/v1') throw new Error(`blob ${ref.hash} is not a stored message`);
+    if (v.salt === undefined) this.rememberLoose(ref.hash, v.msg);
     return v.msg;
   }
 

@@ -12,7 +12,7 @@ import type { CompiledAgent, JsonValue, CompiledTool } from '../compiled/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
 import { reactConfig, type ModelPrefs } from '../runtime/agent-view';
-import { materializeReply, scriptedUsage, selectScriptedReply } from '../runtime/scripted';
+import { materializeReply, scriptedUsage, selectScriptedReply, type ScriptedContext } from '../runtime/scripted';
 import { checkOutput, OutputCheck } from '../runtime/output';
 import { schemaError, BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
@@ -142,14 +142,21 @@ export const scriptedProvider: Provider = async (req) => {
   const cfg = req.model.scripted ?? {};
   const conv = req.conversation;
   const last = conv[conv.length - 1];
-  const lastTool = [...conv].reverse().find((m) => m.role === 'tool');
-  const ctx = {
+  // The latest tool result is near the end: search backwards. The results by tool name walk the
+  // whole conversation, so they are built only when a reply's template reads them.
+  let lastTool: Message | undefined;
+  for (let i = conv.length - 1; i >= 0 && !lastTool; i--) if (conv[i].role === 'tool') lastTool = conv[i];
+  let toolResults: Record<string, string> | undefined;
+  const ctx: ScriptedContext = {
     turn: req.turn,
     lastMessage: last?.content ?? '',
     inputText: conv.find((m) => m.role === 'user')?.content ?? '',
     input: req.input,
     lastToolResult: lastTool?.content,
-    toolResults: Object.fromEntries(conv.filter((m) => m.role === 'tool' && m.name).map((m) => [m.name as string, m.content])),
+    get toolResults() {
+      toolResults ??= Object.fromEntries(conv.filter((m) => m.role === 'tool' && m.name).map((m) => [m.name as string, m.content]));
+      return toolResults;
+    },
   };
   const reply = selectScriptedReply(cfg, ctx);
   if (!reply) throw ApplicationFailure.nonRetryable(`scripted model ${req.model.model_id} has no reply for turn ${req.turn}`, 'ScriptedModelExhausted');

@@ -22,3 +22,29 @@ test('append-only content-addressed chain: same content, same head; conversation
   expect(await s.append(h1, { role: 'assistant', content: 'hello' })).toEqual(h2);
   await expect(cold.node({ hash: 'sha256:' + '0'.repeat(64) })).rejects.toThrow(/not in the store/);
 });
+
+test('a tool result stored by this worker is linked without reading it back; salted ones and cold stores read it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgs-loose-'));
+  const blobs = new FileBlobStore(dir);
+  const reads = jest.spyOn(blobs, 'get');
+  const s = new MessageStore(blobs);
+  const h1 = await s.append(null, { role: 'user', content: 'hi' });
+  const loose = await s.putLoose({ role: 'tool', content: 'r', tool_call_id: 'c' });
+  const h2 = await s.appendAll(h1, [{ ref: loose }]);
+  expect(reads).not.toHaveBeenCalled();
+  expect((await s.conversation(h2)).map((m) => m.content)).toEqual(['hi', 'r']);
+  // The blob is on disk all the same: a fresh store reads it.
+  const cold = new FileBlobStore(dir);
+  const coldReads = jest.spyOn(cold, 'get');
+  expect(await new MessageStore(cold).getLoose(loose)).toEqual({ role: 'tool', content: 'r', tool_call_id: 'c' });
+  expect(coldReads).toHaveBeenCalledTimes(1);
+  // An ephemeral run's (salted) message is read from the store each time: deleted at the run's end, it is gone.
+  const salted = Object.assign(new FileBlobStore(dir), { salt: async () => 'run-salt' });
+  const saltedReads = jest.spyOn(salted, 'get');
+  const es = new MessageStore(salted);
+  const ref = await es.putLoose({ role: 'tool', content: 'secret result', tool_call_id: 'c2' });
+  expect((await es.getLoose(ref)).content).toBe('secret result');
+  await salted.delete(ref);
+  await expect(es.getLoose(ref)).rejects.toThrow(/not in the store/);
+  expect(saltedReads).toHaveBeenCalledTimes(2);
+});
