@@ -5,15 +5,18 @@
  */
 import type { BlobRef } from '../shared/contract';
 import type { AppendItem, ChainNode, Message } from '../runtime/messages';
-import { openBlobStore, BlobStore } from './blob-store';
+import { openBlobStore, BlobStore, hashOf } from './blob-store';
 
 const MAX_CACHE = 20000;
+/** Loose messages (tool results) kept for the model turn that links them; bounded like the nodes. */
+const MAX_LOOSE = 5000;
 /** Nodes fetched per round trip when the store can walk a chain itself (PostgreSQL). */
 const CHAIN_BATCH = 500;
 
 export class MessageStore {
   private readonly nodes = new Map<string, ChainNode>();
   private readonly convs = new Map<string, Message[]>();
+  private readonly loose = new Map<string, Message>();
 
   constructor(readonly blobs: BlobStore = openBlobStore()) {}
 
@@ -47,27 +50,66 @@ export class MessageStore {
     }
   }
 
-  /** Append one message after `head` (null: start a conversation); returns the new head. */
-  async append(head: BlobRef | null, msg: Message): Promise<BlobRef> {
-    let node: ChainNode;
-    if (!head) {
+  /** The node that links `msg` after `prev` (stored at `prevHash`), or starts a conversation. */
+  private async nodeAfter(prevHash: string | null, prev: ChainNode | undefined, msg: Message): Promise<ChainNode> {
+    if (!prevHash || !prev) {
       // An ephemeral run's chain starts with a node no other run writes: its nodes are its own to delete.
       const salt = await this.salt();
-      node = { format: 'agentloom.msg/v1', prev: null, root: null, n: 0, msg, ...(salt ? { salt } : {}) } as ChainNode;
+      return { format: 'agentloom.msg/v1', prev: null, root: null, n: 0, msg, ...(salt ? { salt } : {}) } as ChainNode;
     }
-    else {
-      const prev = await this.node(head);
-      node = { format: 'agentloom.msg/v1', prev: head.hash, root: prev.root ?? head.hash, n: prev.n + 1, msg };
-    }
+    return { format: 'agentloom.msg/v1', prev: prevHash, root: prev.root ?? prevHash, n: prev.n + 1, msg };
+  }
+
+  /** Append one message after `head` (null: start a conversation); returns the new head. */
+  async append(head: BlobRef | null, msg: Message): Promise<BlobRef> {
+    const node = await this.nodeAfter(head?.hash ?? null, head ? await this.node(head) : undefined, msg);
     const ref = await this.blobs.putJson(node);
     this.remember(ref.hash, node);
     return ref;
   }
 
+  /**
+   * Append `msgs` after `head` with their writes side by side: every store addresses a JSON blob
+   * by the sha256 of its JSON text, so each node's `prev` is known before the one before it is
+   * written. All are written when this returns. A store that answers with other addresses gets
+   * the messages appended one by one instead (the chain then links what the store returned).
+   */
+  async appendMany(head: BlobRef | null, msgs: Message[]): Promise<BlobRef | null> {
+    if (!msgs.length) return head;
+    const nodes: ChainNode[] = [];
+    const hashes: string[] = [];
+    let prevHash = head?.hash ?? null;
+    let prev = head ? await this.node(head) : undefined;
+    for (const msg of msgs) {
+      const node = await this.nodeAfter(prevHash, prev, msg);
+      prevHash = hashOf(JSON.stringify(node));
+      prev = node;
+      nodes.push(node);
+      hashes.push(prevHash);
+    }
+    const refs = await Promise.all(nodes.map((n) => this.blobs.putJson(n)));
+    if (refs.some((r, i) => r.hash !== hashes[i])) {
+      let h = head;
+      for (const m of msgs) h = await this.append(h, m);
+      return h;
+    }
+    nodes.forEach((n, i) => this.remember(hashes[i], n));
+    return refs[refs.length - 1];
+  }
+
   /** Store a message that is not linked yet (a tool result waiting for the next model turn). */
   async putLoose(msg: Message): Promise<BlobRef> {
     const salt = await this.salt();
-    return this.blobs.putJson({ format: 'agentloom.loose/v1', msg, ...(salt ? { salt } : {}) });
+    const ref = await this.blobs.putJson({ format: 'agentloom.loose/v1', msg, ...(salt ? { salt } : {}) });
+    // Written (durably) above; the next model turn on this worker links it without reading it back.
+    // An ephemeral run's (salted) messages are not kept: they are deleted when the run ends.
+    if (!salt) this.rememberLoose(ref.hash, msg);
+    return ref;
+  }
+
+  private rememberLoose(hash: string, msg: Message): void {
+    if (this.loose.size >= MAX_LOOSE) this.loose.clear();
+    this.loose.set(hash, msg);
   }
 
   /** The salt of an ephemeral run's messages (src/activities/ephemeral.ts), else undefined. */
@@ -77,8 +119,11 @@ export class MessageStore {
   }
 
   async getLoose(ref: BlobRef): Promise<Message> {
-    const v = await this.blobs.getJson<{ format: string; msg: Message }>(ref);
+    const hit = this.loose.get(ref.hash);
+    if (hit) return hit;
+    const v = await this.blobs.getJson<{ format: string; msg: Message; salt?: string }>(ref);
     if (v?.format !== 'agentloom.loose/v1') throw new Error(`blob ${ref.hash} is not a stored message`);
+    if (v.salt === undefined) this.rememberLoose(ref.hash, v.msg);
     return v.msg;
   }
 

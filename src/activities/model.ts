@@ -1,7 +1,8 @@
 /**
- * The model activity: appends the pending messages (tool results, a correction) to the
- * conversation, calls the provider with the instructions read verbatim from the bundle, appends
- * the assistant reply and returns only that reply, the new head and the usage. For a final
+ * The model activity: reads the pending messages (tool results, a correction), calls the provider
+ * with the conversation they extend and the instructions read verbatim from the bundle, stores
+ * the pending messages and the assistant reply (one round of writes) and returns only that reply,
+ * the new head and the usage. For a final
  * answer it also checks the reply against `interface.output.schema` (ajv runs here, not in the
  * workflow). Providers: `scripted` (here), `openai` (src/activities/openai.ts) and the native
  * `anthropic`, `google`, `bedrock`, `azure`, `ollama` (src/activities/providers/).
@@ -12,7 +13,7 @@ import type { CompiledAgent, JsonValue, CompiledTool } from '../compiled/types';
 import type { BlobRef, ExtraToolSpec } from '../shared/contract';
 import type { AppendItem, Message, ToolCall } from '../runtime/messages';
 import { reactConfig, type ModelPrefs } from '../runtime/agent-view';
-import { materializeReply, scriptedUsage, selectScriptedReply } from '../runtime/scripted';
+import { materializeReply, scriptedUsage, selectScriptedReply, type ScriptedContext } from '../runtime/scripted';
 import { checkOutput, OutputCheck } from '../runtime/output';
 import { schemaError, BundleCache } from './agent-loader';
 import { MessageStore } from './message-store';
@@ -142,14 +143,21 @@ export const scriptedProvider: Provider = async (req) => {
   const cfg = req.model.scripted ?? {};
   const conv = req.conversation;
   const last = conv[conv.length - 1];
-  const lastTool = [...conv].reverse().find((m) => m.role === 'tool');
-  const ctx = {
+  // The latest tool result is near the end: search backwards. The results by tool name walk the
+  // whole conversation, so they are built only when a reply's template reads them.
+  let lastTool: Message | undefined;
+  for (let i = conv.length - 1; i >= 0 && !lastTool; i--) if (conv[i].role === 'tool') lastTool = conv[i];
+  let toolResults: Record<string, string> | undefined;
+  const ctx: ScriptedContext = {
     turn: req.turn,
     lastMessage: last?.content ?? '',
     inputText: conv.find((m) => m.role === 'user')?.content ?? '',
     input: req.input,
     lastToolResult: lastTool?.content,
-    toolResults: Object.fromEntries(conv.filter((m) => m.role === 'tool' && m.name).map((m) => [m.name as string, m.content])),
+    get toolResults() {
+      toolResults ??= Object.fromEntries(conv.filter((m) => m.role === 'tool' && m.name).map((m) => [m.name as string, m.content]));
+      return toolResults;
+    },
   };
   const reply = selectScriptedReply(cfg, ctx);
   if (!reply) throw ApplicationFailure.nonRetryable(`scripted model ${req.model.model_id} has no reply for turn ${req.turn}`, 'ScriptedModelExhausted');
@@ -209,9 +217,10 @@ export function createModelActivity(deps: ModelDeps) {
     if (!provider) throw ApplicationFailure.nonRetryable(`model provider '${model.provider}' (model ${model.model_id}) is not available in this worker`, 'UnknownProvider');
     // policies.pii_redaction: the provider never receives raw PII, nor does the store (src/activities/governance.ts).
     const pass = redactModelTurn(agent, inp.append, inp.input);
-    const head = await deps.messages.appendAll(inp.head, pass.append);
-    if (!head) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');
-    const conversation = await deps.messages.conversation(head);
+    // The pending messages are read now and stored with the reply, in one round of writes (below).
+    const appended = await Promise.all(pass.append.map((it) => ('ref' in it ? deps.messages.getLoose(it.ref) : it.message)));
+    if (!inp.head && !appended.length) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');
+    const conversation = (await deps.messages.conversation(inp.head)).concat(appended);
     let input: JsonValue = pass.input ?? null;
     if (pass.input === undefined) {
       const first = conversation[0];
@@ -253,7 +262,8 @@ export function createModelActivity(deps: ModelDeps) {
     await waitOut(where, () => stream.finish(reply.content));
     const msg: Message = { role: 'assistant', content: reply.content ?? '' };
     if (reply.tool_calls?.length) msg.tool_calls = reply.tool_calls;
-    const newHead = await waitOut(where, () => deps.messages.append(head, msg));
+    // The pending messages and the reply are stored before the turn completes (a retry writes the same blobs).
+    const newHead = (await waitOut(where, () => deps.messages.appendMany(inp.head, [...appended, msg]))) as BlobRef;
     const out: ModelTurnOutput = { head: newHead, message: {}, usage: reply.usage, model: model.model_id };
     if (reply.content !== undefined) out.message.content = reply.content;
     if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;

@@ -104,13 +104,24 @@ async function withinLimit<T>(tool: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Heartbeat every 5 s while `fn` runs, so cancellation reaches long calls and heartbeatTimeout holds. */
+/** When a call's first heartbeat goes out: a call that ends sooner sends none (each is a round trip to the server). */
+export const FIRST_HEARTBEAT_MS = 1000;
+
+/**
+ * Heartbeat from FIRST_HEARTBEAT_MS on, then every 5 s while `fn` runs, so cancellation reaches
+ * long calls and heartbeatTimeout holds. A call that ends within the first second (a tool, a
+ * scripted or cached model) sends no heartbeat: the server learns of it by its completion.
+ */
 export async function withHeartbeat<T>(fn: () => Promise<T>): Promise<T> {
-  heartbeat();
-  const t = setInterval(heartbeat, 5000);
+  let t: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    heartbeat();
+    t = setInterval(heartbeat, 5000);
+  }, FIRST_HEARTBEAT_MS);
   try {
     return await fn();
   } finally {
+    clearTimeout(first);
     clearInterval(t);
   }
 }

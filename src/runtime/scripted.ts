@@ -45,7 +45,10 @@ export function materializeReply(reply: ScriptedReply, ctx: ScriptedContext): Sc
   const vars: Record<string, JsonValue | undefined> = {
     input: ctx.input,
     last_tool_result: ctx.lastToolResult ?? '',
-    tool_results: ctx.toolResults ?? {},
+    // Read only when a template names it (the context may build it on demand: it walks the conversation).
+    get tool_results() {
+      return ctx.toolResults ?? {};
+    },
     message: ctx.lastMessage,
     turn: ctx.turn,
   };

@@ -19,11 +19,34 @@ export function hashOf(data: Buffer | string): string {
   return 'sha256:' + sha256(data);
 }
 
+/**
+ * Folders this process has created or found (a cache: the store's 256 blob folders, the record and
+ * artifact folders), so a write skips the mkdir round trip once its folder is known. Bounded; a
+ * folder removed behind the process's back is created again when the write finds it missing.
+ */
+const knownDirs = new Set<string>();
+const KNOWN_DIRS_MAX = 4096;
+
+async function ensureDir(dir: string): Promise<void> {
+  await fs.promises.mkdir(dir, { recursive: true });
+  if (knownDirs.size >= KNOWN_DIRS_MAX) knownDirs.clear();
+  knownDirs.add(dir);
+}
+
 /** Write-then-rename so a concurrent reader never sees a partial file; unique temp name per write. */
 async function writeAtomically(file: string, data: Buffer | string): Promise<void> {
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  const dir = path.dirname(file);
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
-  await fs.promises.writeFile(tmp, data);
+  if (!knownDirs.has(dir)) await ensureDir(dir);
+  try {
+    await fs.promises.writeFile(tmp, data);
+  } catch (err: any) {
+    if (err?.code !== 'ENOENT') throw err;
+    // The folder went away (a wiped store): create it again and write once more.
+    knownDirs.delete(dir);
+    await ensureDir(dir);
+    await fs.promises.writeFile(tmp, data);
+  }
   await fs.promises.rename(tmp, file);
 }
 

@@ -22,3 +22,80 @@ test('append-only content-addressed chain: same content, same head; conversation
   expect(await s.append(h1, { role: 'assistant', content: 'hello' })).toEqual(h2);
   await expect(cold.node({ hash: 'sha256:' + '0'.repeat(64) })).rejects.toThrow(/not in the store/);
 });
+
+test('a tool result stored by this worker is linked without reading it back; salted ones and cold stores read it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgs-loose-'));
+  const blobs = new FileBlobStore(dir);
+  const reads = jest.spyOn(blobs, 'get');
+  const s = new MessageStore(blobs);
+  const h1 = await s.append(null, { role: 'user', content: 'hi' });
+  const loose = await s.putLoose({ role: 'tool', content: 'r', tool_call_id: 'c' });
+  const h2 = await s.appendAll(h1, [{ ref: loose }]);
+  expect(reads).not.toHaveBeenCalled();
+  expect((await s.conversation(h2)).map((m) => m.content)).toEqual(['hi', 'r']);
+  // The blob is on disk all the same: a fresh store reads it.
+  const cold = new FileBlobStore(dir);
+  const coldReads = jest.spyOn(cold, 'get');
+  expect(await new MessageStore(cold).getLoose(loose)).toEqual({ role: 'tool', content: 'r', tool_call_id: 'c' });
+  expect(coldReads).toHaveBeenCalledTimes(1);
+  // An ephemeral run's (salted) message is read from the store each time: deleted at the run's end, it is gone.
+  const salted = Object.assign(new FileBlobStore(dir), { salt: async () => 'run-salt' });
+  const saltedReads = jest.spyOn(salted, 'get');
+  const es = new MessageStore(salted);
+  const ref = await es.putLoose({ role: 'tool', content: 'secret result', tool_call_id: 'c2' });
+  expect((await es.getLoose(ref)).content).toBe('secret result');
+  await salted.delete(ref);
+  await expect(es.getLoose(ref)).rejects.toThrow(/not in the store/);
+  expect(saltedReads).toHaveBeenCalledTimes(2);
+});
+
+test('appendMany writes the nodes side by side and links them exactly as appends one by one do', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgs-many-'));
+  const blobs = new FileBlobStore(dir);
+  const s = new MessageStore(blobs);
+  const h1 = await s.append(null, { role: 'user', content: 'hi' });
+  const msgs = [
+    { role: 'tool' as const, content: 'r', tool_call_id: 'c', name: 'echo' },
+    { role: 'assistant' as const, content: 'done' },
+  ];
+  // Both writes are under way before either finishes.
+  let inFlight = 0;
+  let most = 0;
+  const put = blobs.putJson.bind(blobs);
+  const spy = jest.spyOn(blobs, 'putJson').mockImplementation(async (v) => {
+    inFlight += 1;
+    most = Math.max(most, inFlight);
+    await new Promise((r) => setImmediate(r));
+    try {
+      return await put(v);
+    } finally {
+      inFlight -= 1;
+    }
+  });
+  const many = await s.appendMany(h1, msgs);
+  expect(spy).toHaveBeenCalledTimes(2);
+  expect(most).toBe(2);
+  spy.mockRestore();
+  // The same messages appended one by one in another store: the same head.
+  const apart = new MessageStore(new FileBlobStore(fs.mkdtempSync(path.join(os.tmpdir(), 'msgs-one-'))));
+  const one = await apart.appendAll(await apart.append(null, { role: 'user', content: 'hi' }), msgs.map((message) => ({ message })));
+  expect(many).toEqual(one);
+  expect((await new MessageStore(new FileBlobStore(dir)).conversation(many)).map((m) => m.content)).toEqual(['hi', 'r', 'done']);
+  // From no head: the first node starts the chain.
+  const fresh = await s.appendMany(null, [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }]);
+  expect((await new MessageStore(new FileBlobStore(dir)).conversation(fresh)).map((m) => m.content)).toEqual(['x', 'y']);
+  expect(await s.appendMany(h1, [])).toEqual(h1);
+});
+
+test('appendMany on a store that addresses blobs otherwise links what the store returned', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msgs-other-'));
+  const inner = new FileBlobStore(dir);
+  // Addresses each blob by the sha256 of its text with a prefix: not what the message store computes.
+  const other = Object.assign(new FileBlobStore(dir), {
+    putJson: async (v: unknown) => inner.put(`x${JSON.stringify(v)}`),
+    getJson: async <T,>(ref: { hash: string }) => JSON.parse((await inner.get(ref)).toString('utf8').slice(1)) as T,
+  });
+  const s = new MessageStore(other);
+  const head = await s.appendMany(null, [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]);
+  expect((await new MessageStore(other).conversation(head)).map((m) => m.content)).toEqual(['a', 'b', 'c']);
+});

@@ -163,3 +163,23 @@ test("tool_choice 'required' forces the first tool call only, then the model may
   expect(modelPrefs(a, false, 1).tool_choice).toBe('auto');
   expect(modelPrefs(a, true, 0).tool_choice).toBe('none');
 });
+
+test('the scripted provider: {{last_tool_result}} is the latest tool result, {{tool_results.<tool>}} built from the whole conversation when named', async () => {
+  const { scriptedProvider } = await import('../../src/activities/model');
+  const conversation = [
+    { role: 'user' as const, content: 'go' },
+    { role: 'tool' as const, content: 'first', name: 'a', tool_call_id: '1' },
+    { role: 'tool' as const, content: 'second', name: 'b', tool_call_id: '2' },
+    { role: 'assistant' as const, content: 'thinking' },
+  ];
+  const ask = (content: string) =>
+    scriptedProvider({
+      model: { model_id: 'm', version: '1', status: 'active', provider: 'scripted', scripted: { turns: [{ content }] } },
+      conversation,
+      prefs: {},
+      turn: 0,
+      input: 'go',
+    } as unknown as Parameters<typeof scriptedProvider>[0]);
+  expect((await ask('{{last_tool_result}}')).content).toBe('second');
+  expect((await ask('{{tool_results.a}}/{{tool_results.b}}')).content).toBe('first/second');
+});
