@@ -10,14 +10,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
-import type { Worker } from '@temporalio/worker';
-import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { useClientHarness } from './client-harness';
 import { BODY, baseAgent, tempRegistry } from '../compiler/helpers';
 import { agent as compiledAgent, bundle as compiledBundle, locals } from '../orchestration/builders';
 import type { CompiledAgent, CompiledTool } from '../../src/compiled/types';
 import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
 import { until } from '../helpers/wait';
-import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { UsageError } from '../../src/operator/errors';
 import {
   AgentloomClient, DispatchFailedError, NoRouteError, RunFailedError, SessionStartError,
@@ -29,34 +28,10 @@ const DEMO = path.join(EXAMPLES, 'demo');
 const SESSIONS = path.resolve(__dirname, '..', 'sessions', 'registry');
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
 let home: string;
 let loom: AgentloomClient;
-
-beforeAll(async () => {
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-client-runs-'));
-  process.env.LOOM_STORE_DIR = path.join(home, 'store');
-  process.env.LOOM_HOME = home;
-  process.env.LOOM_WORKFLOW_BUNDLE = workflowBundlePath();
-  t = await connectTestTemporal('client-runs');
-  worker = await createAgentloomWorker({ connection: t.nativeConnection, taskQueue: t.taskQueue });
-  running = worker.run();
-  loom = new AgentloomClient({ client: t.client, registry: DEMO, taskQueue: t.taskQueue, by: 'app-test' });
-});
-
-afterAll(async () => {
-  // Sessions wait for their idle timeout and runs left open would show in every inbox of the suite.
-  if (t) {
-    for await (const wf of t.client.workflow.list({ query: `TaskQueue = '${t.taskQueue}' AND ExecutionStatus = 'Running'` })) {
-      await t.client.workflow.getHandle(wf.workflowId).terminate('client-runs test file done').catch(() => undefined);
-    }
-  }
-  worker?.shutdown();
-  await running;
-  await t?.close();
-  fs.rmSync(home, { recursive: true, force: true });
-});
+const harness = useClientHarness('client-runs', DEMO);
+beforeAll(() => ({ t, loom, home } = harness));
 
 test('runDetail: progress events say the input taken, the start and the approval awaited; approving from the event ends the run', async () => {
   const events: RunProgress[] = [];

@@ -9,11 +9,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Worker } from '@temporalio/worker';
-import { connectTestTemporal, TestTemporal, workflowBundlePath } from '../helpers/temporal';
+import type { TestTemporal } from '../helpers/temporal';
+import { useClientHarness } from './client-harness';
 import { until } from '../helpers/wait';
 import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
-import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { AgentloomClient, compileBundle, RunEndedError, RunError } from '../../src/index';
 import { temporalAddress } from '../helpers/temporal';
 
@@ -22,35 +21,10 @@ const DEMO = path.join(EXAMPLES, 'demo');
 const SEQUENTIAL = path.join(EXAMPLES, 'orchestrators', 'sequential');
 
 let t: TestTemporal;
-let worker: Worker;
-let running: Promise<void>;
 let home: string;
 let loom: AgentloomClient;
-
-beforeAll(async () => {
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-client-'));
-  process.env.LOOM_STORE_DIR = path.join(home, 'store');
-  process.env.LOOM_HOME = home;
-  process.env.LOOM_WORKFLOW_BUNDLE = workflowBundlePath();
-  t = await connectTestTemporal('client');
-  worker = await createAgentloomWorker({ connection: t.nativeConnection, taskQueue: t.taskQueue });
-  running = worker.run();
-  loom = new AgentloomClient({ client: t.client, registry: DEMO, taskQueue: t.taskQueue, by: 'app-test' });
-});
-
-afterAll(async () => {
-  // A run this file left open would wait with no worker once it ends, and every `loom inbox` of the
-  // suite (which queries all open roots of the namespace) would report it as not answering.
-  if (t) {
-    for await (const wf of t.client.workflow.list({ query: `TaskQueue = '${t.taskQueue}' AND ExecutionStatus = 'Running'` })) {
-      await t.client.workflow.getHandle(wf.workflowId).terminate('client test file done').catch(() => undefined);
-    }
-  }
-  worker?.shutdown();
-  await running;
-  await t?.close();
-  fs.rmSync(home, { recursive: true, force: true });
-});
+const harness = useClientHarness('client', DEMO);
+beforeAll(() => ({ t, loom, home } = harness));
 
 test('start → status and inbox show the pending call → approve → result', async () => {
   const id = await loom.start('trip-planner', { destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50 });
