@@ -5,7 +5,7 @@
  */
 import type { BlobRef } from '../shared/contract';
 import type { AppendItem, ChainNode, Message } from '../runtime/messages';
-import { openBlobStore, BlobStore, hashOf } from './blob-store';
+import { openBlobStore, BlobStore } from './blob-store';
 
 const MAX_CACHE = 20000;
 /** Loose messages (tool results) kept for the model turn that links them; bounded like the nodes. */
@@ -50,51 +50,21 @@ export class MessageStore {
     }
   }
 
-  /** The node that links `msg` after `prev` (stored at `prevHash`), or starts a conversation. */
-  private async nodeAfter(prevHash: string | null, prev: ChainNode | undefined, msg: Message): Promise<ChainNode> {
-    if (!prevHash || !prev) {
-      // An ephemeral run's chain starts with a node no other run writes: its nodes are its own to delete.
-      const salt = await this.salt();
-      return { format: 'agentloom.msg/v1', prev: null, root: null, n: 0, msg, ...(salt ? { salt } : {}) } as ChainNode;
-    }
-    return { format: 'agentloom.msg/v1', prev: prevHash, root: prev.root ?? prevHash, n: prev.n + 1, msg };
-  }
-
   /** Append one message after `head` (null: start a conversation); returns the new head. */
   async append(head: BlobRef | null, msg: Message): Promise<BlobRef> {
-    const node = await this.nodeAfter(head?.hash ?? null, head ? await this.node(head) : undefined, msg);
+    let node: ChainNode;
+    if (!head) {
+      // An ephemeral run's chain starts with a node no other run writes: its nodes are its own to delete.
+      const salt = await this.salt();
+      node = { format: 'agentloom.msg/v1', prev: null, root: null, n: 0, msg, ...(salt ? { salt } : {}) } as ChainNode;
+    }
+    else {
+      const prev = await this.node(head);
+      node = { format: 'agentloom.msg/v1', prev: head.hash, root: prev.root ?? head.hash, n: prev.n + 1, msg };
+    }
     const ref = await this.blobs.putJson(node);
     this.remember(ref.hash, node);
     return ref;
-  }
-
-  /**
-   * Append `msgs` after `head` with their writes side by side: every store addresses a JSON blob
-   * by the sha256 of its JSON text, so each node's `prev` is known before the one before it is
-   * written. All are written when this returns. A store that answers with other addresses gets
-   * the messages appended one by one instead (the chain then links what the store returned).
-   */
-  async appendMany(head: BlobRef | null, msgs: Message[]): Promise<BlobRef | null> {
-    if (!msgs.length) return head;
-    const nodes: ChainNode[] = [];
-    const hashes: string[] = [];
-    let prevHash = head?.hash ?? null;
-    let prev = head ? await this.node(head) : undefined;
-    for (const msg of msgs) {
-      const node = await this.nodeAfter(prevHash, prev, msg);
-      prevHash = hashOf(JSON.stringify(node));
-      prev = node;
-      nodes.push(node);
-      hashes.push(prevHash);
-    }
-    const refs = await Promise.all(nodes.map((n) => this.blobs.putJson(n)));
-    if (refs.some((r, i) => r.hash !== hashes[i])) {
-      let h = head;
-      for (const m of msgs) h = await this.append(h, m);
-      return h;
-    }
-    nodes.forEach((n, i) => this.remember(hashes[i], n));
-    return refs[refs.length - 1];
   }
 
   /** Store a message that is not linked yet (a tool result waiting for the next model turn). */

@@ -1,8 +1,7 @@
 /**
- * The model activity: reads the pending messages (tool results, a correction), calls the provider
- * with the conversation they extend and the instructions read verbatim from the bundle, stores
- * the pending messages and the assistant reply (one round of writes) and returns only that reply,
- * the new head and the usage. For a final
+ * The model activity: appends the pending messages (tool results, a correction) to the
+ * conversation, calls the provider with the instructions read verbatim from the bundle, appends
+ * the assistant reply and returns only that reply, the new head and the usage. For a final
  * answer it also checks the reply against `interface.output.schema` (ajv runs here, not in the
  * workflow). Providers: `scripted` (here), `openai` (src/activities/openai.ts) and the native
  * `anthropic`, `google`, `bedrock`, `azure`, `ollama` (src/activities/providers/).
@@ -217,10 +216,9 @@ export function createModelActivity(deps: ModelDeps) {
     if (!provider) throw ApplicationFailure.nonRetryable(`model provider '${model.provider}' (model ${model.model_id}) is not available in this worker`, 'UnknownProvider');
     // policies.pii_redaction: the provider never receives raw PII, nor does the store (src/activities/governance.ts).
     const pass = redactModelTurn(agent, inp.append, inp.input);
-    // The pending messages are read now and stored with the reply, in one round of writes (below).
-    const appended = await Promise.all(pass.append.map((it) => ('ref' in it ? deps.messages.getLoose(it.ref) : it.message)));
-    if (!inp.head && !appended.length) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');
-    const conversation = (await deps.messages.conversation(inp.head)).concat(appended);
+    const head = await deps.messages.appendAll(inp.head, pass.append);
+    if (!head) throw ApplicationFailure.nonRetryable('model turn with an empty conversation', 'EmptyConversation');
+    const conversation = await deps.messages.conversation(head);
     let input: JsonValue = pass.input ?? null;
     if (pass.input === undefined) {
       const first = conversation[0];
@@ -262,8 +260,7 @@ export function createModelActivity(deps: ModelDeps) {
     await waitOut(where, () => stream.finish(reply.content));
     const msg: Message = { role: 'assistant', content: reply.content ?? '' };
     if (reply.tool_calls?.length) msg.tool_calls = reply.tool_calls;
-    // The pending messages and the reply are stored before the turn completes (a retry writes the same blobs).
-    const newHead = (await waitOut(where, () => deps.messages.appendMany(inp.head, [...appended, msg]))) as BlobRef;
+    const newHead = await waitOut(where, () => deps.messages.append(head, msg));
     const out: ModelTurnOutput = { head: newHead, message: {}, usage: reply.usage, model: model.model_id };
     if (reply.content !== undefined) out.message.content = reply.content;
     if (reply.tool_calls?.length) out.message.tool_calls = reply.tool_calls;
