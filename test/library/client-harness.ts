@@ -49,3 +49,16 @@ export function useClientHarness(name: string, registry: string): ClientHarness 
   });
   return h;
 }
+
+/**
+ * The execution-loop example copied to `dir`, its model pointed at a local OpenAI-compatible test
+ * server (`baseUrl`) that streams: the registry of the files' streaming tests.
+ */
+export function streamingRegistry(dir: string, baseUrl: string): string {
+  fs.cpSync(path.resolve(__dirname, '..', '..', 'examples', 'execution-loop'), dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'models', 'order-model.model.md'),
+    ['---', 'model_id: order-model', 'version: 1.0.0', 'status: active', 'provider: openai', 'openai:', `  base_url: ${baseUrl}`, '  model: gpt-fake-stream', '  request_timeout_seconds: 30', 'supports_tools: true', '---', '', 'The local OpenAI-compatible test server.', ''].join('\n'),
+  );
+  return dir;
+}

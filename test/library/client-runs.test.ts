@@ -11,7 +11,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import type { TestTemporal } from '../helpers/temporal';
-import { useClientHarness } from './client-harness';
+import { streamingRegistry, useClientHarness } from './client-harness';
 import { BODY, baseAgent, tempRegistry } from '../compiler/helpers';
 import { agent as compiledAgent, bundle as compiledBundle, locals } from '../orchestration/builders';
 import type { CompiledAgent, CompiledTool } from '../../src/compiled/types';
@@ -96,13 +96,7 @@ describe('runDetail with onText', () => {
   let registry: string;
   beforeAll(async () => {
     srv = await startFakeOpenAI();
-    // the execution-loop example with its model pointed at the local OpenAI-compatible server
-    registry = path.join(home, 'registry-stream');
-    fs.cpSync(path.join(EXAMPLES, 'execution-loop'), registry, { recursive: true });
-    fs.writeFileSync(
-      path.join(registry, 'models', 'order-model.model.md'),
-      ['---', 'model_id: order-model', 'version: 1.0.0', 'status: active', 'provider: openai', 'openai:', `  base_url: ${srv.baseUrl}`, '  model: gpt-fake-stream', '  request_timeout_seconds: 30', 'supports_tools: true', '---', '', 'The local OpenAI-compatible test server.', ''].join('\n'),
-    );
+    registry = streamingRegistry(path.join(home, 'registry-stream'), srv.baseUrl);
   });
   afterAll(async () => srv?.close());
 

@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { TestTemporal } from '../helpers/temporal';
-import { useClientHarness } from './client-harness';
+import { streamingRegistry, useClientHarness } from './client-harness';
 import { until } from '../helpers/wait';
 import { FakeOpenAIServer, startFakeOpenAI } from '../helpers/openai-server';
 import { AgentloomClient, compileBundle, RunEndedError, RunError } from '../../src/index';
@@ -121,13 +121,7 @@ describe('stream', () => {
   let registry: string;
   beforeAll(async () => {
     srv = await startFakeOpenAI();
-    // the execution-loop example with its model pointed at the local OpenAI-compatible server
-    registry = path.join(home, 'registry');
-    fs.cpSync(path.join(EXAMPLES, 'execution-loop'), registry, { recursive: true });
-    fs.writeFileSync(
-      path.join(registry, 'models', 'order-model.model.md'),
-      ['---', 'model_id: order-model', 'version: 1.0.0', 'status: active', 'provider: openai', 'openai:', `  base_url: ${srv.baseUrl}`, '  model: gpt-fake-stream', '  request_timeout_seconds: 30', 'supports_tools: true', '---', '', 'The local OpenAI-compatible test server.', ''].join('\n'),
-    );
+    registry = streamingRegistry(path.join(home, 'registry'), srv.baseUrl);
   });
   afterAll(async () => srv?.close());
 
