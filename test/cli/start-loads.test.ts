@@ -1,8 +1,9 @@
 /**
- * The server commands load only what their calls need: `loom list` (a visibility list, no traced
- * call) loads the Temporal client and no OpenTelemetry, compiler or worker module; `loom status`
- * (a describe and a query: reads) loads OpenTelemetry only when its spans go somewhere. With an
- * OTEL_* trace destination its calls are still traced: the describe's span reaches the collector.
+ * The server commands load only what their calls need: `loom list` and `loom inbox` (visibility
+ * lists, no traced call) load the Temporal client and no OpenTelemetry, compiler or worker module;
+ * `loom status` (a describe and a query: reads) loads OpenTelemetry only when its spans go
+ * somewhere. With an OTEL_* trace destination its calls are still traced: the describe's span
+ * reaches the collector.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -26,6 +27,13 @@ test('loom status without a trace destination loads no OpenTelemetry', async () 
   const r = await loomLoads(['status', `no-such-run-${Date.now()}`], server());
   expect(r.err).toMatch(/no run with id no-such-run-/);
   expect(r.code).toBe(1);
+  expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
+});
+
+test('loom inbox loads the Temporal client and no telemetry, compiler or worker', async () => {
+  const r = await loomLoads(['inbox', '--agent', `no-such-agent-${Date.now()}`], server());
+  expect(r.code).toBe(0);
+  expect(r.out).toBe('nothing is waiting on a human\n');
   expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
 });
 
