@@ -10,18 +10,32 @@ const fs = require('fs');
 const root = path.join(__dirname, '..');
 const dist = path.join(root, 'dist', 'client.js');
 
+// The newest mtime of the .ts files under `dir` (0 without any). Every file is stat'ed: an editor
+// that saves in place changes only the file's mtime, not its folder's. Paths are joined with '/'
+// (which fs takes on every platform), not path.join, whose first calls cost more than the walk.
 function newestSource(dir) {
   let newest = 0;
-  for (const e of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(p).mtimeMs);
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0; // no src/ (a published package)
+  }
+  for (const e of entries) {
+    const p = dir + '/' + e.name;
+    if (e.isDirectory()) {
+      const n = newestSource(p);
+      if (n > newest) newest = n;
+    } else if (e.name.endsWith('.ts')) {
+      const m = fs.statSync(p).mtimeMs;
+      if (m > newest) newest = m;
+    }
   }
   return newest;
 }
 
 let useDist = fs.existsSync(dist) && !process.env.LOOM_FROM_SOURCE;
-if (useDist && newestSource(path.join(root, 'src')) > fs.statSync(dist).mtimeMs) {
+if (useDist && newestSource(root + '/src') > fs.statSync(dist).mtimeMs) {
   process.stderr.write('loom: dist/ is older than src/, so the sources run (`npm run build` refreshes dist/)\n');
   useDist = false;
 }

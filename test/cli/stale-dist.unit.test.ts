@@ -49,3 +49,14 @@ test('dist/ newer than every source, or no src/ at all (a published package): di
   expect(staleBuild(root, path.join(root, 'dist/client.js'))).toBe(false);
   expect(staleBuild(root, path.join(root, 'dist/missing.js'))).toBe(false);
 });
+
+test('an edit in a nested folder counts, and only .ts files count', () => {
+  write('src/a.ts', 'export const a = 1;', 1_500_000);
+  write('src/deep/er/notes.md', 'newer, but not a source', 3_000_000);
+  expect(loom()).toMatchObject({ stdout: 'ran dist\n', stderr: '' });
+  write('src/deep/er/b.ts', 'export const b = 1;', 3_000_000);
+  const r = loom();
+  expect(r.stdout).toBe('ran source\n');
+  expect(r.stderr).toContain('dist/ is older than src/');
+  expect(staleBuild(root, path.join(root, 'dist/client.js'))).toBe(true);
+});

@@ -1,10 +1,14 @@
 /**
- * The server commands load only what their calls need: `loom list` (a visibility list, no traced
- * call) loads the Temporal client and no OpenTelemetry, compiler or worker module; a traced call
- * (`loom status`, which describes the run) does load OpenTelemetry, so its spans and trace context
- * are as before, only loaded later.
+ * The server commands load only what their calls need: `loom list` and `loom inbox` (visibility
+ * lists, no traced call) load the Temporal client and no OpenTelemetry, compiler or worker module;
+ * `loom status` (a describe and a query: reads) loads OpenTelemetry only when its spans go
+ * somewhere. With an OTEL_* trace destination its calls are still traced: the describe's span
+ * reaches the collector.
  */
+import * as http from 'http';
+import type { AddressInfo } from 'net';
 import { temporalAddress } from '../helpers/temporal';
+import { until } from '../helpers/wait';
 import { loomLoads } from './loaded';
 
 jest.setTimeout(120_000);
@@ -19,10 +23,52 @@ test('loom list loads the Temporal client and no telemetry, compiler or worker',
   expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
 });
 
-test('a traced call loads OpenTelemetry when it is made', async () => {
+test('loom status without a trace destination loads no OpenTelemetry', async () => {
   const r = await loomLoads(['status', `no-such-run-${Date.now()}`], server());
   expect(r.err).toMatch(/no run with id no-such-run-/);
   expect(r.code).toBe(1);
-  expect(r.heavy).toContain('OpenTelemetry');
-  expect(r.heavy).not.toContain('@temporalio/worker (and its bundler)');
+  expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
+});
+
+test('loom inbox loads the Temporal client and no telemetry, compiler or worker', async () => {
+  const r = await loomLoads(['inbox', '--agent', `no-such-agent-${Date.now()}`], server());
+  expect(r.code).toBe(0);
+  expect(r.out).toBe('nothing is waiting on a human\n');
+  expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
+});
+
+describe('with an OTEL_* trace destination', () => {
+  let receiver: http.Server;
+  let url: string;
+  const spanNames: string[] = [];
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => {
+        const doc = JSON.parse(body || '{}') as { resourceSpans?: { scopeSpans?: { spans?: { name: string }[] }[] }[] };
+        for (const rs of doc.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spanNames.push(s.name);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
+  });
+  afterAll(async () => { await new Promise((r) => receiver.close(r)); });
+
+  test('loom status loads OpenTelemetry and its describe is traced', async () => {
+    const r = await loomLoads(['status', `no-such-run-${Date.now()}`], { ...server(), OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' });
+    expect(r.err).toMatch(/no run with id no-such-run-/);
+    expect(r.code).toBe(1);
+    expect(r.heavy).toContain('OpenTelemetry');
+    expect(r.heavy).not.toContain('@temporalio/worker (and its bundler)');
+    // The span is exported before the process exits; the request may still be read when it has.
+    await until(() => (spanNames.includes('DescribeWorkflow') ? true : undefined), () => `a DescribeWorkflow span (got ${JSON.stringify(spanNames)})`, 10_000);
+  });
+
+  test('OTEL_SDK_DISABLED=true turns it off again: no OpenTelemetry loads', async () => {
+    const r = await loomLoads(['status', `no-such-run-${Date.now()}`], { ...server(), OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url, OTEL_SDK_DISABLED: 'true' });
+    expect(r.code).toBe(1);
+    expect(r.heavy).not.toContain('OpenTelemetry');
+  });
 });
