@@ -159,8 +159,13 @@ export class OrchestratorRun extends RunShell {
    * (`escalationInput`: the runtime's own escalation wrapper, not checked).
    */
   runMember(spec: MemberSpec): Promise<AgentRunResult> {
-    if (spec.inline && (this.lean ??= patched(PATCHES.leanInlineMembers.id))) return this.runMemberLean(spec);
+    if (spec.inline && this.leanMembers()) return this.runMemberLean(spec);
     return this.runMemberAwaiting(spec);
+  }
+
+  /** Patch `lean-inline-members`, decided once, at the run's first inline member. */
+  leanMembers(): boolean {
+    return (this.lean ??= patched(PATCHES.leanInlineMembers.id));
   }
 
   /**
