@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     if (profiling && tag !== 'warm' && tag !== 'warm-child') {
       const histories = await historiesOf(client, id);
       profiles.push({ run: `agentloom ${tag} ${n}`, ...fanoutProfile(histories, n) });
-      process.stderr.write(`a member's activity (${tag}):\n${firstActivityPayloads(histories)}\n`);
+      process.stderr.write(`a member's modelTurn (${tag}):\n${firstActivityPayloads(histories, 'modelTurn')}\n`);
     }
     return { wall, hist, items };
   };

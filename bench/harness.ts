@@ -175,11 +175,15 @@ export function fanoutProfile(histories: History[], members: number): Record<str
   };
 }
 
-/** The first activity input and result recorded in `histories`, as text (BENCH_PROFILE prints them). */
-export function firstActivityPayloads(histories: History[]): string {
+/** The input and result of the first activity of `type` recorded in `histories`, as text (BENCH_PROFILE prints them). */
+export function firstActivityPayloads(histories: History[], type: string): string {
   const text = (ps: { data?: Uint8Array | null }[] | null | undefined) => (ps ?? []).map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join(', ');
-  const evs = histories.flatMap((h) => h.events ?? []);
-  const s = evs.find((e) => e.activityTaskScheduledEventAttributes)?.activityTaskScheduledEventAttributes;
-  const c = evs.find((e) => e.activityTaskCompletedEventAttributes)?.activityTaskCompletedEventAttributes;
-  return `input: ${text(s?.input?.payloads)}\nresult: ${text(c?.result?.payloads)}`;
+  for (const h of histories) {
+    const evs = h.events ?? [];
+    const s = evs.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
+    if (!s) continue;
+    const c = evs.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(s.eventId));
+    return `input: ${text(s.activityTaskScheduledEventAttributes?.input?.payloads)}\nresult: ${text(c?.activityTaskCompletedEventAttributes?.result?.payloads)}`;
+  }
+  return `no ${type} activity`;
 }
