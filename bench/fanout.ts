@@ -12,11 +12,13 @@
  * concurrency; BENCH_LOOP (default 2000, 0 = skip) the agf.loop iterations. Exits non-zero (after
  * printing the table) when any single Agentloom execution's history reached HISTORY_LIMIT events
  * (Temporal's 10,240-event warning); the hand-written direct baseline is not checked.
+ * BENCH_PROFILE=1 also reads every history of each row (both sides) and prints where the time and
+ * the bytes go per member (fanoutProfile in bench/harness.ts).
  */
 import { storeBundle } from '../src/activities/blob-store';
 import type { CompiledAgent, CompiledBundle } from '../src/compiled/types';
 import type { AgentRunResult, RunAgentInput } from '../src/shared/contract';
-import { HISTORY_LIMIT, benchMember, bundleDirectWorkflows, directActivities, loadAvg as load, maxHistory, startBenchEnv } from './harness';
+import { HISTORY_LIMIT, benchMember, bundleDirectWorkflows, directActivities, fanoutProfile, firstActivityPayloads, historiesOf, loadAvg as load, maxHistory, startBenchEnv } from './harness';
 import { Worker } from '@temporalio/worker';
 
 const member = (id: string): CompiledAgent => benchMember(id);
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
   const childMax = Number(process.env.BENCH_CHILD_MAX ?? 1000);
   const rows: string[] = [];
   const notes: string[] = [];
+  const profiling = process.env.BENCH_PROFILE === '1';
+  const profiles: Record<string, unknown>[] = [];
   let loopRow = '';
   /** Agentloom executions whose largest history reached HISTORY_LIMIT: `what: events`. */
   const overLimit: string[] = [];
@@ -81,6 +85,11 @@ async function main(): Promise<void> {
     if (failed) notes.push(`${n} members (${tag}): ${failed} failed items`);
     const hist = await maxHistory(client, id);
     if (hist.max >= HISTORY_LIMIT) overLimit.push(`agf.batch of ${n} members (${tag}): ${hist.max} events`);
+    if (profiling && tag !== 'warm' && tag !== 'warm-child') {
+      const histories = await historiesOf(client, id);
+      profiles.push({ run: `agentloom ${tag} ${n}`, ...fanoutProfile(histories, n) });
+      process.stderr.write(`a member's modelTurn (${tag}):\n${firstActivityPayloads(histories, 'modelTurn')}\n`);
+    }
     return { wall, hist, items };
   };
   const runDirect = async (items: unknown[]) => {
@@ -89,6 +98,7 @@ async function main(): Promise<void> {
     await client.workflow.execute('directFanoutWorkflow', { taskQueue: 'bench-direct', workflowId: did, args: [items, concurrency] });
     const dwall = (Date.now() - t1) / 1000;
     const dh = await client.workflow.getHandle(did).describe();
+    if (profiling && items.length > 20) profiles.push({ run: `direct ${items.length}`, ...fanoutProfile(await historiesOf(client, did), items.length) });
     return { dwall, dhist: dh.historyLength };
   };
   try {
@@ -135,6 +145,10 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     process.stdout.write(rows.join('\n') + '\n');
     if (notes.length) process.stdout.write('\n' + notes.join('\n') + '\n');
+    if (profiles.length) {
+      const cols = Object.keys(profiles[0]);
+      process.stdout.write(['', `| ${cols.join(' | ')} |`, `|${cols.map((c, i) => (i ? '---:' : '---')).join('|')}|`, ...profiles.map((p) => `| ${cols.map((c) => String(p[c])).join(' | ')} |`)].join('\n') + '\n');
+    }
     if (loopRow) process.stdout.write('\n' + loopRow + '\n');
     if (overLimit.length) {
       process.stdout.write(`\nFAIL: a single execution's history reached ${HISTORY_LIMIT} events: ${overLimit.join('; ')}\n`);

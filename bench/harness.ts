@@ -106,3 +106,84 @@ export async function historyChain(client: Client, id: string): Promise<History[
   }
   return out;
 }
+
+function eventMs(t: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  if (!t) return 0;
+  const sec = t.seconds as { toNumber?: () => number } | number | string | undefined;
+  const whole = typeof sec === 'object' && sec?.toNumber ? sec.toNumber() : Number(sec ?? 0);
+  return whole * 1000 + (t.nanos ?? 0) / 1e6;
+}
+
+/** Every execution (continue-as-new runs and shard children included) whose workflow id starts with `prefix`. */
+export async function historiesOf(client: Client, prefix: string): Promise<History[]> {
+  await new Promise((r) => setTimeout(r, 1500)); // visibility catches up
+  const out: History[] = [];
+  for await (const wf of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) {
+    out.push(await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory());
+  }
+  return out;
+}
+
+const payloadBytes = (ps: { data?: Uint8Array | null; metadata?: Record<string, Uint8Array> | null }[] | null | undefined): number =>
+  (ps ?? []).reduce((s, p) => s + (p.data?.length ?? 0) + Object.values(p.metadata ?? {}).reduce((m, v) => m + v.length, 0), 0);
+
+/**
+ * Where the time and the bytes of a fan-out go, per member (BENCH_PROFILE): workflow tasks per
+ * member, their wait (Scheduled -> Started) and run (Started -> Completed) summed over all
+ * executions, workflow tasks that timed out or failed, activity wait and run, history events and
+ * encoded history bytes, and the bytes of the activities' inputs, results and summaries.
+ */
+export function fanoutProfile(histories: History[], members: number): Record<string, number> {
+  const { temporal: proto } = require('@temporalio/proto') as typeof import('@temporalio/proto');
+  let wfts = 0, wftWait = 0, wftRun = 0, wftLost = 0, actWait = 0, actRun = 0, events = 0, bytes = 0, inBytes = 0, outBytes = 0, summaryBytes = 0;
+  for (const h of histories) {
+    const at = new Map<string, number>();
+    for (const e of h.events ?? []) {
+      const t = eventMs(e.eventTime as never);
+      at.set(String(e.eventId), t);
+      events++;
+      bytes += proto.api.history.v1.HistoryEvent.encode(e).finish().length;
+      const since = (id: unknown) => t - (at.get(String(id)) ?? t);
+      if (e.workflowTaskStartedEventAttributes) { wfts++; wftWait += since(e.workflowTaskStartedEventAttributes.scheduledEventId); }
+      if (e.workflowTaskCompletedEventAttributes) wftRun += since(e.workflowTaskCompletedEventAttributes.startedEventId);
+      if (e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes) wftLost++;
+      if (e.activityTaskScheduledEventAttributes) {
+        inBytes += payloadBytes(e.activityTaskScheduledEventAttributes.input?.payloads);
+        summaryBytes += payloadBytes(e.userMetadata?.summary ? [e.userMetadata.summary] : []);
+      }
+      if (e.activityTaskStartedEventAttributes) actWait += since(e.activityTaskStartedEventAttributes.scheduledEventId);
+      if (e.activityTaskCompletedEventAttributes) {
+        actRun += since(e.activityTaskCompletedEventAttributes.startedEventId);
+        outBytes += payloadBytes(e.activityTaskCompletedEventAttributes.result?.payloads);
+      }
+    }
+  }
+  const per = (x: number, d = 2) => +(x / members).toFixed(d);
+  return {
+    executions: histories.length,
+    'wf tasks/member': per(wfts, 3),
+    'wf task wait ms/member': per(wftWait),
+    'wf task run ms/member': per(wftRun),
+    'wf tasks lost (timed out/failed)': wftLost,
+    'activity wait ms/member': per(actWait),
+    'activity run ms/member': per(actRun),
+    'events/member': per(events),
+    'history bytes/member': per(bytes, 0),
+    'activity input bytes/member': per(inBytes, 0),
+    'activity result bytes/member': per(outBytes, 0),
+    'summary bytes/member': per(summaryBytes, 0),
+  };
+}
+
+/** The input and result of the first activity of `type` recorded in `histories`, as text (BENCH_PROFILE prints them). */
+export function firstActivityPayloads(histories: History[], type: string): string {
+  const text = (ps: { data?: Uint8Array | null }[] | null | undefined) => (ps ?? []).map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join(', ');
+  for (const h of histories) {
+    const evs = h.events ?? [];
+    const s = evs.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
+    if (!s) continue;
+    const c = evs.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(s.eventId));
+    return `input: ${text(s.activityTaskScheduledEventAttributes?.input?.payloads)}\nresult: ${text(c?.activityTaskCompletedEventAttributes?.result?.payloads)}`;
+  }
+  return `no ${type} activity`;
+}

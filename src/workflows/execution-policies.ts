@@ -250,7 +250,22 @@ export async function agfBatchWorkflow(input: RunAgentInput): Promise<AgentRunRe
         return { ok: false, error: failureMessage(err) };
       }
     };
-    return stop ? mapBoundedUntil(items, concurrency, stop, one) : mapBounded(items, concurrency, one);
+    // Patch `lean-inline-members`: the same, as one `.then` on the member (each promise a workflow creates costs its task time).
+    const lean = (item: JsonValue, i: number): Promise<ItemResult> =>
+      run.runMember({ agent_id: memberId, input: item, role: `item-${offset + i}`, inline: true }).then(
+        (res): ItemResult => {
+          done++;
+          run.status.progress = { completed: done, failed, of: items.length };
+          return { ok: true, output: res.output };
+        },
+        (err): ItemResult => {
+          failed++;
+          run.status.progress = { completed: done, failed, of: items.length };
+          return { ok: false, error: failureMessage(err) };
+        },
+      );
+    const each = (item: JsonValue, i: number): Promise<ItemResult> => (run.leanMembers() ? lean(item, i) : one(item, i));
+    return stop ? mapBoundedUntil(items, concurrency, stop, each) : mapBounded(items, concurrency, each);
   };
 
   if (shard) {

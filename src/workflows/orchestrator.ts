@@ -17,7 +17,7 @@ import type { Activities } from '../activities';
 import type { AgentView } from '../runtime/agent-view';
 import type { EscalationEvent } from '../orchestration/escalation';
 import { runChildAgent } from './child';
-import { NEEDS_CHILD, runInlineMember } from './shell/inline-member';
+import { NEEDS_CHILD, runInlineMember, startInlineMember } from './shell/inline-member';
 import { inlineMemberBlocker } from '../runtime/inline-member';
 import { memberInputRefusal } from '../orchestration/member-input';
 import { runEscalation } from './shell/human-queue';
@@ -57,6 +57,10 @@ export class OrchestratorRun extends RunShell {
   readonly book: ApprovalBook;
   /** The Agent Definition Specification's memory of a root run (patch `memory-orchestrator`); undefined when it does not apply. */
   private memory?: RunMemory;
+  /** Patch `lean-inline-members`, decided at the run's first inline member (see runMember). */
+  private lean?: boolean;
+  /** Agents being loaded on the lean path: the members waiting for the same agent share its one `loadAgent`. */
+  private readonly loading = new Map<string, Promise<LoadedAgent>>();
 
   constructor(input: RunAgentInput, pattern: string) {
     const book = new ApprovalBook();
@@ -154,7 +158,57 @@ export class OrchestratorRun extends RunShell {
    * its interface.input.schema (src/orchestration/member-input.ts) or the member never starts
    * (`escalationInput`: the runtime's own escalation wrapper, not checked).
    */
-  async runMember(spec: MemberSpec): Promise<AgentRunResult> {
+  runMember(spec: MemberSpec): Promise<AgentRunResult> {
+    if (spec.inline && this.leanMembers()) return this.runMemberLean(spec);
+    return this.runMemberAwaiting(spec);
+  }
+
+  /** Patch `lean-inline-members`, decided once, at the run's first inline member. */
+  leanMembers(): boolean {
+    return (this.lean ??= patched(PATCHES.leanInlineMembers.id));
+  }
+
+  /**
+   * runMember for an inline member (patch `lean-inline-members`): the common case (not paused, the
+   * member loaded, no deadline, no memory, a member that may run inline) issues its first model
+   * turn with no await before it, and its outcome is a `.then` on that turn. Temporal's workflow
+   * sandbox captures a stack trace for every promise a workflow creates (its stack-trace query),
+   * so each async layer a member passes through costs the batch's workflow tasks time. The members
+   * waiting for an agent's first load share one `loadAgent` (each issued its own before); anything
+   * else goes the awaiting way.
+   */
+  private runMemberLean(spec: MemberSpec): Promise<AgentRunResult> {
+    const member = this.agents.get(spec.agent_id);
+    if (!member) return this.loadShared(spec.agent_id).then(() => this.runMemberLean(spec));
+    const workflowType = spec.workflowType ?? workflowTypeFor(member);
+    const call = { workflowType: workflowType ?? '', overridden: spec.workflowType !== undefined, options: spec.options, timeoutSeconds: spec.timeoutSeconds };
+    if (this.paused || this.deadlineMs !== undefined || this.memory || !workflowType || inlineMemberBlocker(member, call) !== undefined) return this.runMemberAwaiting(spec);
+    try {
+      const refused = spec.escalationInput ? undefined : memberInputRefusal(member, spec.role, spec.input);
+      if (refused && patched(PATCHES.contractOrchestrator.id)) throw ApplicationFailure.nonRetryable(refused, 'MemberInputInvalid', { member: member.agent_id, role: spec.role });
+      if (!patched(PATCHES.inlineSingleTurnMembers.id)) return this.runMemberAwaiting(spec);
+      return startInlineMember(this.input.bundle, member, spec).then((res) =>
+        res !== NEEDS_CHILD
+          ? this.memberDone(spec.role, res)
+          : // A reply with tool calls: the member runs as a child workflow from the start.
+            this.startMember({ ...spec, inline: false }, member, workflowType).then((r) => this.memberDone(spec.role, r)),
+      );
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** `load`, one activity for all the members waiting on the same agent (the lean path). */
+  private loadShared(agentId: string): Promise<LoadedAgent> {
+    let p = this.loading.get(agentId);
+    if (!p) {
+      p = this.load(agentId).finally(() => this.loading.delete(agentId));
+      this.loading.set(agentId, p);
+    }
+    return p;
+  }
+
+  private async runMemberAwaiting(spec: MemberSpec): Promise<AgentRunResult> {
     await this.checkpoint();
     const member = await this.load(spec.agent_id);
     const workflowType = spec.workflowType ?? workflowTypeFor(member);

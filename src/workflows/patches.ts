@@ -54,6 +54,8 @@ export const PATCHES = {
   guardrails: { id: 'guardrails', since: '9ff5851', date: '2026-11-23' },
   /** single-turn members run inline as activities of the orchestrator. */
   inlineSingleTurnMembers: { id: 'inline-single-turn-members', since: 'e803788', date: '2026-11-23' },
+  /** an inline member's model turn is issued and handled with no await in between (fewer workflow promises), and the members share their agent's first load. */
+  leanInlineMembers: { id: 'lean-inline-members', since: 'adf8549', date: '2026-11-27' },
   /** orchestrator root runs read and write memory. */
   memoryOrchestrator: { id: 'memory-orchestrator', since: 'fb79f47', date: '2026-11-25' },
   /** agf.react root runs read and write memory. */

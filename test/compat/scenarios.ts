@@ -567,6 +567,25 @@ export const SCENARIOS: Scenario[] = [
     ready: (t) => (t[0]?.history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn' || e.startChildWorkflowExecutionInitiatedEventAttributes),
     expected: ['item done', 'item done', 'item done'],
   },
+  {
+    name: 'batch-inline-members-lean',
+    waitsAt: 'mid-batch: six plain single-turn members, three at a time, each answer naming its item (the first model turns running; no await between a turn and its outcome on patch lean-inline-members)',
+    patches: ['lean-inline-members'],
+    workflowType: 'agfBatchWorkflow',
+    bundle: () => {
+      const m = member({ id: 'lean-item', model: answers('did {{input.item}}', 1500) });
+      // No run timeout: a plain model call is what may run inline instead of as a child workflow.
+      delete (m.runtime as { timeout_seconds?: number }).timeout_seconds;
+      return bundle('c-batch-lean', [
+        member({ id: 'c-batch-lean', policy: { id: 'agf.batch', config: { agent: 'lean-item', input_mapping: { item: 'parent.input.items.[].value' }, max_batch_count: 10, max_concurrency: 3 } }, local_agents: locals('lean-item') }),
+        m,
+      ]);
+    },
+    input: { items: ['a', 'b', 'c', 'd', 'e', 'f'].map((value) => ({ value })) },
+    ready: (t) => (t[0]?.history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'modelTurn'),
+    // Each answer in its item's place: a turn's result reaches the member that asked for it.
+    expected: ['did a', 'did b', 'did c', 'did d', 'did e', 'did f'],
+  },
   ...strategiesScenarios(),
   ...evidenceScenarios(),
   ...phaseScenarios(),
