@@ -71,6 +71,13 @@ describe('on a run of the demo agent waiting for an approval', () => {
     // The status queries' timeout is read from the LOOM_* environment, whose reader is a zod schema.
     expect(r.heavy).toEqual(['@temporalio/client', 'zod']);
   });
+
+  test('a bad LOOM_INBOX_QUERY_TIMEOUT_SECONDS fails the inbox with its name, instead of dropping the run from the list', async () => {
+    const r = await h.loom(['inbox', '--json'], { env: { LOOM_INBOX_QUERY_TIMEOUT_SECONDS: 'ten' } });
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toContain("LOOM_INBOX_QUERY_TIMEOUT_SECONDS must be a positive integer, got 'ten'");
+  });
 });
 
 describe('with an OTEL_* trace destination', () => {
