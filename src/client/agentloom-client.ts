@@ -15,7 +15,7 @@ import type { RespondResult, RunOptions, RunStatus } from '../shared/contract';
 import type { SessionReply } from '../shared/session';
 import type { EmbeddedStarter, LoomSession } from '../operator/connect';
 import type { InboxEntry } from '../operator/inbox';
-import { SEARCH_ATTRIBUTES } from '../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../shared/names';
 import type { PreparedRun } from '../operator/runs';
 import type { RunProgress } from '../operator/run-flow';
 import type { Ranked } from '../routing/dispatch';

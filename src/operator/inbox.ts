@@ -12,10 +12,10 @@
  * stderr and in the MCP answer, instead of holding the whole listing.
  */
 import type { LoomSession } from './connect';
-import { PendingDecision, RunStatus, SEARCH_ATTRIBUTES } from '../shared/contract';
+import type { PendingDecision, RunStatus } from '../shared/contract';
+import { SEARCH_ATTRIBUTES } from '../shared/names';
 import { approvalsAsDecisions, decisionRef } from '../runtime/decisions';
 import { mapBounded } from '../orchestration/batch';
-import { envInt } from '../platform/env';
 import { withStoredArgs } from './stored-args';
 import { waitingFor } from './waiting';
 
@@ -42,8 +42,12 @@ export function answerCommands(root: string, d: PendingDecision): string[] {
   return [`loom approve ${shellQuote(root)} ${ref}`, `loom reject ${shellQuote(root)} ${ref} --reason TEXT`];
 }
 
-/** Seconds a status query may take before its tree is reported unanswered. */
-export function queryTimeoutMs(): number {
+/**
+ * Seconds a status query may take before its tree is reported unanswered. The LOOM_* environment's
+ * reader (its zod schema) loads here, at the first query: an inbox with nothing waiting never needs it.
+ */
+export async function queryTimeoutMs(): Promise<number> {
+  const { envInt } = await import('../platform/env');
   return (envInt('LOOM_INBOX_QUERY_TIMEOUT_SECONDS') ?? 5) * 1000;
 }
 
@@ -51,8 +55,9 @@ type Answer = { st: RunStatus } | { closed: true } | { unanswered: true };
 
 async function status(s: Pick<LoomSession, 'client'>, id: string): Promise<Answer> {
   const { statusQuery } = await import('../shared/definitions');
+  const timeoutMs = await queryTimeoutMs();
   try {
-    return { st: await s.client.withDeadline(Date.now() + queryTimeoutMs(), () => s.client.workflow.getHandle(id).query(statusQuery)) };
+    return { st: await s.client.withDeadline(Date.now() + timeoutMs, () => s.client.workflow.getHandle(id).query(statusQuery)) };
   } catch (e) {
     // The client wraps the gRPC DEADLINE_EXCEEDED (code 4) in a ServiceError; anything else: closed meanwhile, nothing to answer there now.
     const cause = (e as { cause?: { code?: number } }).cause;
@@ -118,9 +123,9 @@ async function statusOf(s: Pick<LoomSession, 'client'>, id: string): Promise<Run
 }
 
 /** The stderr note for trees whose root did not answer in time. */
-export function unansweredNote(roots: readonly string[]): string {
+export async function unansweredNote(roots: readonly string[]): Promise<string> {
   if (!roots.length) return '';
-  return `loom inbox: ${roots.length} run tree(s) did not answer the status query within ${queryTimeoutMs() / 1000} s (is a worker polling their task queue?); their decisions are not listed: ${roots.join(', ')}\n`;
+  return `loom inbox: ${roots.length} run tree(s) did not answer the status query within ${(await queryTimeoutMs()) / 1000} s (is a worker polling their task queue?); their decisions are not listed: ${roots.join(', ')}\n`;
 }
 
 /** Identity of an inbox entry across refreshes (a decision asked again later is a new one). */

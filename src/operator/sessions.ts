@@ -5,7 +5,8 @@
 import { randomBytes } from 'crypto';
 import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import type { CompiledAgent, Diagnostic } from '../compiled/types';
-import { DEFAULT_TASK_QUEUE, RunOptions, SEARCH_ATTRIBUTES } from '../shared/contract';
+import type { RunOptions } from '../shared/contract';
+import { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTES } from '../shared/names';
 import { patternOf, workflowTypeFor } from '../shared/dispatch';
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, SESSION_WORKFLOW_TYPE, sessionMessageUpdate } from '../shared/session';
 import type { SessionInput, SessionReply } from '../shared/session';

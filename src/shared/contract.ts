@@ -1,7 +1,7 @@
 /**
  * The runtime contract shared by workflows, activities, the worker and the `loom` CLI:
- * workflow type names, run inputs/results, signal/update/query names and status shapes, and the
- * zod schema of every signal/update/query payload beside its type (the workflow's handler checks
+ * workflow type names, run inputs/results, signal/update/query names (from ./names) and status
+ * shapes, and the zod schema of every signal/update/query payload beside its type (the workflow's handler checks
  * what arrives with it, the CLI what it sends; src/shared/payload-check.ts describes a mismatch).
  * Types, constants and schemas only (no I/O), so workflow code may import it.
  */
@@ -14,17 +14,8 @@ const jsonObject = z.record(z.string(), z.unknown()) as unknown as z.ZodType<Jso
 const jsonValue = z.unknown() as z.ZodType<JsonValue>;
 const text = z.string().min(1);
 
-/** Default task queue (override with LOOM_TASK_QUEUE). */
-export const DEFAULT_TASK_QUEUE = 'agentloom';
-
-/** Custom search attributes registered on the dev server and kept current by every run. */
-export const SEARCH_ATTRIBUTES = {
-  agentId: 'AgentId',
-  agentVersion: 'AgentVersion',
-  pattern: 'AgentPattern',
-  status: 'AgentStatus',
-  escalationQueue: 'EscalationQueue',
-} as const;
+// The plain names (task queue, search attributes, wire names) live in ./names, which loads no zod.
+export { DEFAULT_TASK_QUEUE, SEARCH_ATTRIBUTES, SIGNALS, UPDATES, QUERIES } from './names';
 
 /** A reference to a content-addressed blob in the Agentloom blob store (src/activities/blob-store.ts). */
 export interface BlobRef {
@@ -232,35 +223,6 @@ export const DescendantDecisionsReportSchema: z.ZodType<DescendantDecisionsRepor
   seq: z.number(),
   decisions: z.array(PendingDecisionSchema),
 });
-
-/**
- * Wire names of the signals, updates and queries (never change them: running workflows and recorded
- * histories depend on them). Send them through the typed definitions in ./handlers
- * (approveUpdate, statusQuery, …), not by these strings.
- */
-export const SIGNALS = {
-  approve: 'approve',
-  reject: 'reject',
-  pause: 'pause',
-  resume: 'resume',
-  respond: 'respond',
-  /** Member -> parent: the member's pending decisions subtree changed (DescendantDecisionsReport). */
-  descendantDecisions: 'descendantDecisions',
-  /** Model activity -> its own react run: a tool call complete in the streamed reply (StreamedCall; the Execution Loop specification). */
-  callStreamed: 'callStreamed',
-} as const;
-export const UPDATES = {
-  approve: 'approveCall',
-  reject: 'rejectCall',
-  respond: 'respondEscalation',
-  /** At any run (the root): answer a decision pending anywhere in its tree (DecideArgs). */
-  decide: 'decide',
-} as const;
-export const QUERIES = {
-  status: 'status',
-  /** The calls a react run took from the stream of one model turn (a retried model activity resumes from them). */
-  streamedCalls: 'streamedCalls',
-} as const;
 
 /**
  * A tool call complete in the model's streamed reply, sent by the model activity to its react run

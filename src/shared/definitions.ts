@@ -2,10 +2,12 @@
  * The typed signal, update and query definitions of every Agentloom run: the one place both sides
  * take them from. Workflows register handlers for them (`setHandler(approveUpdate, …)`); the CLI and
  * any other client send them (`handle.executeUpdate(approveUpdate, { args: [...] })`), never a
- * string name. `defineSignal`/`defineUpdate`/`defineQuery` only build `{ type, name }` objects, so
- * client code may import this module (as Temporal's samples-typescript do).
+ * string name. Each definition is the `{ type, name }` object that @temporalio/workflow's
+ * `defineSignal`/`defineUpdate`/`defineQuery` return (test/shared/definitions.unit.test.ts holds
+ * them equal), built here without loading that package, so a client that only queries a run
+ * (`loom status`) does not load the workflow library, and imports no zod either.
  *
- * The wire names (SIGNALS / UPDATES / QUERIES in ./contract) must never change: running workflows
+ * The wire names (SIGNALS / UPDATES / QUERIES in ./names) must never change: running workflows
  * and recorded histories depend on them.
  *
  *  what                     definition                 wire name            payload         returns
@@ -22,9 +24,20 @@
  *  streamed tool call       callStreamedSignal         callStreamed         StreamedCall
  *  calls taken from stream  streamedCallsQuery         streamedCalls        turn            StreamedCall['call'][]
  */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { QueryDefinition, SignalDefinition, UpdateDefinition } from '@temporalio/common';
 import type { ApproveArgs, DecideArgs, DescendantDecisionsReport, RejectArgs, RespondArgs, RespondResult, RunStatus, StreamedCall } from './contract';
-import { QUERIES, SIGNALS, UPDATES } from './contract';
+import { QUERIES, SIGNALS, UPDATES } from './names';
+
+// The SDK's define* functions, as plain objects (their type brands exist only in the types).
+function defineSignal<Args extends unknown[] = []>(name: string): SignalDefinition<Args> {
+  return { type: 'signal', name } as SignalDefinition<Args>;
+}
+function defineUpdate<Ret, Args extends unknown[] = []>(name: string): UpdateDefinition<Ret, Args> {
+  return { type: 'update', name } as UpdateDefinition<Ret, Args>;
+}
+function defineQuery<Ret, Args extends unknown[] = []>(name: string): QueryDefinition<Ret, Args> {
+  return { type: 'query', name } as QueryDefinition<Ret, Args>;
+}
 
 /** Approve a pending tool call (optionally with corrected arguments); rejected with a reason when the call is unknown or the arguments invalid. */
 export const approveUpdate = defineUpdate<string, [ApproveArgs]>(UPDATES.approve);

@@ -19,6 +19,7 @@ export const HEAVY: Record<string, (file: string) => boolean> = {
   zod: (f) => f.includes('/node_modules/zod/'),
   'the compiler': (f) => /\/src\/compiler\/(index|compile)\.(ts|js)$/.test(f),
   '@temporalio/client': (f) => f.includes('/node_modules/@temporalio/client/'),
+  '@temporalio/workflow': (f) => f.includes('/node_modules/@temporalio/workflow/'),
   '@temporalio/worker (and its bundler)': (f) => f.includes('/node_modules/@temporalio/worker/') || f.includes('/node_modules/webpack/'),
   OpenTelemetry: (f) => f.includes('/node_modules/@opentelemetry/'),
   'the MCP SDK': (f) => f.includes('/node_modules/@modelcontextprotocol/'),

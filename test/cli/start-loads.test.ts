@@ -2,14 +2,16 @@
  * The server commands load only what their calls need: `loom list` and `loom inbox` (visibility
  * lists, no traced call) load the Temporal client and no OpenTelemetry, compiler or worker module;
  * `loom status` (a describe and a query: reads) loads OpenTelemetry only when its spans go
- * somewhere. With an OTEL_* trace destination its calls are still traced: the describe's span
- * reaches the collector.
+ * somewhere. None of the three loads zod (the contract's payload schemas: the names they need live
+ * apart from them) or @temporalio/workflow (the status query is a plain definition). With an OTEL_*
+ * trace destination its calls are still traced: the describe's span reaches the collector.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { temporalAddress } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { loomLoads } from './loaded';
+import { CliHarness, DEMO_REGISTRY, startCliHarness, statusWhen } from './harness';
 
 jest.setTimeout(120_000);
 
@@ -19,22 +21,63 @@ test('loom list loads the Temporal client and no telemetry, compiler or worker',
   const r = await loomLoads(['list', '--limit', '1'], server());
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
-  // zod comes with AgentloomClient's run contract (src/shared/contract.ts), a few ms; not held here.
-  expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
+  expect(r.heavy).toEqual(['@temporalio/client']);
 });
 
 test('loom status without a trace destination loads no OpenTelemetry', async () => {
   const r = await loomLoads(['status', `no-such-run-${Date.now()}`], server());
   expect(r.err).toMatch(/no run with id no-such-run-/);
   expect(r.code).toBe(1);
-  expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
+  expect(r.heavy).toEqual(['@temporalio/client']);
 });
 
 test('loom inbox loads the Temporal client and no telemetry, compiler or worker', async () => {
   const r = await loomLoads(['inbox', '--agent', `no-such-agent-${Date.now()}`], server());
   expect(r.code).toBe(0);
   expect(r.out).toBe('nothing is waiting on a human\n');
-  expect(r.heavy.filter((h) => h !== 'zod')).toEqual(['@temporalio/client']);
+  expect(r.heavy).toEqual(['@temporalio/client']);
+});
+
+describe('on a run of the demo agent waiting for an approval', () => {
+  let h: CliHarness;
+  let id: string;
+  const cliEnv = () => ({ TEMPORAL_ADDRESS: h.env.TEMPORAL_ADDRESS, LOOM_TASK_QUEUE: h.taskQueue, LOOM_STORE_DIR: h.env.LOOM_STORE_DIR });
+
+  beforeAll(async () => {
+    h = await startCliHarness('start-loads');
+    const input = JSON.stringify({ destination: 'Porto', nights: 2, nightly_rate_eur: 100, daily_budget_eur: 50 });
+    const r = await h.loom(['start', 'trip-planner', '--registry', DEMO_REGISTRY, '--input', input]);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    id = r.out.trim();
+    await statusWhen(h, id, `${id} waiting for approval`, (s) => s.pending_approvals.length === 1);
+  });
+  afterAll(async () => {
+    await h?.handle(id).terminate('test over').catch(() => undefined);
+    await h?.close();
+  });
+
+  test('loom status queries it (the status query answered) and loads neither zod nor @temporalio/workflow', async () => {
+    const r = await loomLoads(['status', id], cliEnv());
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/pending approval .+: save-itinerary/);
+    expect(r.heavy).toEqual(['@temporalio/client']);
+  });
+
+  test('loom inbox lists its decision and loads no @temporalio/workflow', async () => {
+    const r = await loomLoads(['inbox', '--json'], cliEnv());
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.out) as { root_workflow_id: string }[]).map((e) => e.root_workflow_id)).toContain(id);
+    // The status queries' timeout is read from the LOOM_* environment, whose reader is a zod schema.
+    expect(r.heavy).toEqual(['@temporalio/client', 'zod']);
+  });
+
+  test('a bad LOOM_INBOX_QUERY_TIMEOUT_SECONDS fails the inbox with its name, instead of dropping the run from the list', async () => {
+    const r = await h.loom(['inbox', '--json'], { env: { LOOM_INBOX_QUERY_TIMEOUT_SECONDS: 'ten' } });
+    expect(r.code).not.toBe(0);
+    expect(r.out).toBe('');
+    expect(r.err).toContain("LOOM_INBOX_QUERY_TIMEOUT_SECONDS must be a positive integer, got 'ten'");
+  });
 });
 
 describe('with an OTEL_* trace destination', () => {

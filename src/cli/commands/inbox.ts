@@ -81,7 +81,7 @@ export const run = defineCommand(
     const select = async () => {
       const snap = await loom.inboxSnapshot({ agent, queue, olderThanSeconds: minAge });
       const { unansweredNote } = await import('../../operator/inbox');
-      process.stderr.write(unansweredNote(snap.unanswered));
+      process.stderr.write(await unansweredNote(snap.unanswered));
       return snap;
     };
     try {
