@@ -60,8 +60,10 @@ let builtBin: string | undefined;
  * shared pack's tsc build of the same sources) instead of through ts-node: for files that start it
  * dozens of times. Call it in beforeAll (it may wait for the pack); LOOM_FROM_SOURCE is then dropped
  * from the CLI's environment, which would make the package look for sources it does not ship.
+ * LOOM_TEST_CLI_FROM_SOURCE=1 keeps the sources (to compare, or to debug a change in src/cli).
  */
 export async function useBuiltCli(): Promise<void> {
+  if (process.env.LOOM_TEST_CLI_FROM_SOURCE === '1') return;
   builtBin = await builtLoomBin();
 }
 
