@@ -6,11 +6,7 @@
  *
  * What bounds the time: runTool's heartbeatTimeout (15 s, src/workflows/react/context.ts) before a call
  * on the dead worker is retried, and the dead worker's sticky queue (10 s schedule-to-start)
- * before a workflow task moves to the normal queue. The three tests only wait on those timeouts and
- * share nothing (each has its own task queue, ledger, agent and worker processes), so they run at
- * the same time (test.concurrent); each kills its own workers when it ends, and afterAll any left.
- * Their worker processes start one at a time (a start is seconds of CPU; three at once on a loaded
- * 2-core machine missed the READY deadline): the waits overlap, the starts do not.
+ * before a workflow task moves to the normal queue.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -19,7 +15,7 @@ import { randomUUID } from 'crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApproveArgs, AgentRunResult, RunAgentInput, RunStatus } from '../../src/shared/contract';
 import { connectTestTemporal, TestTemporal } from '../helpers/temporal';
-import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, spawnWorker, until, WorkerProcess, type WorkerProcessOptions } from '../helpers/spawn-worker';
+import { killAllWorkers, liveWorkers, survivingPids, readEffects, readMarkers, spawnWorker, until, WorkerProcess } from '../helpers/spawn-worker';
 import { storeTestBundle, testStore } from './builders';
 import { builtin, compileAgent, scripted, type Definition, type FrontMatter } from '../helpers/definitions';
 import { waitForStatus } from './harness';
@@ -35,20 +31,15 @@ beforeAll(async () => {
   testStore();
   T = await connectTestTemporal('crash');
 });
+afterEach(async () => {
+  await killAllWorkers();
+});
 afterAll(async () => {
   await killAllWorkers();
   expect(liveWorkers()).toBe(0);
   expect(survivingPids()).toEqual([]);
   await T?.close();
 });
-
-let starting: Promise<unknown> = Promise.resolve();
-/** spawnWorker, one start at a time across the concurrent tests (the file comment says why). */
-function startWorker(opts: WorkerProcessOptions): Promise<WorkerProcess> {
-  const started = starting.then(() => spawnWorker(opts));
-  starting = started.catch(() => undefined);
-  return started;
-}
 
 function ledgerDir(): string {
   return fs.mkdtempSync(path.join(process.env.LOOM_TEST_DIR ?? os.tmpdir(), 'ledger-'));
@@ -96,7 +87,7 @@ function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
   return out;
 }
 
-test.concurrent('SIGKILL during tool calls: a new worker process finishes the run, each call takes effect exactly once', async () => {
+test('SIGKILL during tool calls: a new worker process finishes the run, each call takes effect exactly once', async () => {
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-tool-${randomUUID()}`;
@@ -118,7 +109,7 @@ test.concurrent('SIGKILL during tool calls: a new worker process finishes the ru
   });
   const bundle = await storeTestBundle(compiled);
   // c1 applies its effect and then hangs; c2 hangs before applying it.
-  const w1 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w1', blockSeconds: 300, blockBefore: ['c2'] });
+  const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1', blockSeconds: 300, blockBefore: ['c2'] });
   const h = await start(taskQueue, { bundle, agent_id: 'crash-tool', input: 'book it' });
   const k1 = `${h.workflowId}/c1`;
   const k2 = `${h.workflowId}/c2`;
@@ -133,7 +124,7 @@ test.concurrent('SIGKILL during tool calls: a new worker process finishes the ru
   expect(await w1.exited).toEqual({ code: null, signal: 'SIGKILL' });
   expect(w1.alive()).toBe(false);
   const tKill = Date.now();
-  const w2 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w2' });
+  const w2 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w2' });
   // Retried on w2 (why it was retried, and how soon that could be, is checked on the history below).
   await until(() => (readMarkers(dir).some((m) => m.key === k1 && m.worker === 'w2') ? true : undefined), 'the killed call to be retried on w2', 45000);
   const res = await resultWithin(h, 60000, [w1, w2]);
@@ -162,10 +153,9 @@ test.concurrent('SIGKILL during tool calls: a new worker process finishes the ru
     { attempt: 1 },
   ]);
   console.log(`crash during tool call: killed after ${tKill - t0} ms, finished ${tDone - tKill} ms after the kill`);
-  await w2.kill();
 });
 
-test.concurrent('SIGKILL while waiting for approval: a new worker process accepts the approval update, the tool runs once', async () => {
+test('SIGKILL while waiting for approval: a new worker process accepts the approval update, the tool runs once', async () => {
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-appr-${randomUUID()}`;
@@ -180,7 +170,7 @@ test.concurrent('SIGKILL while waiting for approval: a new worker process accept
     tools: [ledgerTool({ approval_required: true })],
   });
   const bundle = await storeTestBundle(compiled);
-  const w1 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w1' });
+  const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1' });
   const h = await start(taskQueue, { bundle, agent_id: 'crash-appr', input: 'pay' });
   const st = await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   expect(st.pending_approvals.map((p) => p.call_id)).toEqual(['pay-1']);
@@ -189,7 +179,7 @@ test.concurrent('SIGKILL while waiting for approval: a new worker process accept
   await w1.kill();
   expect(w1.alive()).toBe(false);
   const tKill = Date.now();
-  const w2 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w2' });
+  const w2 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w2' });
   // The new worker rebuilds the workflow from history: the pending approval survived the crash.
   const st2 = await h.query<RunStatus>('status');
   expect(st2.state).toBe('waiting_for_approval');
@@ -204,10 +194,9 @@ test.concurrent('SIGKILL while waiting for approval: a new worker process accept
   expect(effects.map((e) => [e.key, e.worker])).toEqual([[`${h.workflowId}/pay-1`, 'w2']]);
   expect(readMarkers(dir).filter((m) => m.kind === 'tool-started')).toHaveLength(1);
   console.log(`crash while waiting for approval: killed after ${tKill - t0} ms, finished ${tDone - tKill} ms after the kill`);
-  await w2.kill();
 });
 
-test.concurrent('approval signalled while NO worker is alive, then the approved call is killed mid-effect: still exactly once', async () => {
+test('approval signalled while NO worker is alive, then the approved call is killed mid-effect: still exactly once', async () => {
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-sig-${randomUUID()}`;
@@ -222,19 +211,19 @@ test.concurrent('approval signalled while NO worker is alive, then the approved 
     tools: [ledgerTool({ approval_required: true })],
   });
   const bundle = await storeTestBundle(compiled);
-  const w1 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w1' });
+  const w1 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w1' });
   const h = await start(taskQueue, { bundle, agent_id: 'crash-sig', input: 'pay' });
   await waitForStatus(h, (s) => s.state === 'waiting_for_approval');
   await w1.kill();
   // Signals need no worker: the approval is recorded in history and applied on replay.
   await h.signal<[ApproveArgs]>('approve', { call_id: 'pay-2', by: 'crash-test' });
   const key = `${h.workflowId}/pay-2`;
-  const w2 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w2', blockSeconds: 300 });
+  const w2 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w2', blockSeconds: 300 });
   await until(() => (readMarkers(dir).some((m) => m.kind === 'tool-blocking' && m.key === key) ? true : undefined), `the approved call to block in w2:\n${w2.output()}`);
   expect(readEffects(dir).map((e) => e.key)).toEqual([key]);
   await w2.kill();
   const tKill = Date.now();
-  const w3 = await startWorker({ taskQueue, ledgerDir: dir, name: 'w3' });
+  const w3 = await spawnWorker({ taskQueue, ledgerDir: dir, name: 'w3' });
   await until(() => (readMarkers(dir).some((m) => m.key === key && m.worker === 'w3') ? true : undefined), 'the killed call to be retried on w3', 45000);
 
   const res = await resultWithin(h, 60000, [w1, w2, w3]);
@@ -247,5 +236,4 @@ test.concurrent('approval signalled while NO worker is alive, then the approved 
   // Retried because its heartbeat stopped (runTool's 15 s heartbeatTimeout), not after start-to-close.
   expect(activityAttempts(await historyEvents(h), 'runTool')).toEqual([{ attempt: 2, timeoutType: HEARTBEAT }]);
   console.log(`signal with no worker + crash mid-call: second kill after ${tKill - t0} ms, finished ${tDone - tKill} ms after it`);
-  await w3.kill();
 });

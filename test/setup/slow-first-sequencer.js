@@ -17,20 +17,20 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * file that asks packs, so pack-install's figure keeps it and starter's and package's do not;
  * temporal-spans replays a sample of the compat fixtures; the two outages overlap). The compat fixture replay ran last in
  * that CI, alone on one worker for three minutes: a file this long must start first.
- * The ten slowest files take their figures of the latest such CI (deploy 68, tracing 52, web-ui 43,
- * escalation-restart 49); outages, crash, demo and runs are that CI's less what they no longer wait
- * for (one store outage instead of two in a row, crash's runs and demo's two tests overlapping, the
- * built CLI instead of ts-node starts: estimates); outages now asks first for the built CLI
+ * The ten slowest files take their figures of the latest such CI (crash 96, deploy 68, tracing 52,
+ * web-ui 43, escalation-restart 49); outages, demo and runs are that CI's less what they no longer
+ * wait for (one store outage instead of two in a row, demo's two tests overlapping, the built CLI
+ * instead of ts-node starts: estimates); outages now asks first for the built CLI
  * (test/helpers/built-cli.ts), so it carries the shared pack (~40 s) that pack-install carried.
  */
 const EXPECTED_S = {
   'test/compat/fixtures.replay.test.ts': 178,
   'test/outages/outages.test.ts': 130,
+  'test/runtime/crash.test.ts': 96,
   'test/library/starter.test.ts': 92,
   'test/telemetry/temporal-spans.test.ts': 75,
   'test/deploy.test.ts': 68,
   'test/cli/runs.test.ts': 65,
-  'test/runtime/crash.test.ts': 60,
   'test/strategies/compaction.test.ts': 57,
   'test/library/connection-tls.test.ts': 53,
   'test/telemetry/tracing.test.ts': 52,
