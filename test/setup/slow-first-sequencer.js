@@ -21,7 +21,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * web-ui 43, escalation-restart 49); outages, demo and runs are that CI's less what they no longer
  * wait for (one store outage instead of two in a row, demo's two tests overlapping, the built CLI
  * instead of ts-node starts: that CI's figure times the ratio measured back to back on a loaded
- * machine, decision 904); outages now asks first for the built CLI
+ * machine); outages now asks first for the built CLI
  * (test/helpers/built-cli.ts), so it carries the shared pack (~40 s) that pack-install carried.
  */
 const EXPECTED_S = {
