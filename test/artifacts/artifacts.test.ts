@@ -15,7 +15,7 @@ import { storeBundle } from '../../src/activities/blob-store';
 import type { CompiledAgent } from '../../src/compiled/types';
 import { openStore } from '../../src/store';
 import { builtin, compileAgent, scripted } from '../helpers/definitions';
-import { startCliHarness, CliHarness } from '../cli/harness';
+import { startCliHarness, CliHarness, useBuiltCli } from '../cli/harness';
 import { scheduledActivities } from '../runtime/harness';
 import { auditLogPath } from '../../src/activities/audit';
 import type { AuditEntry } from '../../src/governance/audit';
@@ -25,6 +25,8 @@ import { until } from '../helpers/wait';
 const ARCHIVIST_INTERFACE = { input: { schema: { type: 'object', properties: { q: { type: 'string' } } } }, output: { schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } };
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('artifacts');
 });

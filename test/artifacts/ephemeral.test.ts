@@ -18,7 +18,7 @@ import { startPrepared, type PreparedRun } from '../../src/operator/runs';
 import { EPHEMERAL_OUTPUT_KIND, EPHEMERAL_RUN_KIND, EPHEMERAL_WRITTEN_KIND } from '../../src/runtime/artifacts';
 import type { JsonObject } from '../../src/compiled/types';
 import { builtin, compileAgent, definition, scripted } from '../helpers/definitions';
-import { startCliHarness, CliHarness, EXAMPLES, statusWhen } from '../cli/harness';
+import { startCliHarness, CliHarness, EXAMPLES, statusWhen, useBuiltCli } from '../cli/harness';
 import { historyEvents } from '../helpers/history';
 import { letTimePass } from '../helpers/wait';
 
@@ -29,6 +29,8 @@ const noArtifacts = (retention_class: CompiledAgent['artifacts']['retention_clas
 const READ_FILE = builtin('read_file', { input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } });
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('ephemeral');
   // startPrepared starts on LOOM_TASK_QUEUE: this harness's worker.

@@ -11,7 +11,7 @@ import * as path from 'path';
 import { loadCommand } from '../../src/cli/main';
 import { COMMANDS } from '../../src/cli/command-table';
 import { CONNECTION_OPTIONS } from '../../src/cli/args';
-import { DEMO_REGISTRY, ROOT, mapLimit, spawnCli, userEnv } from './harness';
+import { DEMO_REGISTRY, ROOT, mapLimit, spawnCli, useBuiltCli, userEnv } from './harness';
 
 // None of these reaches Temporal: an address nobody listens on proves it.
 const env = userEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1', LOOM_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-finish-')) });
@@ -19,6 +19,8 @@ const loom = (args: string[], cwd?: string) => spawnCli(args, env, cwd).done;
 
 afterAll(() => fs.rmSync(env.LOOM_HOME!, { recursive: true, force: true }));
 
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 test('loom --version, -V and version print the version of package.json and exit 0', async () => {
   const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const rs = await Promise.all([loom(['--version']), loom(['-V']), loom(['version'])]);

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { COMMANDS } from '../../src/cli/command-table';
-import { DEMO_REGISTRY, ROOT, mapLimit, spawnCli, userEnv } from './harness';
+import { DEMO_REGISTRY, ROOT, mapLimit, spawnCli, useBuiltCli, userEnv } from './harness';
 
 // These commands never reach Temporal: an address nobody listens on proves it.
 const env = userEnv({ TEMPORAL_ADDRESS: '127.0.0.1:1', LOOM_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-commands-')) });
@@ -17,6 +17,8 @@ const INVALID = path.join(ROOT, 'test', 'fixtures', 'invalid');
 
 afterAll(() => fs.rmSync(env.LOOM_HOME!, { recursive: true, force: true }));
 
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 test('every command refuses an unknown option with exit 2, naming it, before doing anything', async () => {
   const names = Object.keys(COMMANDS);
   const results = await mapLimit(names, 3, (n) => loom([n, 'x', '--bogus-flag']));

@@ -3,15 +3,25 @@
  * (its own embedded server and worker, bundling the workflows from source) exits 0, quietly, with
  * the answer as typed JSON; and `loom run` on the demo agent 20 times in a row against one server
  * exits 0 with no stack trace each time (the approval answered while `loom run` polls the run).
+ * The two are independent (the demo has its own server, worker and LOOM_HOME) and run at the same
+ * time; the 20 runs use the built CLI (test/helpers/built-cli.ts), the package a user installs.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { freePort } from '../../src/platform/temporal-dev-server';
 import { approveUpdate, statusQuery } from '../../src/shared/definitions';
-import { CliHarness, DEMO_REGISTRY, ROOT, STACK_TRACE, spawnProcess, startCliHarness, startedId, until, userEnv } from './harness';
+import { CliHarness, DEMO_REGISTRY, ROOT, STACK_TRACE, spawnProcess, startCliHarness, startedId, until, useBuiltCli, userEnv } from './harness';
 
-test('npm run demo exits 0 and prints only the progress, the approval it grants and the typed answer', async () => {
+// At the file's root: concurrent tests start once the root's beforeAll hooks are done (not a describe's).
+let h: CliHarness;
+beforeAll(async () => {
+  await useBuiltCli();
+  h = await startCliHarness('demo20');
+}, 600_000); // the first file to ask for the built CLI packs it (test/library/pack.ts)
+afterAll(async () => h?.close());
+
+test.concurrent('npm run demo exits 0 and prints only the progress, the approval it grants and the typed answer', async () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-cli-demo-'));
   try {
     const env = userEnv({ LOOM_HOME: home, LOOM_UI_PORT: String(await freePort()), npm_config_loglevel: 'silent' });
@@ -32,11 +42,7 @@ test('npm run demo exits 0 and prints only the progress, the approval it grants 
 }, 300_000);
 
 describe('loom run against one server', () => {
-  let h: CliHarness;
-  beforeAll(async () => { h = await startCliHarness('demo20'); });
-  afterAll(async () => h?.close());
-
-  test('loom run on the demo agent 20 times in a row: exit 0 and no stack trace every time', async () => {
+  test.concurrent('loom run on the demo agent 20 times in a row: exit 0 and no stack trace every time', async () => {
     const outcomes: { i: number; code: number | null; stack: boolean; answer: unknown }[] = [];
     for (let i = 0; i < 20; i++) {
       const run = h.spawnLoom(['run', 'trip-planner', '--registry', DEMO_REGISTRY]);

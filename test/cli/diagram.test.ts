@@ -4,11 +4,13 @@
  * and an unknown run refused with exit 1 and one line that says why.
  */
 import * as path from 'path';
-import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, startCliHarness, statusWhen } from './harness';
+import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, startCliHarness, statusWhen, useBuiltCli } from './harness';
 
 const DEMO = ['--registry', DEMO_REGISTRY];
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => { h = await startCliHarness('diagram'); });
 afterAll(async () => h?.close());
 

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { BODY, baseAgent, tempRegistry } from '../compiler/helpers';
-import { CliHarness, startCliHarness } from './harness';
+import { CliHarness, startCliHarness, useBuiltCli } from './harness';
 
 function model(id: string, scripted: Record<string, unknown>): string {
   return `---\n${YAML.stringify({ model_id: id, version: '1.0.0', status: 'active', provider: 'scripted', scripted })}---\nScripted model for the dispatch tests.\n`;
@@ -27,6 +27,8 @@ function agent(id: string, modelId: string, routing: Record<string, unknown>, ex
 
 let h: CliHarness;
 let reg: string;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('dispatch');
   reg = tempRegistry();

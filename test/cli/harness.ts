@@ -15,6 +15,7 @@ import { createAgentloomWorker } from '../../src/worker/create-worker';
 import type { RunStatus } from '../../src/shared/contract';
 import { statusQuery } from '../../src/shared/definitions';
 import { untilOk } from '../helpers/wait';
+import { builtLoomBin } from '../helpers/built-cli';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const LOOM_BIN = path.join(ROOT, 'bin', 'loom.js');
@@ -51,9 +52,26 @@ export interface LoomProcess {
 const live = new Set<ChildProcess>();
 process.on('exit', () => { for (const c of live) if (c.exitCode === null) c.kill('SIGKILL'); });
 
-/** `node bin/loom.js ARGS…` as a child process. */
+/** The built CLI's bin/loom.js once a file asked for it (useBuiltCli); until then the sources run. */
+let builtBin: string | undefined;
+
+/**
+ * This file's CLI processes run the CLI as the package ships it (test/helpers/built-cli.ts: the
+ * shared pack's tsc build of the same sources) instead of through ts-node: for files that start it
+ * dozens of times. Call it in beforeAll (it may wait for the pack); LOOM_FROM_SOURCE is then dropped
+ * from the CLI's environment, which would make the package look for sources it does not ship.
+ * LOOM_TEST_CLI_FROM_SOURCE=1 keeps the sources (to compare, or to debug a change in src/cli).
+ */
+export async function useBuiltCli(): Promise<void> {
+  if (process.env.LOOM_TEST_CLI_FROM_SOURCE === '1') return;
+  builtBin = await builtLoomBin();
+}
+
+/** `node bin/loom.js ARGS…` as a child process (the built package's once useBuiltCli ran). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): LoomProcess {
-  return spawnProcess(process.execPath, [LOOM_BIN, ...args], env, cwd);
+  if (!builtBin) return spawnProcess(process.execPath, [LOOM_BIN, ...args], env, cwd);
+  const { LOOM_FROM_SOURCE: _fromSource, ...built } = env;
+  return spawnProcess(process.execPath, [builtBin, ...args], built, cwd);
 }
 
 /** Any command as a child process, its output collected. */

@@ -11,9 +11,11 @@ import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { agent, bundle, locals, store } from '../orchestration/builders';
 import type { InboxEntry } from '../../src/operator/inbox';
-import { CliHarness, json, startCliHarness, statusWhen, until } from './harness';
+import { CliHarness, json, startCliHarness, statusWhen, until, useBuiltCli } from './harness';
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => { h = await startCliHarness('inbox'); });
 afterAll(async () => h?.close());
 

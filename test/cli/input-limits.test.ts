@@ -7,11 +7,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
-import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, startCliHarness, startedId } from './harness';
+import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, startCliHarness, startedId, useBuiltCli } from './harness';
 import { historyEvents, HistoryEvent } from '../helpers/history';
 import { MAX_INPUT_DEPTH } from '../../src/operator/input-limits';
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('input-limits');
 });

@@ -5,11 +5,13 @@
  * default). The run goes through AgentloomClient.runDetail.
  */
 import * as path from 'path';
-import { CliHarness, STACK_TRACE, startCliHarness } from './harness';
+import { CliHarness, STACK_TRACE, startCliHarness, useBuiltCli } from './harness';
 
 const REGISTRY = ['--registry', path.join(__dirname, '..', 'sessions', 'registry')];
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => { h = await startCliHarness('run-session'); });
 afterAll(async () => h?.close());
 

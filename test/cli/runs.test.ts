@@ -8,7 +8,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import * as path from 'path';
 import { statusQuery } from '../../src/shared/definitions';
-import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, json, startCliHarness, startedId, statusWhen, until } from './harness';
+import { CliHarness, DEMO_REGISTRY, EXAMPLES, STACK_TRACE, json, startCliHarness, startedId, statusWhen, until, useBuiltCli } from './harness';
 
 const DEMO = ['--registry', DEMO_REGISTRY];
 const SEQUENTIAL = ['--registry', path.join(EXAMPLES, 'orchestrators', 'sequential')];
@@ -37,10 +37,12 @@ let h: CliHarness;
 // Runs the later tests act on, started together up front so their first turns overlap.
 let ready: { reject: Promise<string>; pause: Promise<string>; cancel: Promise<string>; force: Promise<string>; pipeline: Promise<string>; planner: Promise<string> };
 beforeAll(async () => {
+  // Some 45 CLI processes: the built CLI (the shipped package's build of the same sources) starts several times faster than ts-node.
+  await useBuiltCli();
   h = await startCliHarness('runs');
   ready = { reject: startWaiting(), pause: startWaiting(), cancel: startWaiting(), force: startWaiting(), pipeline: startCompleted('pipeline', SEQUENTIAL), planner: startCompleted('weekend-planner', PARALLEL) };
   for (const p of Object.values(ready)) p.catch(() => undefined); // each test awaits its own
-});
+}, 600_000); // the first file to ask for the built CLI packs it (test/library/pack.ts)
 afterAll(async () => h?.close());
 
 describe('loom run + approve (the demo agent)', () => {

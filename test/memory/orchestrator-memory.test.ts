@@ -22,12 +22,14 @@ import { scriptedTeam } from '../strategies/team';
 import { storeBundle } from '../../src/activities/blob-store';
 import { agent, answers, bundle, byInput, locals } from '../orchestration/builders';
 import { scheduledActivities } from '../runtime/harness';
-import { startCliHarness, statusWhen, until, CliHarness } from '../cli/harness';
+import { startCliHarness, statusWhen, until, CliHarness, useBuiltCli } from '../cli/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 
 const KEY_ENV = `LOOM_TEST_OPENAI_KEY_${randomBytes(3).toString('hex').toUpperCase()}`;
 let h: CliHarness;
 let srv: FakeOpenAIServer;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   process.env[KEY_ENV] = `sk-test-${randomBytes(8).toString('hex')}`;
   srv = await startFakeOpenAI();

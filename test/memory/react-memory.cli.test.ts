@@ -10,10 +10,12 @@ import * as path from 'path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunStatus } from '../../src/shared/contract';
 import { approveUpdate, statusQuery } from '../../src/shared/definitions';
-import { EXAMPLES, startCliHarness, until, CliHarness } from '../cli/harness';
+import { EXAMPLES, startCliHarness, until, CliHarness, useBuiltCli } from '../cli/harness';
 
 let h: CliHarness;
 let REGISTRY: string;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('react-memory-cli');
   // The example reads its collection only (so `loom run` needs no one); this copy writes it back too.

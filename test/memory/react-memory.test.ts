@@ -15,9 +15,11 @@ import { approveUpdate, respondEscalationUpdate } from '../../src/shared/definit
 import { openStore } from '../../src/store';
 import { builtin, compileAgent, definition, scripted, type AgentDef, type Definition, type FrontMatter } from '../helpers/definitions';
 import { scheduledActivities } from '../runtime/harness';
-import { startCliHarness, statusWhen, until, CliHarness } from '../cli/harness';
+import { startCliHarness, statusWhen, until, CliHarness, useBuiltCli } from '../cli/harness';
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('react-memory');
 });

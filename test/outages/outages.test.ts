@@ -1,9 +1,10 @@
 /**
  * Outages of a dependency are waited out, and no side effect is repeated because of them: a real
- * PostgreSQL store stopped for 60 s while a tool call runs and again while a model call runs, and
- * a model endpoint answering 503, then 429 with Retry-After, for 60 s. Each run completes; an
- * external recorder (the tool's HTTP endpoint) sees the call once; `loom status` (the real CLI)
- * names what the run waits for while it waits, without the database password.
+ * PostgreSQL store stopped for 60 s while one run's tool call and another run's model call are in
+ * flight (one outage for both, instead of one run meeting two in a row), and a model endpoint
+ * answering 503, then 429 with Retry-After, for 60 s. Each run completes; an external recorder (the
+ * tool's HTTP endpoint) sees the call once; `loom status` (the real CLI) names what each run waits
+ * for while it waits, without the database password.
  *
  * The two tests are independent and run at the same time (test.concurrent), so their outages
  * overlap instead of adding up: the model endpoint's run has its own worker (in its own process, on
@@ -19,7 +20,7 @@ import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal } from '../helpers/temporal';
 import { startTestPostgres, TestPostgres } from '../helpers/postgres';
 import { FakeOpenAIServer, FakeResponse, httpError, reply, startFakeOpenAI, toolCalls } from '../helpers/openai-server';
-import { spawnCli, userEnv, until } from '../cli/harness';
+import { spawnCli, userEnv, until, useBuiltCli } from '../cli/harness';
 import { letTimePass } from '../helpers/wait';
 import { agent, bundleOf } from '../runtime/builders';
 import { killAllWorkers, spawnWorker } from '../helpers/spawn-worker';
@@ -43,6 +44,8 @@ let worker: Worker;
 let running: Promise<void>;
 let home: string;
 let model: FakeOpenAIServer;
+/** The store test's model-call run's own scripted model server. */
+let modelCall: FakeOpenAIServer;
 /** The model endpoint test's own: scripted model server, store (a folder) and worker process's task queue. */
 const modelOutage = { server: undefined as FakeOpenAIServer | undefined, storeUrl: '', taskQueue: '' };
 
@@ -74,6 +77,8 @@ async function startRecorder(): Promise<Recorder> {
   return rec;
 }
 
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   pg = await startTestPostgres('loom-outages');
   url = await pg.urlFor('loomstore');
@@ -87,6 +92,7 @@ beforeAll(async () => {
   running = worker.run();
   recorder = await startRecorder();
   model = await startFakeOpenAI();
+  modelCall = await startFakeOpenAI();
   modelOutage.server = await startFakeOpenAI();
   modelOutage.storeUrl = `file://${path.join(home, 'model-outage-store')}`;
   modelOutage.taskQueue = `${t.taskQueue}-model-outage`;
@@ -103,6 +109,7 @@ afterAll(async () => {
   await t?.close();
   await recorder?.close();
   await model?.close();
+  await modelCall?.close();
   await modelOutage.server?.close();
   await closeOpenStores();
   pg?.destroy();
@@ -165,42 +172,52 @@ async function endOutage(since: number): Promise<void> {
   pg.start();
 }
 
-test.concurrent('the store down 60 s during a tool call, then 60 s during a model call: the run completes, the tool ran once, loom status named the outage', async () => {
+test.concurrent('the store down 60 s while one run\'s tool call and another run\'s model call are in flight: both runs complete, the tool ran once, the model was not asked again, loom status named the outage for each', async () => {
   const store = `postgres://${pg.user}@127.0.0.1:${pg.port}/loomstore`;
-  let downAt = 0;
-  // The tool's request arrives: stop the database before the tool answers, so recording its result meets the outage.
+  // The tool's request arrives: it is held (not answered) until the database is down, so recording its result meets the outage.
+  let toolArrived = false;
+  let releaseTool!: () => void;
+  const toolHeld = new Promise<void>((r) => { releaseTool = r; });
   recorder.onRequest = () => {
-    if (downAt) return;
-    pg.stop();
-    downAt = Date.now();
+    toolArrived = true;
+    return toolHeld;
   };
-  model.enqueue(toolCalls([{ id: 'call_rec', name: 'record', arguments: { note: 'once' } }]), { kind: 'reply', content: 'noted', delay_ms: 4000 } as FakeResponse);
+  model.enqueue(toolCalls([{ id: 'call_rec', name: 'record', arguments: { note: 'once' } }]), reply('noted'));
+  // The model-call run has its own scripted model server (each run's requests are counted apart); its reply is held 4 s.
+  modelCall.enqueue({ kind: 'reply', content: 'answered', delay_ms: 4000 } as FakeResponse);
   const to = storeTest();
-  const run = await start('outage-store', to);
+  const toolRun = await start('outage-store-tool', to);
+  let down = 0;
   try {
-    await until('the tool call to reach the recorder', () => (downAt ? true : undefined), 60_000, 100);
-    const during = await statusLine(run.id, to, /waiting for the store/, 'loom status to name the store outage during the tool call');
-    expect(during).toContain(`waiting for the store ${store} (unreachable since `);
-    expect(during).not.toContain(pg.password);
-    await endOutage(downAt);
-
-    // The second model call: the database goes down while the model is answering (the reply is held 4 s).
-    await until('the second model call', () => (model.requests.length >= 2 ? true : undefined), 120_000, 50);
+    await until('the tool call to reach the recorder', () => (toolArrived ? true : undefined), 60_000, 100);
+    const modelRun = await start('outage-store-model', { ...to, server: modelCall });
+    await until('the model call to reach the model server', () => (modelCall.requests.length >= 1 ? true : undefined), 60_000, 50);
+    // Both in flight: the tool has run (its answer held) and the model is answering.
     pg.stop();
-    const down2 = Date.now();
-    const during2 = await statusLine(run.id, to, /waiting for the store/, 'loom status to name the store outage during the model call');
-    expect(during2).toContain(`waiting for the store ${store} (unreachable`);
-    expect(during2).not.toContain(pg.password);
-    await endOutage(down2);
+    down = Date.now();
+    releaseTool();
+    const [duringTool, duringModel] = await Promise.all([
+      statusLine(toolRun.id, to, /waiting for the store/, 'loom status to name the store outage during the tool call'),
+      statusLine(modelRun.id, to, /waiting for the store/, 'loom status to name the store outage during the model call'),
+    ]);
+    expect(duringTool).toContain(`waiting for the store ${store} (unreachable since `);
+    expect(duringModel).toContain(`waiting for the store ${store} (unreachable`);
+    expect(duringTool).not.toContain(pg.password);
+    expect(duringModel).not.toContain(pg.password);
+    await endOutage(down);
 
-    const result = await run.result;
-    expect(result.output).toBe('noted');
-    // The side effect happened once, with the run's idempotency key; the model was not asked again.
-    expect(recorder.keys).toEqual([`${run.id}/call_rec`]);
+    const [toolResult, modelResult] = await Promise.all([toolRun.result, modelRun.result]);
+    expect(toolResult.output).toBe('noted');
+    expect(modelResult.output).toBe('answered');
+    // The side effect happened once, with the run's idempotency key; neither model was asked again.
+    expect(recorder.keys).toEqual([`${toolRun.id}/call_rec`]);
     expect(model.requests).toHaveLength(2);
-    const after = await loomStatus(run.id, to);
-    expect(after).not.toMatch(/waiting for/);
+    expect(modelCall.requests).toHaveLength(1);
+    // The model's reply came back while the database was down (what makes it an outage during the model call).
+    expect(modelCall.requests[0].at + 4000).toBeGreaterThan(down);
+    for (const id of [toolRun.id, modelRun.id]) expect(await loomStatus(id, to)).not.toMatch(/waiting for/);
   } finally {
+    releaseTool();
     recorder.onRequest = undefined;
     pg.start();
   }

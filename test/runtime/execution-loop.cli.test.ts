@@ -6,12 +6,14 @@
  */
 import * as path from 'path';
 import type { AgentRunResult } from '../../src/shared/contract';
-import { CliHarness, EXAMPLES, json, startCliHarness, statusWhen } from '../cli/harness';
+import { CliHarness, EXAMPLES, json, startCliHarness, statusWhen, useBuiltCli } from '../cli/harness';
 
 jest.setTimeout(180000);
 
 const REG = ['--registry', path.join(EXAMPLES, 'execution-loop')];
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('exec-loop');
 });

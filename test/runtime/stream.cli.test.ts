@@ -7,7 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { CliHarness, EXAMPLES, json, startCliHarness, startedId } from '../cli/harness';
+import { CliHarness, EXAMPLES, json, startCliHarness, startedId, useBuiltCli } from '../cli/harness';
 import { FakeOpenAIServer, reply, startFakeOpenAI } from '../helpers/openai-server';
 import { historyEvents } from '../helpers/history';
 import { eventually } from '../helpers/wait';
@@ -18,6 +18,8 @@ let h: CliHarness;
 let srv: FakeOpenAIServer;
 let registry: string;
 
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   h = await startCliHarness('stream');
   srv = await startFakeOpenAI();

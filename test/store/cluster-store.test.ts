@@ -12,7 +12,7 @@ import { Client as PgClient } from 'pg';
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal } from '../helpers/temporal';
 import { startTestPostgres, TestPostgres } from '../helpers/postgres';
-import { spawnCli, userEnv, STACK_TRACE, until } from '../cli/harness';
+import { spawnCli, userEnv, STACK_TRACE, until, useBuiltCli } from '../cli/harness';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores } from '../../src/store';
 
@@ -44,6 +44,8 @@ function cliEnv(): NodeJS.ProcessEnv {
   return userEnv({ TEMPORAL_ADDRESS: temporalAddress(), LOOM_TASK_QUEUE: t.taskQueue, LOOM_HOME: cliHome, LOOM_STORE_URL: url, LOOM_WORKFLOW_BUNDLE: workflowBundlePath() });
 }
 
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   pg = await startTestPostgres('loom-cluster');
   url = await pg.urlFor('loomstore');

@@ -17,7 +17,7 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal } from '../helpers/temporal';
 import { startTestS3, TestS3, TEST_S3_KEY_ID, TEST_S3_SECRET } from '../helpers/s3';
-import { spawnCli, userEnv, STACK_TRACE } from '../cli/harness';
+import { spawnCli, userEnv, STACK_TRACE, useBuiltCli } from '../cli/harness';
 import { createAgentloomWorker } from '../../src/worker/create-worker';
 import { closeOpenStores, openRoute, openStore } from '../../src/store';
 import { agfReactWorkflow } from '../../src/workflows/react';
@@ -70,6 +70,8 @@ async function object(bucket: string, key: string): Promise<string> {
   return Buffer.from(await r.Body!.transformToByteArray()).toString('utf8');
 }
 
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
   s3 = await startTestS3('loom-s3-store');
   await s3.bucket('loom-shared');

@@ -11,11 +11,13 @@ import { SEARCH_ATTRIBUTES } from '../../src/shared/contract';
 import { patternOf, workflowTypeFor } from '../../src/shared/dispatch';
 import { approveUpdate } from '../../src/shared/definitions';
 import { agent, answers, bundle, scriptedModel, store } from '../orchestration/builders';
-import { CliHarness, startCliHarness, statusWhen } from '../cli/harness';
+import { CliHarness, startCliHarness, statusWhen, useBuiltCli } from '../cli/harness';
 import { builtinTool } from '../runtime/builders';
 import { scriptedTeam } from './team';
 
 let h: CliHarness;
+// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
+beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => { h = await startCliHarness('strat-status'); });
 afterAll(async () => h?.close());
 
