@@ -10,6 +10,7 @@
  * always the current sources' build: an edit packs and unpacks again.
  */
 import { execFile } from 'child_process';
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -24,7 +25,10 @@ const WAIT_MS = 600_000;
 /** The path of the built package's bin/loom.js (packing and unpacking it first if no file has yet). */
 export async function builtLoomBin(): Promise<string> {
   const pack = await sharedPack();
-  const dir = path.join(os.tmpdir(), 'agentloom-cli', path.basename(path.dirname(pack.tarball)));
+  // One unpacked copy per pack and per checkout: its node_modules and .tools are links into the
+  // checkout that unpacked it, which may be gone (a removed clone or worktree) when another asks.
+  const checkout = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const dir = path.join(os.tmpdir(), 'agentloom-cli', `${path.basename(path.dirname(pack.tarball))}-${checkout}`);
   const { value } = await once<string>({
     result: `${dir}.json`,
     produce: async () => {
