@@ -15,7 +15,7 @@ import type { ReactRun } from './context';
 import { modelEscalation } from './escalation';
 import { guardOutput } from './guardrails';
 import { shouldContinueAsNew } from './limits';
-import { runCall } from './tool-calls';
+import { runCall, runLoneCall } from './tool-calls';
 import { flushAudit, refuseBlockedContent } from './governance';
 import { runExecutionLoop } from './execution-loop';
 import { operatorNotes } from './approval';
@@ -32,9 +32,12 @@ export async function runLoop(rx: ReactRun): Promise<AgentRunResult> {
     // (patched: runs paused at this point used to continue-as-new and resume on their own).
     if (shell.paused && patched(PATCHES.pauseBeforeContinueAsNew.id)) await shell.checkpoint();
     const handOver = shouldContinueAsNew(rx, turnsThisRun);
-    await flushAudit(rx, handOver);
+    // No await that only passes through: the workflow sandbox captures a stack trace for every
+    // promise a workflow creates, so each one costs workflow-task time on every turn. Only a run
+    // holding audit events may flush them, and only a paused run waits (the same commands).
+    if (st.audit_events?.length) await flushAudit(rx, handOver);
     if (handOver) await shell.continueAsNew({ ...st } as unknown as JsonObject);
-    await shell.checkpoint();
+    if (shell.paused) await shell.checkpoint();
     const blocked = turnBlocked(st.counters, rx.limits);
     if (blocked) throw ApplicationFailure.nonRetryable(blocked, 'LimitExceeded');
     const noTools = rx.forbidTools || toolsExhausted(st.counters, rx.limits);
@@ -111,7 +114,14 @@ async function afterTurn(rx: ReactRun, out: ModelTurnOutput, noTools: boolean): 
   // runtime.execution_loop `dependencies` (new configuration only): calls start as their _dependsOn are met.
   // Calls that streamed in have already joined the plan (react/stream.ts); the reply completes it.
   const streamed = rx.stream.take();
-  const results = streamed ? await streamed.finish(calls) : rx.agent.runtime.execution_loop === 'dependencies' ? await runExecutionLoop(rx, calls) : await Promise.all(calls.map((c) => runCall(rx, c)));
+  // A turn's only call (the common turn) needs no Promise.all, and a plain one no await before its tool (react/tool-calls.ts).
+  const results = streamed
+    ? await streamed.finish(calls)
+    : rx.agent.runtime.execution_loop === 'dependencies'
+      ? await runExecutionLoop(rx, calls)
+      : calls.length === 1
+        ? [await runLoneCall(rx, calls[0])]
+        : await Promise.all(calls.map((c) => runCall(rx, c)));
   // Calls an operator replaced at approval: the model is told what replaced what (empty otherwise).
   st.pending_append = [...results, ...operatorNotes(rx)];
   return 'again';
