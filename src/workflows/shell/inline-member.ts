@@ -43,6 +43,15 @@ function checkInputLength(agent: AgentView, input: JsonValue): void {
   }
 }
 
+/** What a member's turns share: its loop config, activity options, limits and running totals. */
+function memberTurns(agent: AgentView) {
+  const cfg = reactConfig(agent);
+  const opts = modelActivityOptions(agent);
+  const acts = proxyActivities<Activities>(opts);
+  const limits: Limits = { max_steps: cfg.max_steps, max_turns: agent.runtime.max_turns, max_tool_calls: agent.runtime.max_tool_calls, per_tool: {} };
+  return { cfg, opts, acts, limits, counters: newCounters(), usage: emptyUsage(), warnings: [] as string[] };
+}
+
 /**
  * `runInlineMember` without an await (patch `lean-inline-members`, see the file comment): the
  * same turns, limits, output check with one correction turn, usage, warnings and failures.
@@ -57,13 +66,7 @@ export function startInlineMember(
   } catch (e) {
     return Promise.reject(e);
   }
-  const cfg = reactConfig(agent);
-  const opts = modelActivityOptions(agent);
-  const acts = proxyActivities<Activities>(opts);
-  const limits: Limits = { max_steps: cfg.max_steps, max_turns: agent.runtime.max_turns, max_tool_calls: agent.runtime.max_tool_calls, per_tool: {} };
-  const counters = newCounters();
-  const usage = emptyUsage();
-  const warnings: string[] = [];
+  const { cfg, opts, acts, limits, counters, usage, warnings } = memberTurns(agent);
   let corrected = false;
   const turn = (head: BlobRef | null, append: AppendItem[]): Promise<AgentRunResult | typeof NEEDS_CHILD> => {
     const blocked = turnBlocked(counters, limits);
@@ -92,18 +95,8 @@ export async function runInlineMember(
   agent: AgentView,
   spec: { agent_id: string; input: JsonValue; role: string; input_ref?: BlobRef },
 ): Promise<AgentRunResult | typeof NEEDS_CHILD> {
-  const cfg = reactConfig(agent);
-  const maxChars = agent.runtime.max_input_chars;
-  const chars = inputChars(spec.input);
-  if (maxChars !== undefined && chars > maxChars) {
-    throw ApplicationFailure.nonRetryable(`input has ${chars} characters, more than runtime.max_input_chars (${maxChars})`, 'InputTooLong');
-  }
-  const opts = modelActivityOptions(agent);
-  const acts = proxyActivities<Activities>(opts);
-  const limits: Limits = { max_steps: cfg.max_steps, max_turns: agent.runtime.max_turns, max_tool_calls: agent.runtime.max_tool_calls, per_tool: {} };
-  const counters = newCounters();
-  const usage = emptyUsage();
-  const warnings: string[] = [];
+  checkInputLength(agent, spec.input);
+  const { cfg, opts, acts, limits, counters, usage, warnings } = memberTurns(agent);
   let head: BlobRef | null = null;
   // A stored first message (a chat session's turn) replaces the rendered prompt, as options.input_ref does for agf.react.
   let append: AppendItem[] = spec.input_ref ? [{ ref: spec.input_ref }] : [{ message: { role: 'user', content: renderUserPrompt(spec.input, cfg.user_prompt_template) } }];
