@@ -2,8 +2,9 @@
  * The server commands load only what their calls need: `loom list` and `loom inbox` (visibility
  * lists, no traced call) load the Temporal client and no OpenTelemetry, compiler or worker module;
  * `loom status` (a describe and a query: reads) loads OpenTelemetry only when its spans go
- * somewhere. None of the three loads zod (the contract's payload schemas: the names they need live
- * apart from them) or @temporalio/workflow (the status query is a plain definition). With an OTEL_*
+ * somewhere. `list` and `status` (and `inbox` when nothing in the namespace waits) load no zod
+ * (the contract's payload schemas: the names they need live apart from them), and none of the three
+ * loads @temporalio/workflow (the status query is a plain definition). With an OTEL_*
  * trace destination its calls are still traced: the describe's span reaches the collector.
  */
 import * as http from 'http';
@@ -35,7 +36,10 @@ test('loom inbox loads the Temporal client and no telemetry, compiler or worker'
   const r = await loomLoads(['inbox', '--agent', `no-such-agent-${Date.now()}`], server());
   expect(r.code).toBe(0);
   expect(r.out).toBe('nothing is waiting on a human\n');
-  expect(r.heavy).toEqual(['@temporalio/client']);
+  // The inbox queries every waiting run of the namespace before it filters by agent, and reads its
+  // query timeout (src/platform/env.ts, with zod) at its first query: on the suite's shared server
+  // other files' runs may be waiting for approval, so zod is not held out here (list and status are).
+  expect(r.heavy.filter((m) => m !== 'zod')).toEqual(['@temporalio/client']);
 });
 
 describe('on a run of the demo agent waiting for an approval', () => {
