@@ -6,7 +6,9 @@
  *
  * What bounds the time: runTool's heartbeatTimeout (15 s, src/workflows/react/context.ts) before a call
  * on the dead worker is retried, and the dead worker's sticky queue (10 s schedule-to-start)
- * before a workflow task moves to the normal queue.
+ * before a workflow task moves to the normal queue. The three tests are independent (each its own
+ * task queue, ledger and worker processes), so they run at the same time (test.concurrent) and
+ * those waits overlap instead of adding up; each test kills its own workers when it ends.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -30,9 +32,6 @@ let T: TestTemporal;
 beforeAll(async () => {
   testStore();
   T = await connectTestTemporal('crash');
-});
-afterEach(async () => {
-  await killAllWorkers();
 });
 afterAll(async () => {
   await killAllWorkers();
@@ -58,6 +57,23 @@ function ledgerTool(over: FrontMatter = {}): Definition {
     side_effects: true,
     ...over,
   });
+}
+
+/**
+ * The test's own worker processes (the tests run concurrently, so none kills another's): `body` gets
+ * a spawn that remembers them, and every one is SIGKILLed when the test ends, passed or failed.
+ */
+async function withWorkers<T>(body: (spawn: typeof spawnWorker) => Promise<T>): Promise<T> {
+  const mine: WorkerProcess[] = [];
+  try {
+    return await body(async (opts) => {
+      const w = await spawnWorker(opts);
+      mine.push(w);
+      return w;
+    });
+  } finally {
+    await Promise.all(mine.map((w) => w.kill()));
+  }
 }
 
 async function start(taskQueue: string, input: RunAgentInput): Promise<WorkflowHandle> {
@@ -87,7 +103,7 @@ function countBy<T>(xs: T[], key: (x: T) => string): Record<string, number> {
   return out;
 }
 
-test('SIGKILL during tool calls: a new worker process finishes the run, each call takes effect exactly once', async () => {
+test.concurrent('SIGKILL during tool calls: a new worker process finishes the run, each call takes effect exactly once', () => withWorkers(async (spawnWorker) => {
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-tool-${randomUUID()}`;
@@ -153,9 +169,9 @@ test('SIGKILL during tool calls: a new worker process finishes the run, each cal
     { attempt: 1 },
   ]);
   console.log(`crash during tool call: killed after ${tKill - t0} ms, finished ${tDone - tKill} ms after the kill`);
-});
+}));
 
-test('SIGKILL while waiting for approval: a new worker process accepts the approval update, the tool runs once', async () => {
+test.concurrent('SIGKILL while waiting for approval: a new worker process accepts the approval update, the tool runs once', () => withWorkers(async (spawnWorker) => {
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-appr-${randomUUID()}`;
@@ -194,9 +210,9 @@ test('SIGKILL while waiting for approval: a new worker process accepts the appro
   expect(effects.map((e) => [e.key, e.worker])).toEqual([[`${h.workflowId}/pay-1`, 'w2']]);
   expect(readMarkers(dir).filter((m) => m.kind === 'tool-started')).toHaveLength(1);
   console.log(`crash while waiting for approval: killed after ${tKill - t0} ms, finished ${tDone - tKill} ms after the kill`);
-});
+}));
 
-test('approval signalled while NO worker is alive, then the approved call is killed mid-effect: still exactly once', async () => {
+test.concurrent('approval signalled while NO worker is alive, then the approved call is killed mid-effect: still exactly once', () => withWorkers(async (spawnWorker) => {
   const t0 = Date.now();
   const dir = ledgerDir();
   const taskQueue = `crash-sig-${randomUUID()}`;
@@ -236,4 +252,4 @@ test('approval signalled while NO worker is alive, then the approved call is kil
   // Retried because its heartbeat stopped (runTool's 15 s heartbeatTimeout), not after start-to-close.
   expect(activityAttempts(await historyEvents(h), 'runTool')).toEqual([{ attempt: 2, timeoutType: HEARTBEAT }]);
   console.log(`signal with no worker + crash mid-call: second kill after ${tKill - t0} ms, finished ${tDone - tKill} ms after it`);
-});
+}));
