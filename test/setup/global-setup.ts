@@ -9,6 +9,18 @@ import * as os from 'os';
 import * as path from 'path';
 import { startDevServer, PROJECT_ROOT } from '../../src/platform/temporal-dev-server';
 
+/**
+ * Dynamic config of the suite's server, over the project's DEV_SERVER_TUNING. A deleted run stays
+ * describable until the history service's transfer queue has acknowledged the tasks before its
+ * delete task, which it records every `history.transferProcessorUpdateAckInterval` (30 s by
+ * default), so each `loom delete` (which returns once the run is gone) waited up to 30 s, 19 s on
+ * average here. Temporal's own functional tests of deletion set both intervals to 1 s; so does the suite.
+ */
+const SUITE_SERVER_CONFIG: Record<string, string> = {
+  'history.transferProcessorUpdateAckInterval': '1s',
+  'history.visibilityProcessorUpdateAckInterval': '1s',
+};
+
 export default async function globalSetup(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-test-'));
   process.env.LOOM_TEST_DIR = dir;
@@ -18,6 +30,7 @@ export default async function globalSetup(): Promise<void> {
       headless: true,
       fastSqlite: true,
       logFile: path.join(dir, 'temporal.log'),
+      dynamicConfig: SUITE_SERVER_CONFIG,
     });
     (globalThis as any).__LOOM_DEV_SERVER__ = server;
     process.env.LOOM_TEST_TEMPORAL_ADDRESS = server.address;
