@@ -4,12 +4,18 @@
  * after `COPY . .` run as written in a copy of that context (the `npm ci` step stands in for the
  * installed node_modules), the files the final stage copies exist, and the image's CMD — with the
  * image's ENV — starts a worker that runs an agent against the suite's Temporal server.
+ *
+ * A RUN step that chains commands with `&&` whose later commands read nothing under dist/ (the
+ * build's output) runs its commands at the same time, each of which must succeed: today tsc (the
+ * sources to dist/) beside the workflow bundle script (the sources to dist/workflow-bundle*.js),
+ * which read only the sources; any other step runs as written, in /bin/sh.
  */
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { ChildProcess, execFile, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { randomBytes } from 'crypto';
+import { promisify } from 'util';
 import { Client, Connection } from '@temporalio/client';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { agfReactWorkflow } from '../src/workflows/react';
@@ -52,6 +58,17 @@ function dockerignore(): (rel: string) => boolean {
   return (rel) => res.some((r) => r.test(rel));
 }
 
+/**
+ * The commands of a RUN step that may run at the same time: a chain `a && b && …` of plain commands
+ * (no other shell operator) whose later commands name nothing under dist/, so none reads what an
+ * earlier one builds; otherwise the step whole, as one command.
+ */
+function concurrentParts(run: string): string[] {
+  const parts = run.split(' && ').map((p) => p.trim());
+  if (parts.length < 2 || parts.some((p) => /[;|<>&`$()]/.test(p))) return [run];
+  return parts.slice(1).some((p) => /(^|[\s/])dist(\/|\s|$)/.test(p)) ? [run] : parts;
+}
+
 /** Copies the build context into `dest`; returns the copied files' relative paths and total bytes. */
 function copyContext(dest: string): { files: string[]; bytes: number } {
   const ignored = dockerignore();
@@ -80,6 +97,15 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-docker-build-'));
 const app = path.join(work, 'app');
 let worker: ChildProcess | undefined;
 let connection: Connection | undefined;
+/** How long each phase took, printed after the file (where the file's time goes). */
+const figures: string[] = [];
+
+function timed<T>(what: string, fn: () => T): T {
+  const start = Date.now();
+  const out = fn();
+  figures.push(`${what} ${((Date.now() - start) / 1000).toFixed(1)} s`);
+  return out;
+}
 
 afterAll(async () => {
   if (worker && worker.exitCode === null) {
@@ -89,6 +115,7 @@ afterAll(async () => {
   }
   await connection?.close();
   fs.rmSync(work, { recursive: true, force: true });
+  process.stdout.write(`deploy: ${figures.join('; ')}\n`);
 });
 
 test("the image's build steps, run as written on the .dockerignore'd context, build a worker that runs an agent", async () => {
@@ -101,14 +128,26 @@ test("the image's build steps, run as written on the .dockerignore'd context, bu
   const runs = build.slice(copyAll).filter(([, k]) => k === 'RUN').map(([, , r]) => r);
   expect(runs.length).toBeGreaterThan(0);
 
-  const { files, bytes } = copyContext(app);
+  const { files, bytes } = timed('copy the context', () => copyContext(app));
   for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'worker.ts', 'scripts/build-bundle.ts']) expect(files).toContain(f);
   expect(files.filter((f) => /^(node_modules|\.git|\.tools|\.loom|dist)\//.test(f))).toEqual([]);
   expect(bytes).toBeLessThan(100 * 1024 * 1024);
   // The `npm ci` step: the packages the lock names, already installed here.
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(app, 'node_modules'), 'dir');
 
-  for (const run of runs) execFileSync('/bin/sh', ['-c', run], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+  // Each step in order; the independent commands of a step's && chain at the same time (see the file comment).
+  const sh = promisify(execFile);
+  for (const run of runs) {
+    const parts = concurrentParts(run);
+    const start = Date.now();
+    await Promise.all(parts.map(async (part) => {
+      const t0 = Date.now();
+      await sh('/bin/sh', ['-c', part], { cwd: app, timeout: 600_000, maxBuffer: 64 << 20 })
+        .catch((e: { stdout?: string; stderr?: string; message: string }) => { throw new Error(`RUN ${part} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`); });
+      if (parts.length > 1) figures.push(`${part} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }));
+    figures.push(`RUN ${run} (${parts.length} at the same time) ${((Date.now() - start) / 1000).toFixed(1)} s`);
+  }
 
   // The final stage copies dist/ from the build and schemas/ from the context, and runs its CMD there.
   const final = steps.filter(([s]) => s === 1);
@@ -136,7 +175,9 @@ test("the image's build steps, run as written on the .dockerignore'd context, bu
   });
   worker.stdout!.on('data', (d) => (out += d));
   worker.stderr!.on('data', (d) => (out += d));
+  const spawned = Date.now();
   await until(() => (out.includes('agentloom worker connected') ? true : worker!.exitCode !== null ? Promise.reject(new Error(`the worker exited: ${out}`)) : undefined), 'the image CMD worker to connect', 120_000);
+  figures.push(`CMD until the worker connected ${((Date.now() - spawned) / 1000).toFixed(1)} s`);
 
   const a = agent({ agent_id: 'image-check', model: scriptedModel({ turns: [{ content: 'built and running' }] }) });
   const bundle = await storeBundle(new FileBlobStore(env.LOOM_STORE_DIR), bundleOf(a));
