@@ -51,3 +51,12 @@ export async function builtLoomBin(): Promise<string> {
   });
   return value;
 }
+
+/**
+ * The built package's production worker (dist/worker.js, worker.ts as the package ships it), from
+ * the same unpacked build as builtLoomBin: it loads only JavaScript, where worker.ts through
+ * ts-node compiles every module it loads at each start.
+ */
+export async function builtWorkerJs(): Promise<string> {
+  return path.join(path.dirname(await builtLoomBin()), '..', 'dist', 'worker.js');
+}

@@ -1,10 +1,12 @@
 /**
- * Temporal Cloud and TLS clusters by configuration only: the production worker (worker.ts) and the
- * `loom` CLI, each in its own process, reach the suite's dev server through a TLS and an mTLS
+ * Temporal Cloud and TLS clusters by configuration only: the production worker (worker.ts as the
+ * package ships it, dist/worker.js) and the `loom` CLI, each in its own process, reach the suite's dev server through a TLS and an mTLS
  * terminating proxy on 127.0.0.1 (test/library/tls-proxy.ts, certificates made by the test),
  * configured by `@temporalio/envconfig`'s TEMPORAL_* variables, by a profile of a Temporal config
  * file, and by the CLI's connection flags. An API key set the same way reaches the proxy as the
  * `authorization` header of every call, the client's and the worker's, and is printed nowhere.
+ * The three tests run at the same time (test.concurrent), each through a proxy of its own (the
+ * flags test has its own mTLS proxy), so the calls and refusals each one counts are its own.
  */
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
@@ -14,6 +16,7 @@ import { temporalAddress, workflowBundlePath } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { EXAMPLES, LoomProcess, ROOT, show, spawnCli, spawnProcess, userEnv, useBuiltCli } from '../cli/harness';
 import { Certificates, makeCertificates, startTlsProxy, TlsProxy } from './tls-proxy';
+import { builtWorkerJs } from '../helpers/built-cli';
 
 const SEQUENTIAL = ['--registry', path.join(EXAMPLES, 'orchestrators', 'sequential')];
 const SERVICE = '/temporal.api.workflowservice.v1.WorkflowService/';
@@ -23,17 +26,26 @@ let dir: string;
 let certs: Certificates;
 let tlsProxy: TlsProxy;
 let mtlsProxy: TlsProxy;
-// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
-beforeAll(useBuiltCli, 600_000);
+/** The connection flags test's own mTLS proxy (its calls and refusals counted apart from the profile test's). */
+let flagsProxy: TlsProxy;
+// The CLI and the worker as the package ships them (test/helpers/built-cli.ts): they start several
+// times faster than from source; LOOM_TEST_CLI_FROM_SOURCE=1 runs worker.ts and the CLI from source.
+let workerJs: string | undefined;
+beforeAll(async () => {
+  await useBuiltCli();
+  if (process.env.LOOM_TEST_CLI_FROM_SOURCE !== '1') workerJs = await builtWorkerJs();
+}, 600_000);
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-tls-'));
   certs = makeCertificates(dir);
   tlsProxy = await startTlsProxy({ upstream: temporalAddress(), certs, mutual: false });
   mtlsProxy = await startTlsProxy({ upstream: temporalAddress(), certs, mutual: true });
+  flagsProxy = await startTlsProxy({ upstream: temporalAddress(), certs, mutual: true });
 });
 afterAll(async () => {
   await tlsProxy?.close();
   await mtlsProxy?.close();
+  await flagsProxy?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,9 +53,11 @@ afterAll(async () => {
 async function runThrough(connection: NodeJS.ProcessEnv): Promise<string[]> {
   const home = fs.mkdtempSync(path.join(dir, 'home-'));
   const env = userEnv({ ...connection, HOME: home, LOOM_TASK_QUEUE: `library-tls-${randomUUID()}`, LOOM_HOME: home, LOOM_STORE_DIR: path.join(home, 'store') });
-  const worker: LoomProcess = spawnProcess(process.execPath, ['-r', require.resolve('ts-node/register'), path.join(ROOT, 'worker.ts')], {
-    ...env, LOOM_WORKFLOW_BUNDLE: workflowBundlePath(), TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
-  });
+  const worker: LoomProcess = workerJs
+    ? spawnProcess(process.execPath, [workerJs], { ...env, LOOM_WORKFLOW_BUNDLE: workflowBundlePath() })
+    : spawnProcess(process.execPath, ['-r', require.resolve('ts-node/register'), path.join(ROOT, 'worker.ts')], {
+      ...env, LOOM_WORKFLOW_BUNDLE: workflowBundlePath(), TS_NODE_TRANSPILE_ONLY: 'true', TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'),
+    });
   try {
     await until(() => (/agentloom worker connected to/.test(worker.out()) ? true : worker.child.exitCode !== null ? false : undefined), 'worker.ts to connect', 120_000);
     expect(worker.out() + worker.err()).toMatch(/agentloom worker connected to 127\.0\.0\.1:\d+ \(namespace default, m?TLS/);
@@ -63,7 +77,7 @@ function paths(proxy: TlsProxy): Set<string> {
   return new Set(proxy.calls.map((c) => c.path.replace(SERVICE, '')));
 }
 
-test('TLS and an API key from TEMPORAL_* variables: the worker and the CLI run an agent through the proxy; the key is sent on every call and printed nowhere', async () => {
+test.concurrent('TLS and an API key from TEMPORAL_* variables: the worker and the CLI run an agent through the proxy; the key is sent on every call and printed nowhere', async () => {
   const printed = await runThrough({ TEMPORAL_ADDRESS: tlsProxy.address, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca, TEMPORAL_TLS_SERVER_NAME: 'localhost', TEMPORAL_API_KEY: API_KEY });
   // The client started the run and the worker polled and completed its tasks, all through the proxy.
   for (const call of ['StartWorkflowExecution', 'PollWorkflowTaskQueue', 'RespondWorkflowTaskCompleted', 'GetWorkflowExecutionHistory']) expect(paths(tlsProxy)).toContain(call);
@@ -71,7 +85,7 @@ test('TLS and an API key from TEMPORAL_* variables: the worker and the CLI run a
   for (const text of printed) expect(text).not.toContain(API_KEY);
 });
 
-test('mTLS from a profile of a Temporal config file (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE): every call carries the client certificate', async () => {
+test.concurrent('mTLS from a profile of a Temporal config file (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE): every call carries the client certificate', async () => {
   const file = path.join(dir, 'temporal.toml');
   fs.writeFileSync(file, [
     '[profile.cloud]', `address = "${mtlsProxy.address}"`, 'namespace = "default"',
@@ -82,16 +96,16 @@ test('mTLS from a profile of a Temporal config file (TEMPORAL_CONFIG_FILE, TEMPO
   expect(mtlsProxy.calls.filter((c) => c.clientSubject !== 'agentloom-test-client')).toEqual([]);
 });
 
-test('the CLI\'s connection flags (--address, --tls-ca-path, --tls-cert-path, --tls-key-path); without the client certificate the mTLS proxy refuses it', async () => {
+test.concurrent('the CLI\'s connection flags (--address, --tls-ca-path, --tls-cert-path, --tls-key-path); without the client certificate the mTLS proxy refuses it', async () => {
   const env = userEnv({ HOME: dir });
-  const flags = ['--address', mtlsProxy.address, '--tls-ca-path', certs.ca, '--tls-server-name', 'localhost'];
-  const before = mtlsProxy.calls.length;
+  const flags = ['--address', flagsProxy.address, '--tls-ca-path', certs.ca, '--tls-server-name', 'localhost'];
+  const before = flagsProxy.calls.length;
   const listed = await spawnCli(['list', '--limit', '1', ...flags, '--tls-cert-path', certs.clientCert, '--tls-key-path', certs.clientKey], env).done;
   expect({ code: listed.code, why: show(listed) }).toMatchObject({ code: 0 });
-  expect(mtlsProxy.calls.slice(before).map((c) => c.path.replace(SERVICE, ''))).toContain('ListWorkflowExecutions');
-  const refusedBefore = mtlsProxy.refused;
+  expect(flagsProxy.calls.slice(before).map((c) => c.path.replace(SERVICE, ''))).toContain('ListWorkflowExecutions');
+  const refusedBefore = flagsProxy.refused;
   const refused = await spawnCli(['list', '--limit', '1', ...flags], env).done;
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(/^loom: cannot reach Temporal at 127\.0\.0\.1:\d+ \(namespace default, TLS\)/);
-  expect(mtlsProxy.refused).toBeGreaterThan(refusedBefore);
+  expect(flagsProxy.refused).toBeGreaterThan(refusedBefore);
 });
