@@ -15,6 +15,7 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
+import { randomUUID } from 'crypto';
 import type { AddressInfo } from 'net';
 import type { Worker } from '@temporalio/worker';
 import { connectTestTemporal, temporalAddress, workflowBundlePath, TestTemporal } from '../helpers/temporal';
@@ -77,12 +78,24 @@ async function startRecorder(): Promise<Recorder> {
   return rec;
 }
 
-// The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than from source.
-beforeAll(useBuiltCli, 600_000);
 beforeAll(async () => {
+  // The CLI as the package ships it (test/helpers/built-cli.ts): it starts several times faster than
+  // from source. This file may be the first to ask for it (then it packs, tens of seconds): the
+  // worker process, the database and the servers start meanwhile, and setup ends when all are ready.
+  const built = useBuiltCli();
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-outages-home-'));
+  modelOutage.storeUrl = `file://${path.join(home, 'model-outage-store')}`;
+  modelOutage.taskQueue = `outages-model-outage-${randomUUID()}`;
+  // A real Agentloom worker (createAgentloomWorker, the real activities) in its own process, whose store is not the database.
+  const outageWorker = spawnWorker({
+    name: 'model-outage', taskQueue: modelOutage.taskQueue, ledgerDir: path.join(home, 'ledger'), storeDir: path.join(home, 'model-outage-store'),
+    env: { LOOM_STORE_URL: modelOutage.storeUrl, LOOM_HOME: home },
+  });
+  // Awaited below with the rest; until then a failure of either must not go unhandled.
+  built.catch(() => undefined);
+  outageWorker.catch(() => undefined);
   pg = await startTestPostgres('loom-outages');
   url = await pg.urlFor('loomstore');
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-outages-home-'));
   process.env.LOOM_STORE_URL = url;
   delete process.env.LOOM_STORE_DIR;
   process.env.LOOM_HOME = home;
@@ -94,11 +107,8 @@ beforeAll(async () => {
   model = await startFakeOpenAI();
   modelCall = await startFakeOpenAI();
   modelOutage.server = await startFakeOpenAI();
-  modelOutage.storeUrl = `file://${path.join(home, 'model-outage-store')}`;
-  modelOutage.taskQueue = `${t.taskQueue}-model-outage`;
-  // A real Agentloom worker (createAgentloomWorker, the real activities) in its own process, whose store is not the database.
-  await spawnWorker({ name: 'model-outage', taskQueue: modelOutage.taskQueue, ledgerDir: path.join(home, 'ledger'), storeDir: path.join(home, 'model-outage-store'), env: { LOOM_STORE_URL: modelOutage.storeUrl } });
-}, 300_000);
+  await Promise.all([built, outageWorker]);
+}, 600_000);
 
 afterAll(async () => {
   await killAllWorkers();
