@@ -49,17 +49,22 @@ async function startCodecServer(origins: string): Promise<{ proc: LoomProcess; u
   return { proc, url };
 }
 
+/** Chromium's launch, started first: it needs nothing of the servers, so it starts while they do. */
+let launching: Promise<Browser> | undefined;
+
 beforeAll(async () => {
+  launching = launchChromium();
+  launching.catch(() => undefined);
   const uiPort = await freePort();
   ({ proc: codec, url: codecUrl } = await startCodecServer(`http://127.0.0.1:${uiPort}`));
   server = await startDevServer({ uiPort, uiCodecEndpoint: codecUrl, dbFile: path.join(dir, 'temporal.sqlite'), fastSqlite: true, logFile: path.join(dir, 'temporal.log') });
   t = await connectTestTemporal('web-ui', server.address);
   worker = await createTestWorker(t, createActivities({ store: openStore() }), { dataConverter: loomDataConverter() });
   running = worker.run();
-  browser = await launchChromium();
+  browser = await launching;
 });
 afterAll(async () => {
-  await browser?.close();
+  await (browser ?? (await launching?.catch(() => undefined)))?.close();
   worker?.shutdown();
   await running;
   await t?.close();
@@ -68,13 +73,20 @@ afterAll(async () => {
   for (const k of Object.keys(codecEnv)) delete process.env[k];
 });
 
-/** The run's page as an operator opens it; its visible text once `waitFor` is on it (or the UI settled). */
-async function pageText(url: string, waitFor: string): Promise<string> {
+/**
+ * The run's page as an operator opens it; its visible text once `waitFor` is on it (a text, or a
+ * pattern the whole page's text matches), or after 20 s. A page that must NOT show something waits
+ * for what the settled page shows instead, never for the absent text (which waited out the 20 s).
+ */
+async function pageText(url: string, waitFor: string | RegExp): Promise<string> {
   const page = await browser.newPage();
   try {
     await page.goto(url);
     await page.getByText('Workflow Execution Started').first().waitFor({ timeout: 60_000 });
-    await page.getByText(waitFor).first().waitFor({ timeout: 20_000 }).catch(() => undefined);
+    const shown = typeof waitFor === 'string'
+      ? page.getByText(waitFor).first().waitFor({ timeout: 20_000 })
+      : until(async () => (waitFor.test(await page.locator('body').innerText()) ? true : undefined), `the page to match ${waitFor}`, 20_000, 250);
+    await shown.catch(() => undefined);
     return await page.locator('body').innerText();
   } finally {
     await page.close();
@@ -116,11 +128,14 @@ test('the Web UI shows the decoded input, result and workflow-raised failure thr
   // Without the codec endpoint the same page cannot decode: the phrase is nowhere on it.
   codec.child.kill('SIGTERM');
   expect((await codec.done).code).toBe(0);
-  const sealed = await pageText(page, PHRASE);
+  // The page settled: Input and Result shown as the ciphertext the server holds (base64), not as
+  // JSON (first it shows the raw payloads, then, the endpoint unreachable, this).
+  const CIPHERTEXT = /^Input\n"[A-Za-z0-9+/=]{100,}"\nResult\n"[A-Za-z0-9+/=]{100,}"$/m;
+  const sealed = await pageText(page, CIPHERTEXT);
   expect(sealed).toContain(workflowId);
   expect(sealed).not.toContain(PHRASE);
   // Input and Result are there, as the ciphertext the server holds (base64), not as JSON.
-  expect(sealed).toMatch(/^Input\n"[A-Za-z0-9+/=]{100,}"\nResult\n"[A-Za-z0-9+/=]{100,}"$/m);
+  expect(sealed).toMatch(CIPHERTEXT);
   const failedSealed = await pageText(failedPage, 'Encoded failure');
   expect(failedSealed).toContain(failedId);
   expect(failedSealed).not.toContain(code);
