@@ -7,6 +7,7 @@ import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { temporalAddress, workflowBundlePath } from './temporal';
+import { transpiledWorkerScript } from './transpiled-worker';
 
 const SCRIPT = path.join(__dirname, 'worker-process.ts');
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -26,6 +27,11 @@ export interface WorkerProcessOptions {
   cwd?: string;
   /** Extra environment (e.g. LOOM_STORE_URL, LOOM_HOME for a cluster layout). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Run the worker process and the sources it loads transpiled once by SWC (test/helpers/transpiled-worker.ts)
+   * instead of through ts-node: the same sources, ~5 s less CPU a start. Default: ts-node.
+   */
+  transpiled?: boolean;
 }
 
 export interface WorkerProcess {
@@ -79,7 +85,8 @@ export async function spawnWorker(opts: WorkerProcessOptions): Promise<WorkerPro
   delete env.LOOM_WORKFLOWS_PATH;
   delete env.NODE_OPTIONS;
   // ts-node resolved from the repository, so a worker may run in any working folder.
-  const child = spawn(process.execPath, ['-r', require.resolve('ts-node/register'), SCRIPT], { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const args = opts.transpiled ? [await transpiledWorkerScript()] : ['-r', require.resolve('ts-node/register'), SCRIPT];
+  const child = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   live.add(child);
   if (child.pid) spawned.push(child.pid);
   let out = '';
