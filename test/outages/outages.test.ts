@@ -90,6 +90,7 @@ beforeAll(async () => {
   const outageWorker = spawnWorker({
     name: 'model-outage', taskQueue: modelOutage.taskQueue, ledgerDir: path.join(home, 'ledger'), storeDir: path.join(home, 'model-outage-store'),
     env: { LOOM_STORE_URL: modelOutage.storeUrl, LOOM_HOME: home },
+    transpiled: true,
   });
   // Awaited below with the rest; until then a failure of either must not go unhandled.
   built.catch(() => undefined);

@@ -61,13 +61,14 @@ function ledgerTool(over: FrontMatter = {}): Definition {
 
 /**
  * The test's own worker processes (the tests run concurrently, so none kills another's): `body` gets
- * a spawn that remembers them, and every one is SIGKILLed when the test ends, passed or failed.
+ * a spawn that remembers them, and every one is SIGKILLed when the test ends, passed or failed. They
+ * run the sources transpiled once (spawnWorker's `transpiled`), not through ts-node at each start.
  */
 async function withWorkers<T>(body: (spawn: typeof spawnWorker) => Promise<T>): Promise<T> {
   const mine: WorkerProcess[] = [];
   try {
     return await body(async (opts) => {
-      const w = await spawnWorker(opts);
+      const w = await spawnWorker({ ...opts, transpiled: true });
       mine.push(w);
       return w;
     });
