@@ -129,7 +129,7 @@ test("the image's build steps, run as written on the .dockerignore'd context, bu
   expect(runs.length).toBeGreaterThan(0);
 
   const { files, bytes } = timed('copy the context', () => copyContext(app));
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'worker.ts', 'scripts/build-bundle.ts']) expect(files).toContain(f);
+  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'worker.ts', 'scripts/build-bundle.ts']) expect(files).toContain(f);
   expect(files.filter((f) => /^(node_modules|\.git|\.tools|\.loom|dist)\//.test(f))).toEqual([]);
   expect(bytes).toBeLessThan(100 * 1024 * 1024);
   // The `npm ci` step: the packages the lock names, already installed here.
