@@ -8,12 +8,16 @@
  * the 300 ms target. `list`, `status` and `inbox` talk to an embedded Temporal dev server; `status`
  * reads a run that has finished (one scripted model turn, on a worker in this process).
  *
+ * BENCH_CLI_RTT_MS=N puts a proxy on 127.0.0.1 between the CLI and the server that holds every chunk
+ * N/2 ms each way: a cluster N ms away, where each round trip a command makes shows in its time.
+ *
  * BENCH_CLI_BASE=DIR also times DIR/bin/loom.js (another checkout with its dist/ built, e.g. the
  * commit before a change), each of its runs right after the same run of this checkout, so both sides
  * see the same load: the comparison a shared machine can make.
  */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from '@temporalio/worker';
@@ -45,6 +49,28 @@ function ensureDist(): void {
   process.stderr.write('building dist/ (tsc -p tsconfig.build.json)…\n');
   const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--declaration', 'false'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('the build failed');
+}
+
+/** A TCP proxy on 127.0.0.1 to `target` that delays every chunk by `oneWayMs` in each direction (order kept). */
+async function startDelayProxy(target: string, oneWayMs: number): Promise<{ address: string; close(): Promise<void> }> {
+  const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
+  const pipe = (from: net.Socket, to: net.Socket) => {
+    from.on('data', (d) => { setTimeout(() => to.write(d), oneWayMs); });
+    from.on('end', () => { setTimeout(() => to.end(), oneWayMs); });
+    from.on('error', () => to.destroy());
+  };
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, host);
+    for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); }
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    pipe(client, upstream);
+    pipe(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: p } = server.address() as net.AddressInfo;
+  return { address: `127.0.0.1:${p}`, close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }) };
 }
 
 interface Timing { firstByteMs: number; exitMs: number; cpuMs: number; code: number | null; stderr: string }
@@ -100,15 +126,18 @@ async function main(): Promise<void> {
   const taskQueue = 'bench-cli';
   const worker = await Worker.create({ connection: env.native, taskQueue, workflowBundle: env.loomWorkflows, activities: env.createActivities() });
   const running = worker.run();
+  let proxy: Awaited<ReturnType<typeof startDelayProxy>> | undefined;
   try {
     // A run that has finished, for `loom status`.
     const b = bundle('cli-bench', [agent({ id: 'cli-bench' })]);
     const input: RunAgentInput = { bundle: await storeBundle(env.store, b), agent_id: b.root, input: 'hello' };
     const handle = await env.client.workflow.start(workflowTypeFor(b.agents[b.root])!, { taskQueue, workflowId: `cli-bench-${Date.now()}`, args: [input] });
     await handle.result();
+    const rttMs = Number(process.env.BENCH_CLI_RTT_MS ?? 0);
+    proxy = rttMs > 0 ? await startDelayProxy(env.address, rttMs / 2) : undefined;
     const cliEnv: NodeJS.ProcessEnv = {
       PATH: process.env.PATH, HOME: process.env.HOME, USER: process.env.USER, LANG: 'C.UTF-8',
-      TEMPORAL_ADDRESS: env.address, LOOM_HOME: path.join(env.dir, 'home'), LOOM_STORE_DIR: path.join(env.dir, 'store'), LOOM_TASK_QUEUE: taskQueue,
+      TEMPORAL_ADDRESS: proxy?.address ?? env.address, LOOM_HOME: path.join(env.dir, 'home'), LOOM_STORE_DIR: path.join(env.dir, 'store'), LOOM_TASK_QUEUE: taskQueue,
     };
     const commands: [string, string[]][] = [
       ['--help', ['--help']],
@@ -137,13 +166,14 @@ async function main(): Promise<void> {
       const base = both ? ` ${both.base.firstByteMs.toFixed(0)} | ${both.base.cpuMs.toFixed(0)} |` : '';
       rows.push(`| \`loom ${name}\` | ${t.firstByteMs.toFixed(0)} | ${t.exitMs.toFixed(0)} | ${t.cpuMs.toFixed(0)} |${base} ${loadAvg()} |`);
     }
-    process.stdout.write(`bench:cli — best of ${repeats}, ms from spawn (compiled dist/, ${os.cpus().length} cores)${baseDir ? `, beside ${baseDir}` : ''}\n\n`);
+    process.stdout.write(`bench:cli — best of ${repeats}, ms from spawn (compiled dist/, ${os.cpus().length} cores)${rttMs > 0 ? `, the server ${rttMs} ms round trip away (BENCH_CLI_RTT_MS)` : ''}${baseDir ? `, beside ${baseDir}` : ''}\n\n`);
     process.stdout.write(baseLoom
       ? '| command | first stdout byte ms | exit ms | CPU ms (user+sys) | base first byte ms | base CPU ms | load (1 min) |\n|---|---:|---:|---:|---:|---:|---:|\n'
       : '| command | first stdout byte ms | exit ms | CPU ms (user+sys) | load (1 min) |\n|---|---:|---:|---:|---:|\n');
     process.stdout.write(rows.join('\n') + '\n\n');
     process.stdout.write(`ratio: ${(worst.ms / TARGET_MS).toFixed(2)} (worst first byte: loom ${worst.name}, ${worst.ms.toFixed(0)} ms / ${TARGET_MS} ms)\n`);
   } finally {
+    await proxy?.close();
     worker.shutdown();
     await running;
     await env.close();

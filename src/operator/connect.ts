@@ -63,16 +63,31 @@ export function webUiLink(uiUrl: string | undefined, namespace: string, workflow
   return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
+/** How long a command waits for the server's channel (TCP, TLS, HTTP/2) before saying it cannot reach it. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /** `cfg` (TLS, API key) for a configured cluster; none for a `loom dev` or embedded server (plaintext on 127.0.0.1). */
 export async function clientFor(address: string, namespace: string, cfg?: TemporalConnectConfig): Promise<{ client: Client; connection: Connection }> {
   // Loaded here, not at the top: a command that fails on its arguments never loads gRPC.
   const { Client, Connection } = await import('@temporalio/client');
-  let connection: Connection;
+  // `Connection.connect` waits for the channel to be ready, then makes a GetSystemInfo call before the
+  // command's own first call: one more round trip on every command. Here the connection waits only
+  // for the channel (TCP, TLS, HTTP/2: what a server that is down, or refuses the TLS settings,
+  // fails), the check `Connection.connect` starts with; the command's first call is the first RPC.
+  class ReadyConnection extends Connection {
+    ready(deadline: number): Promise<void> { return this.untilReady(deadline); }
+  }
+  let connection: ReadyConnection;
   try {
-    connection = await Connection.connect({ ...(cfg?.connectionOptions ?? {}), address, connectTimeout: '10s' });
+    connection = ReadyConnection.lazy({ ...(cfg?.connectionOptions ?? {}), address, connectTimeout: CONNECT_TIMEOUT_MS }) as ReadyConnection;
   } catch (err) {
-    // The settings described without the API key; the SDK's message does not carry it either.
-    throw new Error(`cannot reach Temporal at ${cfg ? describeConnection(address, cfg) : address}: ${(err as Error).message}`);
+    throw unreachable(address, cfg, err);
+  }
+  try {
+    await connection.ready(Date.now() + CONNECT_TIMEOUT_MS);
+  } catch (err) {
+    await connection.close();
+    throw unreachable(address, cfg, err);
   }
   // Same codec as the workers (LOOM_CODEC_KEY…): inputs the CLI sends and results it reads are sealed on the wire.
   const { loomDataConverter } = await import('../codec/data-converter');
@@ -80,6 +95,11 @@ export async function clientFor(address: string, namespace: string, cfg?: Tempor
   // none); the OTLP exporters load only when spans go somewhere.
   const { lazyTemporalClientInterceptors } = await import('../telemetry/lazy-client-interceptor');
   return { client: new Client({ connection, namespace, dataConverter: loomDataConverter(), interceptors: lazyTemporalClientInterceptors() }), connection };
+}
+
+/** The settings described without the API key (the SDK's message does not carry it either). */
+function unreachable(address: string, cfg: TemporalConnectConfig | undefined, err: unknown): Error {
+  return new Error(`cannot reach Temporal at ${cfg ? describeConnection(address, cfg) : address}: ${(err as Error).message}`);
 }
 
 /**

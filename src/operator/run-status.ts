@@ -22,14 +22,21 @@ export interface RunStatusView {
 export async function readRunStatus(client: Client, id: string): Promise<RunStatusView> {
   const { statusQuery } = await import('../shared/definitions');
   const handle = client.workflow.getHandle(id);
-  const desc = await handle.describe();
-  let status: RunStatus | undefined;
-  let queryError: string | undefined;
+  // The description and the status query are independent reads: both go out at once, so the query's
+  // wait on a worker overlaps the description's round trip and decoding. A run that does not exist
+  // (or a namespace that does not) fails the description; the query, failing too, is awaited first so
+  // no call is left open when the caller closes the connection.
+  const queried = handle.query(statusQuery).then((s): { status: RunStatus } => ({ status: s }), (err: unknown) => ({ queryError: (err as Error).message }));
+  let desc: WorkflowExecutionDescription;
   try {
-    status = await handle.query(statusQuery);
+    desc = await handle.describe();
   } catch (err) {
-    queryError = (err as Error).message;
+    await queried;
+    throw err;
   }
+  const answer = await queried;
+  let status = 'status' in answer ? answer.status : undefined;
+  const queryError = 'queryError' in answer ? answer.queryError : undefined;
   // An ephemeral run's pending calls hold a reference: their arguments are read from the store.
   if (status) status = await statusWithStoredArgs(status);
   // A dependency the run waits on (store, model endpoint): from its pending activities.

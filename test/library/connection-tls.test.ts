@@ -96,16 +96,35 @@ test.concurrent('mTLS from a profile of a Temporal config file (TEMPORAL_CONFIG_
   expect(mtlsProxy.calls.filter((c) => c.clientSubject !== 'agentloom-test-client')).toEqual([]);
 });
 
-test.concurrent('the CLI\'s connection flags (--address, --tls-ca-path, --tls-cert-path, --tls-key-path); without the client certificate the mTLS proxy refuses it', async () => {
+test.concurrent('the CLI\'s connection flags (--address, --tls-ca-path, --tls-cert-path, --tls-key-path): loom list makes one call; without the client certificate the mTLS proxy refuses it', async () => {
   const env = userEnv({ HOME: dir });
   const flags = ['--address', flagsProxy.address, '--tls-ca-path', certs.ca, '--tls-server-name', 'localhost'];
   const before = flagsProxy.calls.length;
   const listed = await spawnCli(['list', '--limit', '1', ...flags, '--tls-cert-path', certs.clientCert, '--tls-key-path', certs.clientKey], env).done;
   expect({ code: listed.code, why: show(listed) }).toMatchObject({ code: 0 });
-  expect(flagsProxy.calls.slice(before).map((c) => c.path.replace(SERVICE, ''))).toContain('ListWorkflowExecutions');
+  // The listing is the command's only call: no GetSystemInfo round trip before it (the connection waits for the channel only).
+  expect(flagsProxy.calls.slice(before).map((c) => c.path.replace(SERVICE, ''))).toEqual(['ListWorkflowExecutions']);
   const refusedBefore = flagsProxy.refused;
   const refused = await spawnCli(['list', '--limit', '1', ...flags], env).done;
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(/^loom: cannot reach Temporal at 127\.0\.0\.1:\d+ \(namespace default, TLS\)/);
   expect(flagsProxy.refused).toBeGreaterThan(refusedBefore);
+});
+
+test.concurrent('an API key the cluster refuses: loom list and loom status fail on their first call with the cluster\'s reason, and the key is printed nowhere', async () => {
+  const keyed = await startTlsProxy({ upstream: temporalAddress(), certs, mutual: false, apiKey: API_KEY });
+  try {
+    const wrongKey = `agentloom-wrong-key-${randomUUID()}`;
+    const env = userEnv({ HOME: dir, TEMPORAL_ADDRESS: keyed.address, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca, TEMPORAL_TLS_SERVER_NAME: 'localhost', TEMPORAL_API_KEY: wrongKey });
+    const [listed, status] = await Promise.all([spawnCli(['list', '--limit', '1'], env).done, spawnCli(['status', 'no-such-run'], env).done]);
+    expect({ code: listed.code, out: listed.out, err: listed.err }).toEqual({ code: 1, out: '', err: 'loom: Failed to list workflows: the API key is not valid\n' });
+    expect({ code: status.code, out: status.out }).toEqual({ code: 1, out: '' });
+    expect(status.err).toMatch(/^loom: Failed to describe workflow: the API key is not valid\n$/);
+    for (const r of [listed, status]) expect(r.err).not.toContain(wrongKey);
+    // Each reached the cluster with the key it was given, and made no call before its own.
+    expect(keyed.calls.map((c) => [c.path.replace(SERVICE, ''), c.authorization])).toEqual(expect.arrayContaining([['ListWorkflowExecutions', `Bearer ${wrongKey}`], ['DescribeWorkflowExecution', `Bearer ${wrongKey}`]]));
+    expect(keyed.calls.map((c) => c.path.replace(SERVICE, ''))).not.toContain('GetSystemInfo');
+  } finally {
+    await keyed.close();
+  }
 });

@@ -42,7 +42,8 @@ export interface TlsProxy {
   close(): Promise<void>;
 }
 
-export async function startTlsProxy(opts: { upstream: string; certs: Certificates; mutual: boolean }): Promise<TlsProxy> {
+/** `apiKey`: answer every call without `authorization: Bearer <apiKey>` with UNAUTHENTICATED, as a cluster refusing the key does. */
+export async function startTlsProxy(opts: { upstream: string; certs: Certificates; mutual: boolean; apiKey?: string }): Promise<TlsProxy> {
   const { certs } = opts;
   const upstream = http2.connect(`http://${opts.upstream}`);
   upstream.on('error', () => undefined);
@@ -60,6 +61,11 @@ export async function startTlsProxy(opts: { upstream: string; certs: Certificate
     const subject = peer?.subject?.CN;
     const auth = headers.authorization;
     proxy.calls.push({ path: String(headers[':path']), authorization: Array.isArray(auth) ? auth[0] : auth, clientSubject: Array.isArray(subject) ? subject[0] : subject });
+    if (opts.apiKey !== undefined && auth !== `Bearer ${opts.apiKey}`) {
+      // A trailers-only gRPC answer: the status in the headers, no message.
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'the API key is not valid' }, { endStream: true });
+      return;
+    }
     const out: http2.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':') || k === ':method' || k === ':path') out[k] = v;
     const up = upstream.request(out);
