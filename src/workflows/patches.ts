@@ -73,7 +73,7 @@ export const PATCHES = {
   /** the phases of a strategy share one workspace. */
   phasesWorkspace: { id: 'phases-workspace', since: '6d7e1f2', date: '2026-11-25' },
   /** an agf.react run loads its agent with a local activity (one attempt; the loadAgent activity when it fails). */
-  reactLocalLoad: { id: 'react-local-load', since: '10ef889', date: '2026-11-27' },
+  reactLocalLoad: { id: 'react-local-load', since: 'tput3', date: '2026-11-27' },
   /** steps are referred to by their alias. */
   stepsByAlias: { id: 'steps-by-alias', since: '1852b4b', date: '2026-11-23' },
   /** strategies gather evidence for their contracts. */
