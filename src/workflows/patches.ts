@@ -72,8 +72,6 @@ export const PATCHES = {
   phasesContinueAsNew: { id: 'phases-continue-as-new', since: '6b8eb7a', date: '2026-11-25' },
   /** the phases of a strategy share one workspace. */
   phasesWorkspace: { id: 'phases-workspace', since: '6d7e1f2', date: '2026-11-25' },
-  /** an agf.react run loads its agent with a local activity (one attempt; the loadAgent activity when it fails). */
-  reactLocalLoad: { id: 'react-local-load', since: 'tput3', date: '2026-11-27' },
   /** steps are referred to by their alias. */
   stepsByAlias: { id: 'steps-by-alias', since: '1852b4b', date: '2026-11-23' },
   /** strategies gather evidence for their contracts. */

@@ -9,7 +9,6 @@
  *   react/guardrails.ts  input, tool_input, tool_output and output guardrails (activities)
  *   react/delegation.ts  delegate_to_agent and agent tools as child runs
  *   react/escalation.ts  guardrail / model_decision escalation to an agent or a human queue
- *   react/load-agent.ts  the agent, loaded by a local activity (the loadAgent activity when that fails)
  *   react/limits.ts      first-run checks and prompt, the run timeout, when to continue-as-new
  *   react/artifacts.ts   the Agent Definition Specification's artifacts written through the store as a completed run ends
  *   react/memory.ts      the Agent Definition Specification's memory: read at run start, written back (or approved) at its end
@@ -18,9 +17,11 @@
  * this workflow keeps only the head ref and counters, so history grows by a constant amount per
  * turn, and long runs continue-as-new carrying them (react/state.ts).
  */
-import { ContinueAsNew, isCancellation } from '@temporalio/workflow';
+import { ContinueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { STORE_ACTIVITY } from './activity-options';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { patternOf } from '../shared/dispatch';
+import type { Activities } from '../activities';
 import { ApprovalBook } from '../runtime/approvals';
 import { failAfterDeadline } from './shell/deadline';
 import { RunShell } from './shell/run-shell';
@@ -37,9 +38,10 @@ import { reactState } from './react/state';
 import { runLoop } from './react/turn';
 import { registerStreamHandlers } from './react/stream';
 import { endEphemeral, ephemeralApplies } from './react/ephemeral';
-import { loadRunAgent } from './react/load-agent';
 
 export type { ReactState } from './react/state';
+
+const loader = proxyActivities<Activities>(STORE_ACTIVITY);
 
 export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const { st, first } = reactState(input.carried);
@@ -48,7 +50,11 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   const gate: ReplacementGate = {};
   registerApprovalHandlers(input, shell, book, gate);
 
-  const agent = await loadRunAgent(input);
+  const agent = await loader.loadAgent.executeWithOptions(
+    { ...STORE_ACTIVITY, summary: `load agent ${input.agent_id}` },
+    // A root run (no parent) checks the lifecycle: draft needs allow_draft, disabled never runs.
+    [{ bundle: input.bundle, agent_id: input.agent_id, ...(input.options?.parent ? {} : { root: { allow_draft: input.options?.allow_draft === true } }) }],
+  );
   shell.status.pattern = patternOf(agent);
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);

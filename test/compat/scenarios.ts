@@ -129,26 +129,6 @@ export const SCENARIOS: Scenario[] = [
     expected: 'product hi',
   },
   {
-    // Patch `react-local-load` (src/workflows/react/load-agent.ts): recorded before it, the run's
-    // agent came from a `loadAgent` activity task; after it, from a local activity's marker in the
-    // first workflow task. Either way the run waits on a tool approval, then answers.
-    name: 'react-local-load',
-    waitsAt: 'tool approval after the agent was loaded (a loadAgent activity before the patch, a local activity after)',
-    patches: ['react-local-load'],
-    workflowType: 'agfReactWorkflow',
-    bundle: () =>
-      single(
-        react({
-          agent_id: 'c-local-load',
-          model: scriptedModel({ turns: [{ tool_calls: [{ id: 'l1', name: 'arithmetic', arguments: { a: 2, b: 5, op: 'mul' } }] }, { content: 'product {{last_tool_result}}' }] }),
-          tools: [builtinTool('arithmetic', { approval_required: true })],
-        }),
-      ),
-    input: 'multiply',
-    ready: (t) => pending(t) === 1,
-    expected: 'product 10',
-  },
-  {
     // Patch `validated-signal-payloads` (src/workflows/shell/payloads.ts signalPayload): an approve
     // signal whose payload has a field the contract does not know. Recorded before the patch, the
     // run approves s1 with it and waits on s2; after it, the signal only adds a run warning and s1
