@@ -10,7 +10,8 @@
  *
  * Each workload runs with one worker, then (for the sizes in BENCH_TWO_WORKERS, default the first
  * size) with two worker processes on the same task queue, to show the work spreading. Prints a row per
- * phase (runs/s, p50/p99 run latency, peak worker RSS, load average) and `ratio:` lines measured in
+ * phase (runs/s, p50/p99 run latency, peak worker RSS, worker and dev-server CPU ms per run, load
+ * average; BENCH_CPU_PROF=<dir> has each worker write a V8 CPU profile there) and `ratio:` lines measured in
  * this same run: agf.react throughput / baseline throughput, agf.react's peak worker RSS at the largest
  * size / at the smallest, and two workers / one worker.
  */
@@ -43,6 +44,9 @@ interface Phase {
   p50: number;
   p99: number;
   rssMiB: number;
+  /** CPU ms per run: the worker processes', the dev server's (user + system, from /proc). */
+  workerCpuMs: number;
+  serverCpuMs: number;
   load: string;
 }
 
@@ -59,10 +63,19 @@ function peakRssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 interface WorkerChild { pid: number; child: ChildProcess; stop(): Promise<void> }
 
 async function startWorker(env: NodeJS.ProcessEnv): Promise<WorkerChild> {
-  const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', path.join(__dirname, 'throughput-worker.ts')], {
+  // BENCH_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it exits (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawn(process.execPath, [...prof, require.resolve('ts-node/dist/bin.js'), '--transpile-only', path.join(__dirname, 'throughput-worker.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -114,6 +127,7 @@ async function main(): Promise<void> {
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, 20) }, (_, i) => start(`${taskQueue}-warm-${i}`)));
       const latencies: number[] = [];
       let next = 0;
+      const cpu0 = { workers: procs.reduce((a, p) => a + cpuMs(p.pid), 0), server: cpuMs(server.pid) };
       const t0 = Date.now();
       const lane = async (): Promise<void> => {
         while (next < runs) {
@@ -126,6 +140,7 @@ async function main(): Promise<void> {
       };
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, runs) }, lane));
       const wallS = (Date.now() - t0) / 1000;
+      const cpu1 = { workers: procs.reduce((a, p) => a + cpuMs(p.pid), 0), server: cpuMs(server.pid) };
       latencies.sort((a, b) => a - b);
       return {
         workload, runs, workers, wallS,
@@ -133,6 +148,8 @@ async function main(): Promise<void> {
         p50: quantile(latencies, 0.5),
         p99: quantile(latencies, 0.99),
         rssMiB: Math.max(...procs.map((p) => peakRssMiB(p.pid))),
+        workerCpuMs: (cpu1.workers - cpu0.workers) / runs,
+        serverCpuMs: (cpu1.server - cpu0.server) / runs,
         load: os.loadavg()[0].toFixed(1),
       };
     } finally {
@@ -154,7 +171,8 @@ async function main(): Promise<void> {
   console.table(
     phases.map((p) => ({
       workload: p.workload, runs: p.runs, workers: p.workers, 'wall s': +p.wallS.toFixed(1), 'runs/s': +p.runsPerS.toFixed(1),
-      'p50 ms': p.p50, 'p99 ms': p.p99, 'peak worker RSS MiB': Math.round(p.rssMiB), 'load (1 min)': p.load,
+      'p50 ms': p.p50, 'p99 ms': p.p99, 'peak worker RSS MiB': Math.round(p.rssMiB),
+      'worker CPU ms/run': +p.workerCpuMs.toFixed(1), 'server CPU ms/run': +p.serverCpuMs.toFixed(1), 'load (1 min)': p.load,
     })),
   );
   const find = (w: Workload, n: number, k: number) => phases.find((p) => p.workload === w && p.runs === n && p.workers === k);

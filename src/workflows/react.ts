@@ -30,8 +30,9 @@ import { toolRefusal } from '../governance/residency';
 import { ReactRun } from './react/context';
 import { escalate, EscalationRequest } from './react/escalation';
 import { guardInput } from './react/guardrails';
-import { auditRun, redactInput, refuseModelsOutsideResidency } from './react/governance';
+import { auditRun, redactInput, redactsInput, refuseModelsOutsideResidency } from './react/governance';
 import { saveArtifacts } from './react/artifacts';
+import { writesArtifacts } from '../runtime/artifacts';
 import { endRunMemory, memoryApplies, readMemory } from './react/memory';
 import { prepareFirstRun, timeoutMessage } from './react/limits';
 import { reactState } from './react/state';
@@ -73,13 +74,15 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     let result: AgentRunResult;
     let escalated = false;
     try {
-      if (first) await redactInput(rx);
+      // No await where there is nothing to wait for: the workflow sandbox captures a stack trace for
+      // every promise a workflow creates, so each costs workflow-task time (the same commands).
+      if (first && redactsInput(rx)) await redactInput(rx);
       if (first && rx.guarded('input')) await guardInput(rx);
       // Memory is decided once per chain (patch `memory-react`), read after the input guards.
       if (first && memoryApplies(rx)) st.memory = true;
       if (first && st.memory) await readMemory(rx);
       // runtime.timeout_seconds: a timer racing the loop; escalation happens outside it (the agent's work is over).
-      result = await failAfterDeadline(st.deadline_ms, () => runLoop(rx), () => timeoutMessage(rx));
+      result = st.deadline_ms === undefined ? await runLoop(rx) : await failAfterDeadline(st.deadline_ms, () => runLoop(rx), () => timeoutMessage(rx));
     } catch (e) {
       if (!(e instanceof EscalationRequest)) throw e;
       escalated = true;
@@ -88,8 +91,8 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
     if (st.state) result = { ...result, state: st.state };
     // An escalated run's answer is not the model's: it is not written back.
     if (st.memory) result = await endRunMemory(rx, result, { writeback: !escalated });
-    await saveArtifacts(rx, result);
-    await auditRun(rx, 'completed');
+    if (writesArtifacts(rx.agent.artifacts)) await saveArtifacts(rx, result);
+    if (rx.agent.policies.audit_trail) await auditRun(rx, 'completed');
     // An ephemeral run's output waits in the store for the client; the result names where.
     if (st.ephemeral) result = (await endEphemeral(rx, result))!;
     shell.end('completed');

@@ -34,10 +34,16 @@ export function toolPolicyRefusal(rx: ReactRun, tool: CompiledTool): string | un
   return why;
 }
 
+/** pii_redaction applies to the run's first message (callers skip `redactInput` otherwise: no promise for nothing). */
+export function redactsInput(rx: ReactRun): boolean {
+  const { st, agent } = rx;
+  return Boolean(agent.policies.runtime_pass && agent.policies.pii_redaction && st.pending_append.length);
+}
+
 /** pii_redaction on the first message: the model and input guardrails read the redacted, stored copy. */
 export async function redactInput(rx: ReactRun): Promise<void> {
-  const { st, agent } = rx;
-  if (!agent.policies.runtime_pass || !agent.policies.pii_redaction || !st.pending_append.length) return;
+  const { st } = rx;
+  if (!redactsInput(rx)) return;
   const out = await rx.acts.redactRunInput.executeWithOptions({ ...rx.guardOpts, summary: 'pii redaction (input)' }, [
     { bundle: rx.input.bundle, agent_id: rx.input.agent_id, message: st.pending_append[0] },
   ]);
@@ -47,10 +53,15 @@ export async function redactInput(rx: ReactRun): Promise<void> {
   if (found) rx.shell.details(`pii_redaction: input redacted (${found})`);
 }
 
+/** blocked_content is checked on a final answer (callers skip `refuseBlockedContent` otherwise). */
+export function checksBlockedContent(rx: ReactRun): boolean {
+  const { policies } = rx.agent;
+  return Boolean(policies.runtime_pass && policies.blocked_content?.length);
+}
+
 /** blocked_content on a final answer (stored at `head`): the run fails with the category and what matched. */
 export async function refuseBlockedContent(rx: ReactRun, head: BlobRef): Promise<void> {
-  const { agent } = rx;
-  if (!agent.policies.runtime_pass || !agent.policies.blocked_content?.length) return;
+  if (!checksBlockedContent(rx)) return;
   const out = await rx.acts.checkBlockedContent.executeWithOptions({ ...rx.guardOpts, summary: 'blocked_content check' }, [
     { bundle: rx.input.bundle, agent_id: rx.input.agent_id, head },
   ]);
