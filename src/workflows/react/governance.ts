@@ -53,15 +53,10 @@ export async function redactInput(rx: ReactRun): Promise<void> {
   if (found) rx.shell.details(`pii_redaction: input redacted (${found})`);
 }
 
-/** blocked_content is checked on a final answer (callers skip `refuseBlockedContent` otherwise). */
-export function checksBlockedContent(rx: ReactRun): boolean {
-  const { policies } = rx.agent;
-  return Boolean(policies.runtime_pass && policies.blocked_content?.length);
-}
-
 /** blocked_content on a final answer (stored at `head`): the run fails with the category and what matched. */
 export async function refuseBlockedContent(rx: ReactRun, head: BlobRef): Promise<void> {
-  if (!checksBlockedContent(rx)) return;
+  const { agent } = rx;
+  if (!agent.policies.runtime_pass || !agent.policies.blocked_content?.length) return;
   const out = await rx.acts.checkBlockedContent.executeWithOptions({ ...rx.guardOpts, summary: 'blocked_content check' }, [
     { bundle: rx.input.bundle, agent_id: rx.input.agent_id, head },
   ]);
