@@ -93,8 +93,8 @@ const ownLocation: esbuild.Plugin = {
   },
 };
 
-/** Builds the bundle (written to dist/ with its metafile unless `write` is false); returns esbuild's metafile. */
-export async function buildCliBundle(write = true): Promise<esbuild.Metafile> {
+/** Builds the bundle (written to dist/ with its metafile unless `write` is false); returns esbuild's metafile and the code. */
+export async function buildCliBundle(write = true): Promise<{ metafile: esbuild.Metafile; code: string }> {
   const result = await esbuild.build({
     entryPoints: [path.join(ROOT, 'client.ts')],
     outfile: BUNDLE,
@@ -116,7 +116,7 @@ export async function buildCliBundle(write = true): Promise<esbuild.Metafile> {
     tsconfig: path.join(ROOT, 'tsconfig.json'),
   });
   if (write) fs.writeFileSync(METAFILE, JSON.stringify(result.metafile));
-  return result.metafile;
+  return { metafile: result.metafile, code: write ? fs.readFileSync(BUNDLE, 'utf8') : result.outputFiles![0].text };
 }
 
 /** The input files of the bundle that belong to an EXTERNAL_PACKAGES package (none when the build is right). */
@@ -128,7 +128,7 @@ export function heavyInputs(meta: esbuild.Metafile): string[] {
 }
 
 if (require.main === module) {
-  buildCliBundle().then((meta) => {
+  buildCliBundle().then(({ metafile: meta }) => {
     const heavy = heavyInputs(meta);
     const size = fs.statSync(BUNDLE).size;
     process.stdout.write(`wrote ${BUNDLE} (${(size / 1024).toFixed(0)} KiB, ${Object.keys(meta.inputs).length} input files)\n`);
