@@ -131,7 +131,8 @@ if (require.main === module) {
   buildCliBundle().then(({ metafile: meta }) => {
     const heavy = heavyInputs(meta);
     const size = fs.statSync(BUNDLE).size;
-    process.stdout.write(`wrote ${BUNDLE} (${(size / 1024).toFixed(0)} KiB, ${Object.keys(meta.inputs).length} input files)\n`);
+    // stderr: npm pack --json prints the prepack scripts' stdout before its JSON.
+    process.stderr.write(`wrote ${BUNDLE} (${(size / 1024).toFixed(0)} KiB, ${Object.keys(meta.inputs).length} input files)\n`);
     if (heavy.length > 0) {
       process.stderr.write(`the bundle holds modules that must stay external: ${heavy.slice(0, 10).join(', ')}\n`);
       process.exit(1);
