@@ -70,10 +70,18 @@ const choosePackages: esbuild.Plugin = {
   },
 };
 
+/** The bundle's own folder, kept by the banner before any module's code (where `__dirname` is dist/). */
+const BUNDLE_DIR = '__loomBundleDir';
+
 /**
  * Our modules' own-location paths, pointed at their tsc-built copies: in the bundle `__dirname` is
- * dist/, where src/x/y.ts is built to dist/src/x/y.js. A literal `require.resolve('./x')` resolves
- * from that folder too (esbuild leaves require.resolve to run time).
+ * dist/, where src/x/y.ts is built to dist/src/x/y.js. A module that names `__dirname` or
+ * `__filename` gets its own constants of those names, declared at its top: esbuild renames them
+ * per module and only where they are variables, never inside a string (`loom init` writes a starter
+ * file that uses __dirname). A literal `require.resolve('./x')` in code (after `=`, `(`, `,`, `:`,
+ * `;`, `?` or at a line's start, not one a message quotes) resolves from the module's folder too
+ * (esbuild leaves require.resolve to run time). What is written uses single quotes, which esbuild's
+ * output never has in code: the test of the bundle finds any that landed inside a string.
  */
 const ownLocation: esbuild.Plugin = {
   name: 'loom-own-location',
@@ -83,12 +91,17 @@ const ownLocation: esbuild.Plugin = {
       let text = await fs.promises.readFile(args.path, 'utf8');
       const relDir = path.relative(ROOT, path.dirname(args.path)).split(path.sep).join('/');
       const relFile = path.relative(ROOT, args.path).split(path.sep).join('/').replace(/\.ts$/, '.js');
-      const dir = relDir ? `require('path').join(__dirname, ${JSON.stringify(relDir)})` : '__dirname';
-      text = text
-        .replace(/require\.resolve\((['"])(\.{1,2}\/[^'"]*)\1/g, (_m, _q, rel: string) => `require.resolve(require('path').join(${dir}, ${JSON.stringify(rel)})`)
-        .replace(/(?<![\w$.])__dirname(?![\w$])/g, dir)
-        .replace(/(?<![\w$.])__filename(?![\w$])/g, `require('path').join(__dirname, ${JSON.stringify(relFile)})`);
-      return { contents: text, loader: 'ts' };
+      const resolves = /(?<=(?:^|[=(,:;?])\s*)require\.resolve\((['"])(\.{1,2}\/[^'"]*)\1/gm;
+      const usesDir = /(?<![\w$.])__dirname(?![\w$])/.test(text) || resolves.test(text);
+      const usesFile = /(?<![\w$.])__filename(?![\w$])/.test(text);
+      if (!usesDir && !usesFile) return { contents: text, loader: 'ts' };
+      text = text.replace(resolves, (_m, _q, rel: string) => `require.resolve(require('path').join(__dirname, ${JSON.stringify(rel)})`);
+      const head = [
+        usesDir ? `const __dirname = require('path').join(${BUNDLE_DIR}, ${JSON.stringify(relDir)});` : '',
+        usesFile ? `const __filename = require('path').join(${BUNDLE_DIR}, ${JSON.stringify(relFile)});` : '',
+      ].join(' ');
+      // On the first line with the module's first line, so positions in its messages stay right.
+      return { contents: `${head} ${text}`, loader: 'ts' };
     });
   },
 };
@@ -109,6 +122,7 @@ export async function buildCliBundle(write = true): Promise<{ metafile: esbuild.
     // `import()` written as require(), as tsc's CommonJS output does: the same module instances
     // (require.cache), and no ES module loader in the bundle's code.
     supported: { 'dynamic-import': false },
+    banner: { js: `var ${BUNDLE_DIR} = __dirname;` },
     write,
     metafile: true,
     logLevel: 'warning',

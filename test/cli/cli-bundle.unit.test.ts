@@ -42,10 +42,19 @@ test('the heavy packages stay outside, imported from node_modules when a command
   for (const ext of ['@temporalio/worker', '@aws-sdk/client-s3', 'pg', 'zod', 'yaml', '@opentelemetry/sdk-trace-base']) expect(externals).toContain(ext);
 });
 
-test('no dynamic import() is left (require, as the tsc build does); own-location paths point under dist/src', () => {
-  expect(code).not.toMatch(/[^\w$.]import\(/);
+test('no dynamic import() is left (require, as the tsc build does); own-location paths point under dist/src, and only in code', () => {
+  const has = (text: string) => code.includes(text); // not toContain: a failure would print 2.5 MB
+  expect(/[^\w$.]import\(/.test(code)).toBe(false);
   // The dev server's project root is found from its module's folder; the failure converter is a file beside its module.
-  expect(code).toContain('"src/platform"');
-  expect(code).toContain('"src/codec"');
-  expect(code).not.toMatch(/[^\w$.]__filename[^\w$]/);
+  expect(has('require("path").join(__loomBundleDir,"src/platform")')).toBe(true);
+  expect(has('require("path").join(__loomBundleDir,"src/codec")')).toBe(true);
+  // The workflow sources a worker started by the CLI bundles: dist/src/plugin/../workflows.
+  const resolve = /require\.resolve\(require\("path"\)\.join\(([\w$]+),"\.\.\/workflows"\)\)/.exec(code);
+  expect(resolve).not.toBeNull();
+  expect(has(`${resolve![1]}=require("path").join(__loomBundleDir,"src/plugin")`)).toBe(true);
+  // Strings keep their text: the starter project `loom init` writes uses __dirname, a message quotes require.resolve.
+  expect(has("path.resolve(__dirname, '..', '..')")).toBe(true);
+  expect(has("require.resolve('./my-policy')")).toBe(true);
+  // What the rewrite writes has single quotes, which esbuild's output has only in strings.
+  expect(has("require('path')")).toBe(false);
 });
