@@ -5,7 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 COPY . .
-RUN npx tsc -p tsconfig.build.json && npx ts-node --transpile-only scripts/build-bundle.ts
+RUN npx tsc -p tsconfig.build.json && npx ts-node --transpile-only scripts/build-bundle.ts && npx ts-node --transpile-only scripts/build-cli-bundle.ts
 
 FROM node:20-bookworm-slim
 WORKDIR /app

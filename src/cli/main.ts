@@ -13,9 +13,48 @@ export interface CommandModule {
 }
 
 
+/**
+ * Each command module's import, written out (not a path built at run time) so that a bundler sees
+ * every command: the CLI's one-file build (dist/client.bundle.js) holds them, each run only when its
+ * command is. A command of COMMANDS without a loader here is imported by its path.
+ */
+const LOADERS: Record<string, () => Promise<unknown>> = {
+  init: () => import('./commands/init'),
+  validate: () => import('./commands/validate'),
+  compile: () => import('./commands/compile'),
+  publish: () => import('./commands/publish'),
+  dev: () => import('./commands/dev'),
+  run: () => import('./commands/run'),
+  start: () => import('./commands/start'),
+  status: () => import('./commands/status'),
+  approve: () => import('./commands/approve'),
+  reject: () => import('./commands/reject'),
+  pause: () => import('./commands/pause'),
+  resume: () => import('./commands/resume'),
+  cancel: () => import('./commands/cancel'),
+  result: () => import('./commands/result'),
+  list: () => import('./commands/list'),
+  delete: () => import('./commands/delete'),
+  escalations: () => import('./commands/escalations'),
+  respond: () => import('./commands/respond'),
+  inbox: () => import('./commands/inbox'),
+  audit: () => import('./commands/audit'),
+  mcp: () => import('./commands/mcp'),
+  diagram: () => import('./commands/diagram'),
+  describe: () => import('./commands/describe'),
+  dispatch: () => import('./commands/dispatch'),
+  artifacts: () => import('./commands/artifacts'),
+  'codec-server': () => import('./commands/codec-server'),
+  chat: () => import('./commands/chat'),
+  send: () => import('./commands/send'),
+  completion: () => import('./commands/completion'),
+  version: () => import('./commands/version'),
+};
+
 /** Every command's module (for the completion script and the help checks). */
 export async function loadCommand(name: string): Promise<CommandModule> {
-  return (await import(path.join(__dirname, 'commands', COMMANDS[name].module))) as CommandModule;
+  const load = LOADERS[COMMANDS[name].module];
+  return (await (load ? load() : import(path.join(__dirname, 'commands', COMMANDS[name].module)))) as CommandModule;
 }
 
 export function usage(): string {

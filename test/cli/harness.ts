@@ -71,6 +71,8 @@ export async function useBuiltCli(): Promise<void> {
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): LoomProcess {
   if (!builtBin) return spawnProcess(process.execPath, [LOOM_BIN, ...args], env, cwd);
   const { LOOM_FROM_SOURCE: _fromSource, ...built } = env;
+  // The bundle's code cache in the unpacked package's folder (removed with it), not the user's.
+  built.LOOM_COMPILE_CACHE_DIR ??= path.join(path.dirname(builtBin), '..', '.compile-cache');
   return spawnProcess(process.execPath, [builtBin, ...args], built, cwd);
 }
 

@@ -26,25 +26,26 @@ export const HEAVY: Record<string, (file: string) => boolean> = {
   'the AWS SDK': (f) => f.includes('/node_modules/@aws-sdk/'),
 };
 
-export interface Loaded { code: number; out: string; err: string; heavy: string[] }
+export interface Loaded { code: number; out: string; err: string; heavy: string[]; files: string[] }
 
 /**
  * `loom ARGS…` from source (a user's environment plus `env`, without the test runner's OTEL_* or
- * TEMPORAL_* settings); its exit code, output and which HEAVY modules it loaded (sorted names).
+ * TEMPORAL_* settings); its exit code, output, which HEAVY modules it loaded (sorted names) and every
+ * file it loaded. `bin` runs another bin/loom.js instead (a built package's: its build, not the sources).
  */
-export async function loomLoads(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Loaded> {
+export async function loomLoads(args: string[], env: NodeJS.ProcessEnv = {}, bin?: string): Promise<Loaded> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-loads-'));
   const file = path.join(dir, 'loaded.json');
-  const userEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', LOOM_FROM_SOURCE: '1', LOOM_HOME: path.join(dir, 'home'), LOOM_TEST_LOADED_FILE: file, ...env };
+  const userEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', LOOM_FROM_SOURCE: bin ? '' : '1', LOOM_HOME: path.join(dir, 'home'), LOOM_TEST_LOADED_FILE: file, LOOM_COMPILE_CACHE_DIR: path.join(dir, 'cache'), ...env };
   try {
     const result = await new Promise<{ code: number; out: string; err: string }>((resolve) => {
-      execFile(process.execPath, ['-r', PRELOAD, LOOM_BIN, ...args], { cwd: ROOT, env: userEnv, maxBuffer: 64 * 1024 * 1024 }, (error, out, err) => {
+      execFile(process.execPath, ['-r', PRELOAD, bin ?? LOOM_BIN, ...args], { cwd: ROOT, env: userEnv, maxBuffer: 64 * 1024 * 1024 }, (error, out, err) => {
         resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, out, err });
       });
     });
     const files = JSON.parse(fs.readFileSync(file, 'utf8')) as string[];
     const norm = files.map((f) => f.split(path.sep).join('/'));
-    return { ...result, heavy: Object.keys(HEAVY).filter((name) => norm.some(HEAVY[name])).sort() };
+    return { ...result, heavy: Object.keys(HEAVY).filter((name) => norm.some(HEAVY[name])).sort(), files: norm };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -5,16 +5,20 @@
  * somewhere. `list` and `status` (and `inbox` when nothing in the namespace waits) load no zod
  * (the contract's payload schemas: the names they need live apart from them), and none of the three
  * loads @temporalio/workflow (the status query is a plain definition). With an OTEL_*
- * trace destination its calls are still traced: the describe's span reaches the collector.
+ * trace destination its calls are still traced: the describe's span reaches the collector. The
+ * packaged CLI runs its one-file build (dist/client.bundle.js), which holds the Temporal client: the
+ * same commands load it from the bundle, and still none of the packages left out of it.
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
+import * as path from 'path';
+import { builtLoomBin } from '../helpers/built-cli';
 import { temporalAddress } from '../helpers/temporal';
 import { until } from '../helpers/wait';
 import { loomLoads } from './loaded';
 import { CliHarness, DEMO_REGISTRY, startCliHarness, statusWhen } from './harness';
 
-jest.setTimeout(120_000);
+jest.setTimeout(600_000); // the first file to ask for the built CLI packs it (test/library/pack.ts)
 
 const server = () => ({ TEMPORAL_ADDRESS: temporalAddress() });
 
@@ -40,6 +44,34 @@ test('loom inbox loads the Temporal client and no telemetry, compiler or worker'
   // query timeout (src/platform/env.ts, with zod) at its first query: on the suite's shared server
   // other files' runs may be waiting for approval, so zod is not held out here (list and status are).
   expect(r.heavy.filter((m) => m !== 'zod')).toEqual(['@temporalio/client']);
+});
+
+describe('the packaged CLI (its one-file build)', () => {
+  /** The packages a command loaded from node_modules, by name; whether it ran the bundle and not dist/src. */
+  const fromBuild = async (args: string[]) => {
+    const bin = await builtLoomBin();
+    const r = await loomLoads(args, server(), bin);
+    const dist = path.join(path.dirname(bin), '..', 'dist').split(path.sep).join('/');
+    const packages = [...new Set(r.files.map((f) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1]).filter((p): p is string => p !== undefined))].sort();
+    return { ...r, packages, bundle: r.files.includes(`${dist}/client.bundle.js`), distSrc: r.files.filter((f) => f.startsWith(`${dist}/src/`) || f === `${dist}/client.js`) };
+  };
+
+  test.each([[['list', '--limit', '1']], [['status', `no-such-run-${Date.now()}`]], [['inbox', '--agent', `no-such-agent-${Date.now()}`]], [['--version']]])('loom %p runs the bundle and loads no package from node_modules', async (args) => {
+    const r = await fromBuild(args);
+    expect(r.err).toMatch(args[0] === 'status' ? /no run with id/ : /^$/);
+    expect(r.bundle).toBe(true);
+    expect(r.distSrc).toEqual([]);
+    // The inbox reads its query timeout with zod when a run of the shared server waits (see above).
+    expect(r.packages.filter((p) => p !== 'zod')).toEqual([]);
+  });
+
+  test('validate loads the compiler from the bundle and the YAML reader only for a position, as from source', async () => {
+    const r = await fromBuild(['validate', '--registry', DEMO_REGISTRY]);
+    expect(r.code).toBe(0);
+    expect(r.bundle).toBe(true);
+    expect(r.packages).not.toContain('@temporalio/client');
+    expect(r.packages.filter((p) => p.startsWith('@opentelemetry') || p.startsWith('@temporalio/') || p.startsWith('@aws-sdk') || p.startsWith('@modelcontextprotocol'))).toEqual([]);
+  });
 });
 
 describe('on a run of the demo agent waiting for an approval', () => {

@@ -23,7 +23,7 @@ import { once } from '../helpers/once';
 export const run = promisify(execFile);
 export const ROOT = path.resolve(__dirname, '..', '..');
 /** What `prepack` needs to build, and what the `files` list ships. */
-const SOURCES = ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'src', 'worker.ts', 'client.ts', 'bin', 'schemas', path.join('scripts', 'install-temporal.sh')];
+const SOURCES = ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'src', 'worker.ts', 'client.ts', 'bin', 'schemas', path.join('scripts', 'install-temporal.sh'), path.join('scripts', 'build-cli-bundle.ts')];
 /** How long a waiting file gives the packing one (a pack on a loaded 2-core machine took 150 s). */
 const PACK_WAIT_MS = 600_000;
 

@@ -6,7 +6,7 @@
  * pick it up). Checked: the `files` list keeps tests, fixtures and examples out; every `exports` target
  * and its declarations are in the tarball; a consumer project type-checks imports of the four
  * entries with Node16 resolution (the exports map, not paths) and loads them; a path outside the
- * exports map is refused; the packaged `loom`/`agentloom` bin runs from dist.
+ * exports map is refused; the packaged `loom`/`agentloom` bin runs its one-file build (dist/client.bundle.js).
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
@@ -84,8 +84,16 @@ test('the built package: every exports target is in the tarball; a consumer type
     "process.stdout.write([typeof r.compileBundle, typeof w.AgentloomPlugin, typeof wf.agfReactWorkflow, typeof t.startFakeOpenAI].join(' '))")).toBe('function function function function');
   // Only the exports map is public.
   expect(() => load("require('@agentloom/core/dist/src/cli/main')")).toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED|not defined by "exports"/);
-  // The packaged CLI runs from dist (the package has no client.ts to fall back to): exit 0, the demo's one warning.
-  const env = { PATH: process.env.PATH, HOME: tmp };
-  const out = execFileSync(process.execPath, [path.join(pkg, 'bin', 'loom.js'), 'validate', path.join(ROOT, 'examples', 'demo')], { cwd: consumer, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // The packaged CLI runs its one-file build, dist/client.bundle.js (the package has no client.ts to
+  // fall back to): exit 0, the demo's one warning; the bundle is what it loaded, not dist/client.js.
+  expect(files).toContain('dist/client.bundle.js');
+  const loaded = path.join(tmp, 'loaded.json');
+  const env = { PATH: process.env.PATH, HOME: tmp, LOOM_TEST_LOADED_FILE: loaded };
+  const out = execFileSync(process.execPath, ['-r', path.join(ROOT, 'test', 'cli', 'loaded-modules.js'), path.join(pkg, 'bin', 'loom.js'), 'validate', path.join(ROOT, 'examples', 'demo')], { cwd: consumer, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   expect(out).toMatch(/warning AGL030/);
+  const ran = (JSON.parse(fs.readFileSync(loaded, 'utf8')) as string[]).filter((f) => f.startsWith(path.join(pkg, 'dist')));
+  expect(ran).toEqual([path.join(pkg, 'dist', 'client.bundle.js')]);
+  // Its code cache went to the user's cache folder, and the next run gives the same answer.
+  expect(fs.readdirSync(path.join(tmp, '.cache', 'agentloom', 'compile-cache'))).toEqual([expect.stringMatching(/-validate\.bin$/)]);
+  expect(execFileSync(process.execPath, [path.join(pkg, 'bin', 'loom.js'), 'validate', path.join(ROOT, 'examples', 'demo')], { cwd: consumer, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })).toBe(out);
 });
