@@ -6,7 +6,8 @@
  * (bench/throughput-worker.ts), on one dev server with the project's settings:
  *
  *  - agf.react: a 3-turn agent (three scripted model calls, two `echo` tool calls: bench/react-agent.ts),
- *    started with the input AgentloomClient builds (the agent's view in it, so no loadAgent activity);
+ *    started with the input AgentloomClient builds (the agent's view in it, so no loadAgent activity;
+ *    BENCH_REACT_START=load starts it with only `bundle` + `agent_id`, so each run loads its agent);
  *  - baseline: a hand-written workflow making the same activity calls (bench/baseline-workflow.ts).
  *
  * Each workload runs with one worker, then (for the sizes in BENCH_TWO_WORKERS, default the first
@@ -117,7 +118,9 @@ async function main(): Promise<void> {
   const compiled = { format: 'agentloom.compiled/v1', root: agent.agent_id, agents: { [agent.agent_id]: agent }, content_hash: 'throughput' } as CompiledBundle;
   const bundle = await storeBundle(store, compiled);
   // The start input AgentloomClient builds: the agent's view in it (withAgentView, the client's own code), so no run loads the agent.
-  const reactInput = withAgentView({ bundle, agent_id: agent.agent_id, input: 'go' }, compiled, 'agfReactWorkflow');
+  // BENCH_REACT_START=load: only bundle + agent_id, as a raw Temporal client starts a run (it loads its agent first).
+  const loadFirst = process.env.BENCH_REACT_START === 'load';
+  const reactInput = loadFirst ? { bundle, agent_id: agent.agent_id, input: 'go' } : withAgentView({ bundle, agent_id: agent.agent_id, input: 'go' }, compiled, 'agfReactWorkflow');
 
   const phase = async (workload: Workload, runs: number, workers: number): Promise<Phase> => {
     const taskQueue = `throughput-${workload.replace('.', '-')}-${runs}-${workers}-${Date.now()}`;
@@ -172,7 +175,7 @@ async function main(): Promise<void> {
     await connection.close();
     await server.stop();
   }
-  console.log(`bench:throughput — a 3-turn agent with one tool (3 model calls, 2 tool calls), ${CONCURRENCY} runs in flight from one client; ${os.cpus().length} cores`);
+  console.log(`bench:throughput — a 3-turn agent with one tool (3 model calls, 2 tool calls), ${CONCURRENCY} runs in flight from one client; ${os.cpus().length} cores; agf.react started ${loadFirst ? 'with bundle + agent_id (loadAgent first)' : 'with the agent view in its input (as AgentloomClient starts it)'}`);
   console.table(
     phases.map((p) => ({
       workload: p.workload, runs: p.runs, workers: p.workers, 'wall s': +p.wallS.toFixed(1), 'runs/s': +p.runsPerS.toFixed(1),
