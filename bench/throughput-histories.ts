@@ -1,7 +1,9 @@
 /**
  * One run of each bench:throughput workload (agf.react and the hand-written baseline) on a fresh dev
  * server, with the bench's worker settings: prints each history's events by type, its workflow
- * tasks and its size in bytes. `npx ts-node --transpile-only bench/throughput-histories.ts` (SHOW_EVENTS=1 lists every event).
+ * tasks and its size in bytes. agf.react runs twice: started with only `bundle` + `agent_id` (it
+ * loads its agent: the history before) and with the start input AgentloomClient builds (the
+ * agent's view in it: after, what bench:throughput runs). `npx ts-node --transpile-only bench/throughput-histories.ts` (SHOW_EVENTS=1 lists every event).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -13,6 +15,7 @@ import { startDevServer } from '../src/platform/temporal-dev-server';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import { createActivities } from '../src/activities';
 import { WORKER_TUNING } from '../src/worker/create-worker';
+import { withAgentView } from '../src/runtime/agent-view-build';
 import type { CompiledBundle } from '../src/compiled/types';
 import { baselineActivities, benchAgent } from './react-agent';
 
@@ -27,7 +30,8 @@ async function main(): Promise<void> {
   const store = new FileBlobStore(path.join(tmp, 'store'));
   const { code } = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows.ts'), logger: new DefaultLogger('ERROR') });
   const agent = benchAgent(TURNS);
-  const bundle = await storeBundle(store, { format: 'agentloom.compiled/v1', root: agent.agent_id, agents: { [agent.agent_id]: agent }, content_hash: 'throughput' } as CompiledBundle);
+  const compiled = { format: 'agentloom.compiled/v1', root: agent.agent_id, agents: { [agent.agent_id]: agent }, content_hash: 'throughput' } as CompiledBundle;
+  const bundle = await storeBundle(store, compiled);
   const nc = await NativeConnection.connect({ address: server.address });
   const taskQueue = 'throughput-histories';
   const worker = await Worker.create({
@@ -37,12 +41,15 @@ async function main(): Promise<void> {
   });
   try {
     await worker.runUntil(async () => {
-      for (const [name, start] of [
-        ['agf.react', () => client.workflow.execute('agfReactWorkflow', { taskQueue, workflowId: 'react-1', args: [{ bundle, agent_id: agent.agent_id, input: 'go' }] })],
-        ['baseline', () => client.workflow.execute('benchBaselineWorkflow', { taskQueue, workflowId: 'baseline-1', args: ['go'] })],
+      const summary: Record<string, { events: number; bytes: number; workflowTasks: number }> = {};
+      // agf.react twice: started with only bundle + agent_id (the run loads its agent: before), and with
+      // the input AgentloomClient builds (the agent's view in it, withAgentView: after); then the baseline.
+      for (const [name, id, start] of [
+        ['agf.react (bundle + agent_id: loadAgent)', 'react-load', () => client.workflow.execute('agfReactWorkflow', { taskQueue, workflowId: 'react-load', args: [{ bundle, agent_id: agent.agent_id, input: 'go' }] })],
+        ['agf.react (the client\'s start input: view)', 'react-view', () => client.workflow.execute('agfReactWorkflow', { taskQueue, workflowId: 'react-view', args: [withAgentView({ bundle, agent_id: agent.agent_id, input: 'go' }, compiled, 'agfReactWorkflow')] })],
+        ['baseline', 'baseline-1', () => client.workflow.execute('benchBaselineWorkflow', { taskQueue, workflowId: 'baseline-1', args: ['go'] })],
       ] as const) {
         await start();
-        const id = name === 'agf.react' ? 'react-1' : 'baseline-1';
         const history = await client.workflow.getHandle(id).fetchHistory();
         const bytes = temporal.api.history.v1.History.encode(history).finish().length;
         const types: Record<string, number> = {};
@@ -50,7 +57,8 @@ async function main(): Promise<void> {
           const t = temporal.api.enums.v1.EventType[e.eventType ?? 0].replace('EVENT_TYPE_', '');
           types[t] = (types[t] ?? 0) + 1;
         }
-        console.log(`${name}: ${history.events?.length} events, ${bytes} bytes, ${types.WORKFLOW_TASK_COMPLETED ?? 0} workflow tasks`);
+        summary[name] = { events: history.events?.length ?? 0, bytes, workflowTasks: types.WORKFLOW_TASK_COMPLETED ?? 0 };
+        console.log(`${name}: ${history.events?.length} events, ${bytes} bytes, ${types.WORKFLOW_TASK_COMPLETED ?? 0} workflow tasks, ${types.ACTIVITY_TASK_SCHEDULED ?? 0} activity tasks`);
         console.table(types);
         if (process.env.SHOW_EVENTS) {
           for (const e of history.events ?? []) {
@@ -60,6 +68,8 @@ async function main(): Promise<void> {
           }
         }
       }
+      console.log('agf.react history, before (loadAgent) / after (view in the start input):');
+      console.table(summary);
     });
   } finally {
     await nc.close();

@@ -5,7 +5,9 @@
  * runs are done, against worker processes of the production activities and worker settings
  * (bench/throughput-worker.ts), on one dev server with the project's settings:
  *
- *  - agf.react: a 3-turn agent (three scripted model calls, two `echo` tool calls: bench/react-agent.ts);
+ *  - agf.react: a 3-turn agent (three scripted model calls, two `echo` tool calls: bench/react-agent.ts),
+ *    started with the input AgentloomClient builds (the agent's view in it, so no loadAgent activity;
+ *    BENCH_REACT_START=load starts it with only `bundle` + `agent_id`, so each run loads its agent);
  *  - baseline: a hand-written workflow making the same activity calls (bench/baseline-workflow.ts).
  *
  * Each workload runs with one worker, then (for the sizes in BENCH_TWO_WORKERS, default the first
@@ -25,6 +27,7 @@ import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { startDevServer, PROJECT_ROOT } from '../src/platform/temporal-dev-server';
 import { FileBlobStore, storeBundle } from '../src/activities/blob-store';
 import type { CompiledBundle } from '../src/compiled/types';
+import { withAgentView } from '../src/runtime/agent-view-build';
 import { benchAgent } from './react-agent';
 
 /** Tool-calling turns before the answer: three model calls, two tool calls. */
@@ -112,7 +115,12 @@ async function main(): Promise<void> {
   const bundlePath = path.join(tmp, 'bundle.js');
   fs.writeFileSync(bundlePath, code);
   const agent = benchAgent(TOOL_TURNS);
-  const bundle = await storeBundle(store, { format: 'agentloom.compiled/v1', root: agent.agent_id, agents: { [agent.agent_id]: agent }, content_hash: 'throughput' } as CompiledBundle);
+  const compiled = { format: 'agentloom.compiled/v1', root: agent.agent_id, agents: { [agent.agent_id]: agent }, content_hash: 'throughput' } as CompiledBundle;
+  const bundle = await storeBundle(store, compiled);
+  // The start input AgentloomClient builds: the agent's view in it (withAgentView, the client's own code), so no run loads the agent.
+  // BENCH_REACT_START=load: only bundle + agent_id, as a raw Temporal client starts a run (it loads its agent first).
+  const loadFirst = process.env.BENCH_REACT_START === 'load';
+  const reactInput = loadFirst ? { bundle, agent_id: agent.agent_id, input: 'go' } : withAgentView({ bundle, agent_id: agent.agent_id, input: 'go' }, compiled, 'agfReactWorkflow');
 
   const phase = async (workload: Workload, runs: number, workers: number): Promise<Phase> => {
     const taskQueue = `throughput-${workload.replace('.', '-')}-${runs}-${workers}-${Date.now()}`;
@@ -120,7 +128,7 @@ async function main(): Promise<void> {
     const procs = await Promise.all(Array.from({ length: workers }, () => startWorker(env)));
     const start = (id: string) =>
       workload === 'agf.react'
-        ? client.workflow.execute('agfReactWorkflow', { taskQueue, workflowId: id, args: [{ bundle, agent_id: agent.agent_id, input: 'go' }] })
+        ? client.workflow.execute('agfReactWorkflow', { taskQueue, workflowId: id, args: [reactInput] })
         : client.workflow.execute('benchBaselineWorkflow', { taskQueue, workflowId: id, args: ['go'] });
     try {
       // Warm-up: the workers' caches and the server, not measured.
@@ -167,7 +175,7 @@ async function main(): Promise<void> {
     await connection.close();
     await server.stop();
   }
-  console.log(`bench:throughput — a 3-turn agent with one tool (3 model calls, 2 tool calls), ${CONCURRENCY} runs in flight from one client; ${os.cpus().length} cores`);
+  console.log(`bench:throughput — a 3-turn agent with one tool (3 model calls, 2 tool calls), ${CONCURRENCY} runs in flight from one client; ${os.cpus().length} cores; agf.react started ${loadFirst ? 'with bundle + agent_id (loadAgent first)' : 'with the agent view in its input (as AgentloomClient starts it)'}`);
   console.table(
     phases.map((p) => ({
       workload: p.workload, runs: p.runs, workers: p.workers, 'wall s': +p.wallS.toFixed(1), 'runs/s': +p.runsPerS.toFixed(1),

@@ -1,16 +1,18 @@
 /**
  * loadAgent: fetch the compiled bundle from the blob store and hand the workflow its agent
  * WITHOUT `instructions`/`sections` (the model activity reads those from the bundle, so they reach
- * the model verbatim and never enter history). Also the schema helpers shared by the model and
+ * the model verbatim and never enter history; the view is built by src/runtime/agent-view-build.ts,
+ * which a starter that holds the bundle uses too). Also the schema helpers shared by the model and
  * tool activities (ajv runs here, never in the workflow sandbox) and a minimal set of builtin tools.
  */
 import type { ValidateFunction } from 'ajv';
 import type { CompiledAgent, CompiledBundle, JsonObject, JsonSchema } from '../compiled/types';
 import type { BlobRef } from '../shared/contract';
-import { workflowTypeFor } from '../shared/dispatch';
-import type { AgentView } from '../runtime/agent-view';
 import { createAjv } from '../compiler/ajv';
 import type { BlobStore } from './blob-store';
+
+// One implementation of the view, shared with the starters that put it in a run's start input.
+export { agentView } from '../runtime/agent-view-build';
 
 export class BundleCache {
   private readonly bundles = new Map<string, CompiledBundle>();
@@ -48,36 +50,6 @@ export function schemaError(schema: JsonSchema | undefined, value: unknown): str
   }
   if (fn(value)) return undefined;
   return (fn.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` '${String(e.params.additionalProperty)}'` : ''}`).join('; ');
-}
-
-export function agentView(bundle: CompiledBundle, agent: CompiledAgent): AgentView {
-  const { instructions: _i, sections: _s, ...rest } = agent;
-  const agent_tool_types: Record<string, string> = {};
-  for (const t of agent.tools.refs) {
-    if (t.kind === 'agent' && t.agent) {
-      const target = bundle.agents[t.agent.agent_id];
-      agent_tool_types[t.tool_id] = (target && workflowTypeFor(target)) ?? 'agfReactWorkflow';
-    }
-  }
-  const delegates = agent.orchestration.can_delegate
-    ? agent.orchestration.allowed_delegates.map((id) => {
-        const target = bundle.agents[id];
-        return { agent_id: id, description: target?.meta.description ?? target?.meta.name ?? id, workflow_type: (target && workflowTypeFor(target)) ?? 'agfReactWorkflow' };
-      })
-    : [];
-  // Escalation rules with an agent target: the workflow type each target runs as (react escalations).
-  const escalation_agent_types: Record<string, string> = {};
-  for (const r of agent.orchestration.escalation ?? []) {
-    if (r.target.type !== 'agent') continue;
-    const target = bundle.agents[r.target.id];
-    escalation_agent_types[r.target.id] = (target && workflowTypeFor(target)) ?? 'agfReactWorkflow';
-  }
-  return {
-    ...rest,
-    agent_tool_types,
-    ...(delegates.length ? { delegates } : {}),
-    ...(Object.keys(escalation_agent_types).length ? { escalation_agent_types } : {}),
-  };
 }
 
 /** Minimal builtin tools (the full set lives in src/activities/tools.ts when present). */

@@ -462,6 +462,11 @@ export class AgentloomClient {
         ? await prepareRun(agent, registry ?? this.registry, text, runOptions, session)
         : await prepareCompiled(agent.bundle, agent.agent ?? agent.bundle.root, () => input, runOptions, session);
     if (stream) prepared.runInput.options = { ...prepared.runInput.options, stream_text: true };
+    // The agent run takes its agent's view from the start input instead of a loadAgent activity
+    // (one workflow task and one activity task fewer), built by the function that activity uses;
+    // the lifecycle check loadAgent made for a root run was made above, with the same message.
+    const { withAgentView } = await import('../runtime/agent-view-build');
+    prepared.runInput = withAgentView(prepared.runInput, prepared.bundle, prepared.workflowType);
     return prepared;
   }
 

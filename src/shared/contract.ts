@@ -6,7 +6,7 @@
  * Types, constants and schemas only (no I/O), so workflow code may import it.
  */
 import { z } from 'zod';
-import type { JsonValue, JsonObject } from '../compiled/types';
+import type { CompiledAgent, JsonValue, JsonObject } from '../compiled/types';
 
 /** A JSON object (tool arguments): its values are not inspected, so any depth is read without recursion. */
 const jsonObject = z.record(z.string(), z.unknown()) as unknown as z.ZodType<JsonObject>;
@@ -39,6 +39,14 @@ export interface RunAgentInput {
   options?: RunOptions;
   /** Set by continue-as-new: the state carried into the next execution. */
   carried?: JsonObject;
+  /**
+   * agf.react: the agent's view (the AgentView of src/runtime/agent-view.ts: the compiled agent
+   * without `instructions` and `sections`, built by src/runtime/agent-view-build.ts), put here by a
+   * starter that already holds the bundle (AgentloomClient). The run then takes it instead of
+   * loading the agent with an activity; without it (a start with only `bundle` and `agent_id`) the
+   * run loads it as before. Trusted as the rest of the start input is.
+   */
+  agent_view?: Omit<CompiledAgent, 'instructions' | 'sections'> & { agent_tool_types: Record<string, string> };
 }
 
 export interface RunOptions {

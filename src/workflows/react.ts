@@ -17,12 +17,14 @@
  * this workflow keeps only the head ref and counters, so history grows by a constant amount per
  * turn, and long runs continue-as-new carrying them (react/state.ts).
  */
-import { ContinueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, ContinueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { STORE_ACTIVITY } from './activity-options';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { patternOf } from '../shared/dispatch';
 import type { Activities } from '../activities';
 import { ApprovalBook } from '../runtime/approvals';
+import type { AgentView } from '../runtime/agent-view';
+import { lifecycleRefusal, memberRefusal } from '../governance/lifecycle';
 import { failAfterDeadline } from './shell/deadline';
 import { RunShell } from './shell/run-shell';
 import { registerApprovalHandlers, ReplacementGate } from './react/approval';
@@ -44,6 +46,24 @@ export type { ReactState } from './react/state';
 
 const loader = proxyActivities<Activities>(STORE_ACTIVITY);
 
+/** The lifecycle check of loadAgent: a root run (no parent) needs allow_draft for a draft; a disabled agent never runs. */
+function rootOf(input: RunAgentInput): { allow_draft: boolean } | undefined {
+  return input.options?.parent ? undefined : { allow_draft: input.options?.allow_draft === true };
+}
+
+function loadView(input: RunAgentInput): Promise<AgentView> {
+  const root = rootOf(input);
+  return loader.loadAgent.executeWithOptions({ ...STORE_ACTIVITY, summary: `load agent ${input.agent_id}` }, [{ bundle: input.bundle, agent_id: input.agent_id, ...(root ? { root } : {}) }]);
+}
+
+/** The view given in the start input, held to the lifecycle rule loadAgent applies (no command: a refusal fails the run before it issues any). */
+function givenView(input: RunAgentInput, view: AgentView): AgentView {
+  const root = rootOf(input);
+  const refusal = root ? lifecycleRefusal(view, root) : memberRefusal(view);
+  if (refusal) throw ApplicationFailure.nonRetryable(refusal, 'AgentNotRunnable');
+  return view;
+}
+
 export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunResult> {
   const { st, first } = reactState(input.carried);
   const book = new ApprovalBook();
@@ -51,11 +71,9 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   const gate: ReplacementGate = {};
   registerApprovalHandlers(input, shell, book, gate);
 
-  const agent = await loader.loadAgent.executeWithOptions(
-    { ...STORE_ACTIVITY, summary: `load agent ${input.agent_id}` },
-    // A root run (no parent) checks the lifecycle: draft needs allow_draft, disabled never runs.
-    [{ bundle: input.bundle, agent_id: input.agent_id, ...(input.options?.parent ? {} : { root: { allow_draft: input.options?.allow_draft === true } }) }],
-  );
+  // The view from the start input when the starter put it there, else the loadAgent activity: the
+  // branch depends only on the recorded start input, so a history replays the way it ran.
+  const agent = input.agent_view ? givenView(input, input.agent_view) : await loadView(input);
   shell.status.pattern = patternOf(agent);
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);

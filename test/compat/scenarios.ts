@@ -27,6 +27,7 @@ import { artifactScenarios } from './scenarios-artifacts';
 import { sessionScenarios } from './scenarios-session';
 import { ephemeralScenarios } from './scenarios-ephemeral';
 import { memoryScenarios } from './scenarios-memory';
+import { startViewScenarios } from './scenarios-start-view';
 
 export interface Scenario {
   name: string;
@@ -597,6 +598,7 @@ export const SCENARIOS: Scenario[] = [
   ...memoryScenarios(),
   ...artifactScenarios(),
   ...ephemeralScenarios(),
+  ...startViewScenarios(),
 ];
 
 /** The root's last scheduled runTool activity has completed (the approved call ran). */
