@@ -639,11 +639,13 @@ export class AgentloomClient {
   async list(filter: ListFilter = {}): Promise<RunSummary[]> {
     const client = await this.temporalClient();
     const limit = filter.limit ?? 50;
-    const query = listQuery(filter);
+    // Roots are chosen by the server (ParentWorkflowId IS NULL), and a page holds at most `limit`
+    // runs: `--limit N` reads one page of N runs, not a server page (1,000 by default) it then
+    // filters, however busy the namespace.
+    const query = [listQuery(filter), ...(filter.all ? [] : ['ParentWorkflowId IS NULL'])].filter(Boolean).join(' AND ');
     const rows: RunSummary[] = [];
     if (limit <= 0) return rows;
-    for await (const wf of client.workflow.list(query ? { query } : {})) {
-      if (!filter.all && wf.parentExecution) continue;
+    for await (const wf of client.workflow.list({ ...(query ? { query } : {}), pageSize: Math.min(limit, 1000) })) {
       rows.push(summary(wf));
       if (rows.length >= limit) break;
     }

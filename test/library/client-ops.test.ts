@@ -1,14 +1,16 @@
 /**
  * AgentloomClient's operator methods as an application uses them (no CLI): `describeAgent` (the
  * form an external UI renders), `diagram` (and its marks for a run), `escalations` (runs waiting on
- * a human queue) and `delete` (a run and its state). Refusals are typed errors that say why. Real
+ * a human queue), `delete` (a run and its state) and what `list` asks the server. Refusals are typed errors that say why. Real
  * dev server, a worker on a task queue of its own.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import type { TestTemporal } from '../helpers/temporal';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { InterceptingCall, type Interceptor } from '@grpc/grpc-js';
+import { temporal } from '@temporalio/proto';
+import { temporalAddress, type TestTemporal } from '../helpers/temporal';
 import { useClientHarness } from './client-harness';
 import { until } from '../helpers/wait';
 import { AgentloomClient, AgentMismatchError, DefinitionError, RunStillOpenError } from '../../src/client/agentloom-client';
@@ -70,4 +72,36 @@ test('delete: an open run is refused without force; with force it and its state 
   expect(r).toEqual({ runs: 1, members: 0, removed: true });
   await expect(t.client.workflow.getHandle(id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   await expect(loom.delete(id)).rejects.toBeInstanceOf(WorkflowNotFoundError);
+});
+
+test('list: one visibility call of page size `limit`, the roots chosen by the server; `all` asks for every run', async () => {
+  const ids = [await loom.start('trip-planner', { destination: 'Porto', nights: 1, nightly_rate_eur: 100, daily_budget_eur: 50 }), await loom.start('trip-planner', { destination: 'Faro', nights: 1, nightly_rate_eur: 100, daily_budget_eur: 50 })];
+  // Visibility is eventually consistent: both runs listed before the call that is watched.
+  await until(async () => (await loom.list({ agent: 'trip-planner', limit: 500 })).filter((r) => ids.includes(r.workflow_id)).length === 2 || undefined, 'both runs listed', 30_000);
+  // The ListWorkflowExecutions requests a client sends, decoded as the server reads them.
+  const requests: temporal.api.workflowservice.v1.IListWorkflowExecutionsRequest[] = [];
+  const watch: Interceptor = (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      sendMessage(message, next) {
+        if (options.method_definition.path.endsWith('/ListWorkflowExecutions')) requests.push(temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest.decode(message as Uint8Array));
+        next(message);
+      },
+    });
+  const connection = await Connection.connect({ address: temporalAddress(), interceptors: [watch] });
+  try {
+    const watched = new AgentloomClient({ client: new Client({ connection, namespace: 'default' }), registry: DEMO, taskQueue: t.taskQueue });
+    const rows = await watched.list({ agent: 'trip-planner', limit: 2 });
+    expect(rows).toHaveLength(2);
+    expect(requests).toHaveLength(1);
+    expect(requests[0].pageSize).toBe(2);
+    expect(requests[0].query).toBe("AgentId = 'trip-planner' AND ParentWorkflowId IS NULL");
+    requests.length = 0;
+    expect(await watched.list({ all: true, limit: 1 })).toHaveLength(1);
+    expect(requests).toHaveLength(1);
+    expect(requests[0].pageSize).toBe(1);
+    expect(requests[0].query ?? '').not.toContain('ParentWorkflowId');
+  } finally {
+    await connection.close();
+    for (const id of ids) await loom.cancel(id).catch(() => undefined);
+  }
 });
