@@ -22,6 +22,8 @@ export interface PatchEntry {
 }
 
 export const PATCHES = {
+  /** an agf.react run started with its agent view in the start input (RunAgentInput.agent_view, as AgentloomClient starts one) takes it instead of running loadAgent; asked only by runs that carry a view. */
+  agentViewInStartInput: { id: 'agent-view-in-start-input', since: '8dced76', date: '2026-11-27' },
   /** an approval that times out with on_approval_timeout: escalate goes to a human queue and keeps waiting. */
   approvalTimeoutEscalate: { id: 'approval-timeout-escalate', since: 'bc4ab18', date: '2026-11-23' },
   /** the approval timers (tool calls, delegations, memory writebacks) carry a summary naming the call they time out. */

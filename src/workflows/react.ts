@@ -17,8 +17,9 @@
  * this workflow keeps only the head ref and counters, so history grows by a constant amount per
  * turn, and long runs continue-as-new carrying them (react/state.ts).
  */
-import { ApplicationFailure, ContinueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, ContinueAsNew, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
 import { STORE_ACTIVITY } from './activity-options';
+import { PATCHES } from './patches';
 import type { AgentRunResult, RunAgentInput } from '../shared/contract';
 import { patternOf } from '../shared/dispatch';
 import type { Activities } from '../activities';
@@ -71,9 +72,12 @@ export async function agfReactWorkflow(input: RunAgentInput): Promise<AgentRunRe
   const gate: ReplacementGate = {};
   registerApprovalHandlers(input, shell, book, gate);
 
-  // The view from the start input when the starter put it there, else the loadAgent activity: the
-  // branch depends only on the recorded start input, so a history replays the way it ran.
-  const agent = input.agent_view ? givenView(input, input.agent_view) : await loadView(input);
+  // The view from the start input when the starter put it there, behind patch
+  // `agent-view-in-start-input`, else the loadAgent activity. The input alone cannot tell the
+  // branches apart: a worker older than the field ignores a view and loads, so only the marker
+  // (issued here, the run's first command) says the view was taken; a replay without it loads.
+  // A start without a view asks for no patch, so its history holds no marker and no upsert.
+  const agent = input.agent_view && patched(PATCHES.agentViewInStartInput.id) ? givenView(input, input.agent_view) : await loadView(input);
   shell.status.pattern = patternOf(agent);
   shell.begin(agent, shell.status.pattern);
   const rx = new ReactRun(input, shell, st, book, agent);

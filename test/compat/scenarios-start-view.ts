@@ -1,10 +1,10 @@
 /**
  * Compat scenario for the agent view in the start input (RunAgentInput.agent_view, as
- * AgentloomClient starts an agent run): no loadAgent activity, and the view carried into the next
- * run by continue-as-new. A change of input shape, not a patch: the run takes the view only when
- * its recorded start input holds one, so the histories of every other react scenario (no view)
- * keep replaying through loadAgent, and this one's through the view. `since` skips it on a base
- * that predates the field (a base would load the agent although the input holds a view).
+ * AgentloomClient starts an agent run), patch `agent-view-in-start-input`: a run started with its
+ * view and continued-as-new after every turn, the view carried into the next run. On a version
+ * before the patch (the landed base) the worker ignores the view and runs loadAgent: that is the
+ * old side, a history with no marker, which the current code replays through loadAgent. On the
+ * patched code the run records the marker and issues no loadAgent: the new side.
  */
 import type { JsonObject } from '../../src/compiled/types';
 import { agentView } from '../../src/runtime/agent-view-build';
@@ -23,9 +23,8 @@ export function startViewScenarios(): Scenario[] {
   const b = bundle('c-start-view', [a]);
   return [{
     name: 'react-view-in-start-input',
-    waitsAt: 'tool approval of a run started with its agent view (no loadAgent), continuing-as-new after every turn',
-    patches: [],
-    since: '0443933',
+    waitsAt: 'tool approval of a run started with its agent view (no loadAgent on the patched code), continuing-as-new after every turn',
+    patches: ['agent-view-in-start-input'],
     workflowType: 'agfReactWorkflow',
     bundle: () => b,
     input: 'multiply',

@@ -1,8 +1,9 @@
 /**
  * The agent view in the start input (RunAgentInput.agent_view), on the shared dev server with the
  * production worker: a run AgentloomClient starts carries its agent's view and issues no loadAgent
- * activity, and ends as the same run started with only `bundle` + `agent_id` (which still loads
- * it); the view survives continue-as-new; the client refuses a disabled or draft root with the
+ * activity (patch `agent-view-in-start-input`: its marker and upsert come first), and ends as the
+ * same run started with only `bundle` + `agent_id` (which still loads it, with no marker); the view
+ * survives continue-as-new; the client refuses a disabled or draft root with the
  * message the loadAgent activity gives; a view of a disabled agent given by another starter is
  * refused by the run itself.
  */
@@ -19,8 +20,10 @@ import { RunError } from '../../src/operator/errors';
 import type { AgentloomClient } from '../../src/client/agentloom-client';
 import type { TestTemporal } from '../helpers/temporal';
 import { builtin, compileAgent, scripted } from '../helpers/definitions';
-import { historyEvents, type HistoryEvent } from '../helpers/history';
+import { eventName, historyEvents, type HistoryEvent } from '../helpers/history';
 import { useClientHarness } from '../library/client-harness';
+import { patchMarkers } from '../compat/tree';
+import { PATCHES } from '../../src/workflows/patches';
 
 const DEMO = path.resolve(__dirname, '..', '..', 'examples', 'demo');
 const BODY = '# Purpose\nEcho the input once, then answer.\n\n# System behavior\nThe instructions stay out of history.\n\n# Rules\n- Be brief.\n';
@@ -43,6 +46,21 @@ function echoAgent(id: string, status = 'active'): CompiledBundle {
 
 const activities = (events: HistoryEvent[]) => events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name!);
 const workflowTasks = (events: HistoryEvent[]) => events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+const VIEW_PATCH = PATCHES.agentViewInStartInput.id;
+const markers = (events: HistoryEvent[]) => patchMarkers({ events });
+/** The events the first workflow task's commands recorded, in order (each names that task's completion). */
+function firstCommands(events: HistoryEvent[]): string[] {
+  const done = events.find((e) => e.workflowTaskCompletedEventAttributes)!.eventId!.toString();
+  const attrs = (e: HistoryEvent) => Object.values(e).find((v): v is { workflowTaskCompletedEventId?: unknown } => typeof v === 'object' && v !== null && 'workflowTaskCompletedEventId' in v);
+  return events.filter((e) => attrs(e)?.workflowTaskCompletedEventId?.toString() === done).map((e) => {
+    const m = e.markerRecordedEventAttributes;
+    if (m) return `marker ${markers([e])[0] ?? m.markerName}`;
+    const u = e.upsertWorkflowSearchAttributesEventAttributes;
+    if (u) return `upsert ${Object.keys(u.searchAttributes?.indexedFields ?? {}).sort().join(',')}`;
+    const a = e.activityTaskScheduledEventAttributes;
+    return a ? `activity ${a.activityType!.name!}` : eventName(e);
+  });
+}
 const startInput = (events: HistoryEvent[]) => defaultPayloadConverter.fromPayload(events[0].workflowExecutionStartedEventAttributes!.input!.payloads![0]) as RunAgentInput;
 
 function startRaw(input: RunAgentInput): Promise<WorkflowHandleWithFirstExecutionRunId> {
@@ -69,16 +87,23 @@ test('a run AgentloomClient starts takes its view from the start input (no loadA
   expect(input.agent_view).not.toHaveProperty('sections');
   expect(JSON.stringify(viewedEvents)).not.toContain('The instructions stay out of history');
   expect(activities(viewedEvents)).toEqual(['modelTurn', 'runTool', 'modelTurn']);
+  // The patch's marker is the run's first command, then the TemporalChangeVersion upsert core adds for it.
+  expect(firstCommands(viewedEvents).slice(0, 2)).toEqual([`marker ${VIEW_PATCH}`, 'upsert TemporalChangeVersion']);
+  expect(markers(viewedEvents)).toContain(VIEW_PATCH);
 
   const loaded = await startRaw({ bundle: input.bundle, agent_id: 'view-echo', input: 'hi' });
   const loadedResult = (await loaded.result()) as AgentRunResult;
   const loadedEvents = await historyEvents(loaded);
   expect(activities(loadedEvents)).toEqual(['loadAgent', 'modelTurn', 'runTool', 'modelTurn']);
+  // A start without a view asks for no patch: its first task's one command is the load, and no marker of it anywhere.
+  expect(firstCommands(loadedEvents)).toEqual(['activity loadAgent']);
+  expect(markers(loadedEvents)).not.toContain(VIEW_PATCH);
   expect(viewedResult).toEqual(loadedResult);
   expect(viewedResult.output).toBe('echoed ping');
-  // The pair the load cost: one workflow task and its activity's three events.
+  // The load costs one workflow task (three events) and its activity's three events; the view
+  // costs the patch's marker and its upsert: 6 - 2 events fewer, one workflow task fewer.
   expect(workflowTasks(loadedEvents) - workflowTasks(viewedEvents)).toBe(1);
-  expect(loadedEvents.length - viewedEvents.length).toBe(6);
+  expect(loadedEvents.length - viewedEvents.length).toBe(6 - 2);
 }, 120_000);
 
 test('the view travels across continue-as-new: no run of the chain loads the agent, and the chain ends as one that loads it', async () => {
@@ -95,11 +120,14 @@ test('the view travels across continue-as-new: no run of the chain loads the age
   expect(first[first.length - 1].workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
   expect(startInput(last).agent_view).toEqual(agentView(b, b.agents['view-can']));
   expect([...activities(first), ...activities(last)]).toEqual(['modelTurn', 'runTool', 'modelTurn']);
+  // Each run of the chain asks for the patch on its own first task (a new history each).
+  expect([markers(first), markers(last)].map((m) => m.filter((id) => id === VIEW_PATCH))).toEqual([[VIEW_PATCH], [VIEW_PATCH]]);
 
   const loaded = await startRaw(base);
   expect(await loaded.result()).toEqual(viewedResult);
   const loadedLast = await historyEvents(t.client.workflow.getHandle(loaded.workflowId));
   expect(activities(loadedLast)[0]).toBe('loadAgent');
+  expect(markers(loadedLast)).not.toContain(VIEW_PATCH);
 }, 120_000);
 
 test('the client refuses a disabled or draft root before anything starts, with the message loadAgent gives a start without a view', async () => {
