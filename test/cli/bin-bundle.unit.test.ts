@@ -9,18 +9,14 @@
  */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
+import { binCheckout, writeAt } from './bin-checkout';
 
-const REPO = path.join(__dirname, '../..');
 let root: string;
 let cacheDir: string;
 
 function write(rel: string, text: string, mtimeS?: number): void {
-  const p = path.join(root, rel);
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, text);
-  if (mtimeS !== undefined) fs.utimesSync(p, mtimeS, mtimeS);
+  writeAt(root, rel, text, mtimeS);
 }
 
 /** A bundle that says it ran, where it runs from, and what its relative require and `module` are. */
@@ -31,12 +27,8 @@ const BUNDLE = [
 ].join('\n');
 
 beforeEach(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-bin-'));
+  root = binCheckout('loom-bin-');
   cacheDir = path.join(root, 'cache');
-  fs.mkdirSync(path.join(root, 'bin'));
-  fs.copyFileSync(path.join(REPO, 'bin/loom.js'), path.join(root, 'bin/loom.js'));
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
-  fs.writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'es2022' } }));
   write('client.ts', "process.stdout.write('ran source\\n');", 1_000_000);
   write('src/a.ts', 'export const a = 1;', 1_500_000);
   write('dist/client.js', "process.stdout.write('ran dist\\n');", 2_000_000);

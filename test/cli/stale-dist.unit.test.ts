@@ -6,26 +6,18 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { staleBuild } from '../../src/platform/stale-build';
+import { binCheckout, writeAt } from './bin-checkout';
 
-const REPO = path.join(__dirname, '../..');
 let root: string;
 
 function write(rel: string, text: string, mtimeS: number): void {
-  const p = path.join(root, rel);
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, text);
-  fs.utimesSync(p, mtimeS, mtimeS);
+  writeAt(root, rel, text, mtimeS);
 }
 
 beforeEach(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'loom-stale-'));
-  fs.mkdirSync(path.join(root, 'bin'));
-  fs.copyFileSync(path.join(REPO, 'bin/loom.js'), path.join(root, 'bin/loom.js'));
-  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
-  fs.writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'es2022' } }));
+  root = binCheckout('loom-stale-');
   write('dist/client.js', "process.stdout.write('ran dist\\n');", 2_000_000);
   write('client.ts', "process.stdout.write('ran source\\n');", 1_000_000);
 });
