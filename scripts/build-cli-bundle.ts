@@ -20,6 +20,7 @@
 import * as esbuild from 'esbuild';
 import * as fs from 'fs';
 import * as path from 'path';
+import * as protobuf from 'protobufjs/light';
 
 const ROOT = path.resolve(__dirname, '..');
 export const BUNDLE = path.join(ROOT, 'dist', 'client.bundle.js');
@@ -106,6 +107,46 @@ const ownLocation: esbuild.Plugin = {
   },
 };
 
+/**
+ * Namespaces of Temporal's protobuf root the CLI never encodes or decodes: the worker's protocol with
+ * its native core (`coresdk`, used by @temporalio/worker, which stays outside the bundle) and the
+ * Temporal Cloud operations API (`temporal.api.cloud`, served by another client). @temporalio/proto
+ * builds its root from every namespace at its first import (about 100 ms of a command's start, the
+ * largest single item in it); without these two, a third less.
+ */
+export const PRUNED_PROTO_NAMESPACES = [['coresdk'], ['temporal', 'api', 'cloud']];
+
+/**
+ * The root's definition (the object literal @temporalio/proto's json-module.js hands to
+ * `Root.addJSON`) without PRUNED_PROTO_NAMESPACES, checked: every type the rest refers to resolves.
+ * Refuses a module of another shape, so that an update of @temporalio/proto fails the build instead
+ * of bundling a root it was not checked against.
+ */
+export function prunedProtoModule(source: string): string {
+  const open = '.addJSON(';
+  const start = source.indexOf(open);
+  const end = source.lastIndexOf('});');
+  if (start < 0 || end < start || source.indexOf(open, start + 1) >= 0) throw new Error('@temporalio/proto/protos/json-module.js: not one Root.addJSON({...}) call; check PRUNED_PROTO_NAMESPACES against the new version');
+  // What addJSON takes: the root's namespaces by name, each with its own `nested`.
+  const namespaces = new Function(`return ${source.slice(start + open.length, end + 1)}`)() as Record<string, { nested?: Record<string, unknown> }>;
+  for (const names of PRUNED_PROTO_NAMESPACES) {
+    let holder: Record<string, unknown> | undefined = namespaces;
+    for (const name of names.slice(0, -1)) holder = (holder?.[name] as { nested?: Record<string, unknown> } | undefined)?.nested;
+    const last = names[names.length - 1];
+    if (!holder || !(last in holder)) throw new Error(`@temporalio/proto: no namespace ${names.join('.')} to prune; check PRUNED_PROTO_NAMESPACES against this version`);
+    delete holder[last];
+  }
+  new protobuf.Root().addJSON(namespaces as Record<string, protobuf.AnyNestedObject>).resolveAll();
+  return `${source.slice(0, start + open.length)}${JSON.stringify(namespaces)}${source.slice(end + 1)}`;
+}
+
+const prunedProto: esbuild.Plugin = {
+  name: 'loom-pruned-proto',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@temporalio[\\/]proto[\\/]protos[\\/]json-module\.js$/ }, async (args) => ({ contents: prunedProtoModule(await fs.promises.readFile(args.path, 'utf8')), loader: 'js' }));
+  },
+};
+
 /** Builds the bundle (written to dist/ with its metafile unless `write` is false); returns esbuild's metafile and the code. */
 export async function buildCliBundle(write = true): Promise<{ metafile: esbuild.Metafile; code: string }> {
   const result = await esbuild.build({
@@ -126,7 +167,7 @@ export async function buildCliBundle(write = true): Promise<{ metafile: esbuild.
     write,
     metafile: true,
     logLevel: 'warning',
-    plugins: [choosePackages, ownLocation],
+    plugins: [choosePackages, ownLocation, prunedProto],
     tsconfig: path.join(ROOT, 'tsconfig.json'),
   });
   if (write) fs.writeFileSync(METAFILE, JSON.stringify(result.metafile));

@@ -12,6 +12,8 @@ import { connectionOverrides, registryDir, type ParsedArgs } from './args';
 
 /** An AgentloomClient for this command: the command line's connection options, its --registry, LOOM_TASK_QUEUE. */
 export async function openClient(args: ParsedArgs, opts: { local?: 'loom-dev' | EmbeddedStarter; verbose?: boolean } = {}): Promise<AgentloomClient> {
+  // Each protobuf message function compiled at its first call (src/cli/lazy-codecs.ts): the CLI's process only.
+  (await import('./lazy-codecs')).makeCodecsLazily();
   const { AgentloomClient } = await import('../client/agentloom-client');
   return AgentloomClient.connect({
     connection: connectionOverrides(), local: opts.local ?? 'loom-dev', lazy: true, verbose: opts.verbose,

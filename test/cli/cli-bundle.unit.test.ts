@@ -3,12 +3,14 @@
  * written): every command module and the Temporal client stack inside; the modules only some commands
  * use (the worker and its bundler, OpenTelemetry, the MCP and AWS SDKs, pg, zod, yaml) outside, as
  * imports left to node_modules; no `import()` left in it; our modules' own-location paths pointed at
- * their tsc-built copies under dist/src.
+ * their tsc-built copies under dist/src; Temporal's protobuf root without the worker's and Temporal
+ * Cloud's namespaces, checked to resolve.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Metafile } from 'esbuild';
-import { buildCliBundle, heavyInputs } from '../../scripts/build-cli-bundle';
+import * as protobuf from 'protobufjs/light';
+import { buildCliBundle, heavyInputs, PRUNED_PROTO_NAMESPACES, prunedProtoModule } from '../../scripts/build-cli-bundle';
 
 jest.setTimeout(120_000);
 
@@ -57,4 +59,27 @@ test('no dynamic import() is left (require, as the tsc build does); own-location
   expect(has("require.resolve('./my-policy')")).toBe(true);
   // What the rewrite writes has single quotes, which esbuild's output has only in strings.
   expect(has("require('path')")).toBe(false);
+});
+
+test("Temporal's protobuf root is bundled without the worker's and Temporal Cloud's namespaces; the rest resolves", () => {
+  const source = fs.readFileSync(require.resolve('@temporalio/proto/protos/json-module.js'), 'utf8');
+  const pruned = prunedProtoModule(source);
+  // The module as the bundle holds it, run with its own require: a root with everything else.
+  const mod = { exports: {} as protobuf.Root };
+  delete protobuf.roots.__temporal;
+  new Function('require', 'module', 'exports', pruned)(require, mod, mod.exports);
+  const root = mod.exports;
+  expect(root).toBe(protobuf.roots.__temporal);
+  root.resolveAll();
+  expect(root.lookup('coresdk')).toBeNull();
+  expect(root.lookup('temporal.api.cloud')).toBeNull();
+  expect(root.lookupService('temporal.api.workflowservice.v1.WorkflowService').methodsArray.length).toBeGreaterThan(50);
+  expect(root.lookupType('temporal.api.history.v1.HistoryEvent')).toBeDefined();
+  expect(pruned.length).toBeLessThan(source.length * 0.8);
+  expect(PRUNED_PROTO_NAMESPACES.map((n) => n.join('.'))).toEqual(['coresdk', 'temporal.api.cloud']);
+  expect(code.includes('coresdk:{')).toBe(false); // esbuild writes the literal's keys bare
+  expect(code.includes('WorkflowService:{methods:{')).toBe(true);
+  // A module of another shape, or a version without a namespace to prune, fails the build.
+  expect(() => prunedProtoModule(`${source}\n$root.addJSON({});`)).toThrow(/not one Root.addJSON/);
+  expect(() => prunedProtoModule(source.replace('"coresdk": {', '"coresdk2": {'))).toThrow(/no namespace coresdk to prune/);
 });
