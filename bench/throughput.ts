@@ -16,6 +16,9 @@
  * average; BENCH_CPU_PROF=<dir> has each worker write a V8 CPU profile there) and `ratio:` lines measured in
  * this same run: agf.react throughput / baseline throughput, agf.react's peak worker RSS at the largest
  * size / at the smallest, and two workers / one worker.
+ *
+ * The phases share one server, so a later phase runs on a database holding the earlier phases' runs.
+ * agf.react goes first unless BENCH_FIRST=baseline: run both orders to see what the order is worth.
  */
 import { ChildProcess, spawn } from 'child_process';
 import * as fs from 'fs';
@@ -166,16 +169,17 @@ async function main(): Promise<void> {
   };
 
   const phases: Phase[] = [];
+  const order: Workload[] = process.env.BENCH_FIRST === 'baseline' ? ['baseline', 'agf.react'] : ['agf.react', 'baseline'];
   try {
     for (const n of SIZES) {
-      for (const w of ['agf.react', 'baseline'] as Workload[]) phases.push(await phase(w, n, 1));
-      if (TWO_WORKERS.includes(n)) for (const w of ['agf.react', 'baseline'] as Workload[]) phases.push(await phase(w, n, 2));
+      for (const w of order) phases.push(await phase(w, n, 1));
+      if (TWO_WORKERS.includes(n)) for (const w of order) phases.push(await phase(w, n, 2));
     }
   } finally {
     await connection.close();
     await server.stop();
   }
-  console.log(`bench:throughput — a 3-turn agent with one tool (3 model calls, 2 tool calls), ${CONCURRENCY} runs in flight from one client; ${os.cpus().length} cores; agf.react started ${loadFirst ? 'with bundle + agent_id (loadAgent first)' : 'with the agent view in its input (as AgentloomClient starts it)'}`);
+  console.log(`bench:throughput — a 3-turn agent with one tool (3 model calls, 2 tool calls), ${CONCURRENCY} runs in flight from one client; ${os.cpus().length} cores; agf.react started ${loadFirst ? 'with bundle + agent_id (loadAgent first)' : 'with the agent view in its input (as AgentloomClient starts it)'}; ${order[0]} first on the server`);
   console.table(
     phases.map((p) => ({
       workload: p.workload, runs: p.runs, workers: p.workers, 'wall s': +p.wallS.toFixed(1), 'runs/s': +p.runsPerS.toFixed(1),
