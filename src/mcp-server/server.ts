@@ -23,6 +23,7 @@ import { collectInbox } from '../operator/inbox';
 import { callTarget } from '../operator/decisions';
 import { approveUpdate, rejectUpdate, statusQuery } from '../shared/definitions';
 import { statusWithStoredArgs } from '../operator/stored-args';
+import { withAgentView } from '../runtime/agent-view-build';
 
 /** A refusal the MCP client should read (bad input, nothing published, a refused update). */
 class ToolRefusal extends Error {}
@@ -53,9 +54,10 @@ async function preparePublished(registry: string, agentId: string, input: JsonVa
   if (!workflowType) throw new ToolRefusal(`${agentId} uses ${patternOf(root)}, which this runtime does not implement`);
   const byReference = tooLargeForHistory(root, workflowType, given);
   const ref = await storeBundle(openBlobStore(), bundle);
-  if (byReference === undefined) return { bundle, root, input: given, inputFromExample: input === undefined, workflowType, runInput: { bundle: ref, agent_id: root.agent_id, input: given } };
+  // The agent's view in the start input, as AgentloomClient starts a run: no loadAgent activity.
+  if (byReference === undefined) return { bundle, root, input: given, inputFromExample: input === undefined, workflowType, runInput: withAgentView({ bundle: ref, agent_id: root.agent_id, input: given }, bundle, workflowType) };
   // Claim check, as `loom run` does: the history holds the stored first message's reference.
-  const runInput = byReferenceInput(ref, root.agent_id, { input_ref: await storeFirstMessage(root, given) });
+  const runInput = withAgentView(byReferenceInput(ref, root.agent_id, { input_ref: await storeFirstMessage(root, given) }), bundle, workflowType);
   return { bundle, root, input: given, inputFromExample: input === undefined, workflowType, inputByReference: byReference, runInput };
 }
 

@@ -4,7 +4,8 @@
  * — none, `null`, wrong types, unknown fields, a 1 MB string, 10,000-deep nesting, an encoding no
  * converter reads, `binary/encrypted` on a worker without the key — sent with the official
  * `temporal` CLI. The 1 MB payloads go one at a time: a rejected update's answer carries its
- * request, and several 1 MB rejections in one workflow task exceed gRPC's 4 MB (decision 314).
+ * request, and several 1 MB rejections in one workflow task exceed gRPC's 4 MB (decision 314). The
+ * queries go one at a time too (decision 1013).
  * Every signal leaves a run warning naming it, every update is refused with the expected shape,
  * the streamedCalls query answers an error; no workflow task fails, the status query answers, the
  * run still waits, and the correct approval then completes it.

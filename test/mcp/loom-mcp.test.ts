@@ -73,6 +73,13 @@ test('start a published agent, see it wait for approval, approve, get the result
   const output = res.structuredContent!.output as Record<string, unknown>;
   expect(output).toMatchObject({ destination: 'Porto', total_cost_eur: 350 });
   expect(output.itinerary_saved).toMatchObject({ path: 'itinerary.md' });
+  // Started as AgentloomClient starts a run: the agent's view in the start input, no loadAgent activity.
+  const events = (await h.handle(id).fetchHistory()).events ?? [];
+  const scheduled = events.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+  expect(scheduled).toContain('modelTurn');
+  expect(scheduled).not.toContain('loadAgent');
+  const startInput = Buffer.from(events[0].workflowExecutionStartedEventAttributes!.input!.payloads![0].data!).toString('utf8');
+  expect(JSON.parse(startInput).agent_view).toMatchObject({ agent_id: 'trip-planner' });
 });
 
 test('an ephemeral agent\'s output is collected once by get_result; the run\'s result holds only where it was', async () => {
